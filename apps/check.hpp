@@ -1,0 +1,23 @@
+#pragma once
+// `tevsuite check`: every verifier on the default synthetic suite, with verdicts.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "sim/equivalence.hpp"
+#include "sim/suite.hpp"
+
+namespace tev {
+
+struct CheckOptions {
+  SuiteConfig suite;
+  CheckConfig check;
+  std::string json_path;  // empty: no JSON
+};
+
+// Runs the check, prints progress to `progress` and the table to `out`; returns the exit code:
+// 0 only when every saturated verifier is exact and saturated, every unsaturated one exact and not
+// saturated, and every mutant not exact.
+int run_check(const CheckOptions& options, std::ostream& out, std::ostream& progress);
+
+}  // namespace tev

@@ -1,0 +1,170 @@
+#pragma once
+// Planted-bug mutants: each reproduces one real way a tree verifier goes wrong. They exist so the
+// suite can show that its checks fail on them; they are never offered as verifiers.
+#include <algorithm>
+#include <vector>
+
+#include "core/verifiers.hpp"
+
+namespace tev::mutants {
+
+// Sequential residual that zeroes a rejected token but never renormalizes, then accepts the next
+// child with the stale absolute mass g(x) — later children are accepted too rarely.
+template <class Chooser>
+Block residual_not_renormalized(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  std::vector<double> g;
+  NodeId v = 0;
+  for (;;) {
+    const auto row = rows.row(v);
+    g.assign(row.begin(), row.end());
+    NodeId accepted = kNoNode;
+    for (NodeId u = tree.first_child[v]; u < tree.first_child[v] + tree.child_count[v] && accepted == kNoNode; ++u) {
+      const double a = g[static_cast<std::size_t>(tree.token[u])];
+      const std::array<double, 2> test = {a, 1.0 - a};
+      if (chooser.categorical(test) == 0) {
+        accepted = u;
+      } else {
+        g[static_cast<std::size_t>(tree.token[u])] = 0.0;
+      }
+    }
+    if (accepted == kNoNode) {
+      // Children can cover the whole row and still all be rejected here; the buggy engine then
+      // falls back to the full row.
+      const bool empty = compensated_total(g) <= 0.0;
+      return {v, static_cast<Token>(chooser.categorical(empty ? row : std::span<const double>(g)))};
+    }
+    v = accepted;
+  }
+}
+
+// Pathwise walk that draws the bonus at an internal exit from the full row p_v instead of the
+// residual p_v^res, so a rejected drafted token can be emitted again.
+template <class Chooser>
+Block bonus_from_full_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  std::vector<double> weights;
+  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
+  NodeId v = 0;
+  for (;;) {
+    if (tree.is_leaf(v)) return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
+    walk_weights(tree, rows, v, weights, residual);
+    const auto k = static_cast<std::int32_t>(chooser.categorical(weights));
+    if (k == tree.child_count[v]) return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
+    v = tree.first_child[v] + k;
+  }
+}
+
+// TEV whose exit mass ρ(v) reads the parent's logits row (an off-by-one row index into the tree
+// forward pass's output); the root reads its own row.
+template <class Chooser>
+Block exit_mass_from_parent_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  const ExitLaw law = ExitLaw::compute(tree, rows);
+  std::vector<double> exit(law.exit.size());
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    const auto row = rows.row(v == 0 ? 0 : tree.parent[v]);
+    CompensatedSum covered;
+    for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c) {
+      covered.add(row[static_cast<std::size_t>(tree.token[c])]);
+    }
+    exit[v] = law.prefix[v] * std::max(0.0, 1.0 - covered.value());
+  }
+  Block b;
+  b.exit = static_cast<NodeId>(chooser.categorical(exit));
+  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
+  masked_row(tree, rows, b.exit, residual);
+  b.bonus = static_cast<Token>(chooser.categorical(residual));
+  return b;
+}
+
+// TEV computing ρ(v) = max(0, 1 − Σ child mass) in float32, as a fused GPU kernel might: a
+// ~1e-8 bias that no sample budget can see and exact enumeration does.
+template <class Chooser>
+Block float32_one_minus_sum(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  const ExitLaw law = ExitLaw::compute(tree, rows);
+  std::vector<double> exit(law.exit.size());
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    const auto row = rows.row(v);
+    float covered = 0.0f;
+    for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c) {
+      covered += static_cast<float>(row[static_cast<std::size_t>(tree.token[c])]);
+    }
+    exit[v] = law.prefix[v] * static_cast<double>(std::max(0.0f, 1.0f - covered));
+  }
+  Block b;
+  b.exit = static_cast<NodeId>(chooser.categorical(exit));
+  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
+  masked_row(tree, rows, b.exit, residual);
+  b.bonus = static_cast<Token>(chooser.categorical(residual));
+  return b;
+}
+
+// Sequential residual that rebuilds the residual from a fresh copy of the row at every test, so
+// only the most recently rejected token is removed: the law depends on sibling order.
+template <class Chooser>
+Block residual_forgets_earlier_rejections(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  std::vector<double> g;
+  NodeId v = 0;
+  for (;;) {
+    const auto row = rows.row(v);
+    g.assign(row.begin(), row.end());
+    NodeId accepted = kNoNode;
+    for (NodeId u = tree.first_child[v]; u < tree.first_child[v] + tree.child_count[v] && accepted == kNoNode; ++u) {
+      const auto test = residual_test_weights(g, tree.token[u]);
+      if (chooser.categorical(test) == 0) {
+        accepted = u;
+      } else {
+        g.assign(row.begin(), row.end());
+        reject_token(g, tree.token[u], test[1]);
+      }
+    }
+    if (accepted == kNoNode) return {v, static_cast<Token>(chooser.categorical(g))};
+    v = accepted;
+  }
+}
+
+// TEV that draws the bonus from the exit's parent row (logit offset off by one at the bonus
+// position), with the exit's own children masked; the root uses its own row.
+template <class Chooser>
+Block bonus_from_parent_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  const ExitLaw law = ExitLaw::compute(tree, rows);
+  Block b;
+  b.exit = static_cast<NodeId>(chooser.categorical(law.exit));
+  const auto row = rows.row(b.exit == 0 ? 0 : tree.parent[b.exit]);
+  std::vector<double> residual(row.begin(), row.end());
+  for (NodeId c = tree.first_child[b.exit]; c < tree.first_child[b.exit] + tree.child_count[b.exit]; ++c) {
+    residual[static_cast<std::size_t>(tree.token[c])] = 0.0;
+  }
+  b.bonus = static_cast<Token>(chooser.categorical(residual));
+  return b;
+}
+
+// Greedy (argmax) verification reused under sampling: follow the child holding the row's argmax,
+// else emit the argmax as the bonus. Deterministic, so it draws nothing.
+template <class Chooser>
+Block greedy_argmax_match(const DraftTree& tree, const TargetRows& rows, Chooser& /*chooser*/) {
+  NodeId v = 0;
+  for (;;) {
+    const auto row = rows.row(v);
+    const auto best = static_cast<Token>(std::max_element(row.begin(), row.end()) - row.begin());
+    const NodeId next = tree.child_with_token(v, best);
+    if (next == kNoNode) return {v, best};
+    v = next;
+  }
+}
+
+// TEV run on rows whose temperature was applied twice (0.5 applied to already-tempered rows,
+// i.e. p² renormalized): a configuration bug between sampler and verifier.
+template <class Chooser>
+Block temperature_applied_twice(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  std::vector<double> squared(rows.data().begin(), rows.data().end());
+  for (std::int32_t r = 0; r < rows.rows(); ++r) {
+    std::span<double> row(squared.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(rows.vocab()),
+                          static_cast<std::size_t>(rows.vocab()));
+    for (double& x : row) x *= x;
+    const double total = compensated_total(row);
+    for (double& x : row) x /= total;
+  }
+  const TargetRows sharpened = TargetRows::from_probabilities(squared, rows.rows(), rows.vocab());
+  return tree_exit_verify(tree, sharpened, chooser);
+}
+
+}  // namespace tev::mutants

@@ -1,0 +1,61 @@
+#pragma once
+// Counter-based randomness (device-safe: no Eigen, no std containers).
+// Key = (seed, stream); counter = (sample index low, sample index high, draw index, tree/round id).
+// A sample's outcome depends only on these, so it is the same for any thread count, any
+// partitioning of the samples, and on CPU and GPU.
+#include <Random123/philox.h>
+
+#include <cstdint>
+
+#include "core/device.hpp"
+
+namespace tev {
+
+// Streams keep the verifier's own draws apart from everything else the suite draws.
+enum class Stream : std::uint32_t {
+  verifier = 1,    // draws a verifier makes to produce its block
+  completion = 2,  // target tokens drawn after an in-tree bonus (completion)
+  generation = 3,  // synthetic distributions and trees
+};
+
+struct DrawSite {
+  std::uint32_t seed = 0;
+  Stream stream = Stream::verifier;
+  std::uint32_t tree = 0;     // tree or round id
+  std::uint64_t sample = 0;   // sample index
+};
+
+TEV_HD inline r123::Philox4x32::ctr_type philox_block(const DrawSite& site, std::uint32_t draw) {
+  r123::Philox4x32 rng;
+  const r123::Philox4x32::ctr_type ctr = {{static_cast<std::uint32_t>(site.sample),
+                                           static_cast<std::uint32_t>(site.sample >> 32), draw,
+                                           site.tree}};
+  const r123::Philox4x32::key_type key = {{site.seed, static_cast<std::uint32_t>(site.stream)}};
+  return rng(ctr, key);
+}
+
+// A uniform in (0, 1] with 53 random bits: ((bits + 1) / 2^53). Never 0, so u·total > 0 and a
+// zero-weight category can never be chosen; 1 is possible and picks the last positive weight.
+TEV_HD inline double uniform_from(std::uint32_t hi, std::uint32_t lo) {
+  const std::uint64_t bits = ((static_cast<std::uint64_t>(hi) << 32) | lo) >> 11;
+  return static_cast<double>(bits + 1) * 0x1.0p-53;
+}
+
+TEV_HD inline double uniform(const DrawSite& site, std::uint32_t draw) {
+  const auto block = philox_block(site, draw);
+  return uniform_from(block[0], block[1]);
+}
+
+// Consecutive uniforms of one sample: draw index 0, 1, 2, ...
+class DrawCounter {
+ public:
+  TEV_HD explicit DrawCounter(const DrawSite& site) : site_(site) {}
+  TEV_HD double next() { return uniform(site_, draw_++); }
+  TEV_HD std::uint32_t draws() const { return draw_; }
+
+ private:
+  DrawSite site_;
+  std::uint32_t draw_ = 0;
+};
+
+}  // namespace tev

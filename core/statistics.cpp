@@ -1,0 +1,151 @@
+#include "core/statistics.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/non_central_chi_squared.hpp>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace tev {
+
+Binning pool_cells(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
+                   double samples) {
+  if (probability.size() != group_of_cell.size()) throw std::invalid_argument("pool_cells: one group per cell");
+  const std::int32_t groups = group_of_cell.empty() ? 0 : *std::max_element(group_of_cell.begin(), group_of_cell.end()) + 1;
+  Binning b;
+  b.bin_of_cell.assign(probability.size(), kImpossibleCell);
+  std::vector<double> tail(static_cast<std::size_t>(groups), 0.0);
+  constexpr std::int32_t kInTail = -2;
+  for (std::size_t i = 0; i < probability.size(); ++i) {
+    if (!(probability[i] > 0.0)) continue;
+    if (samples * probability[i] >= kMinExpectedCount) {
+      b.bin_of_cell[i] = static_cast<std::int32_t>(b.bin_probability.size());
+      b.bin_probability.push_back(probability[i]);
+    } else {
+      b.bin_of_cell[i] = kInTail;
+      tail[static_cast<std::size_t>(group_of_cell[i])] += probability[i];
+    }
+  }
+  // Each group's tail becomes a bin if large enough; the rest pool into one global tail.
+  constexpr std::int32_t kGlobal = -3;
+  std::vector<std::int32_t> tail_bin(static_cast<std::size_t>(groups), kGlobal);
+  double global = 0.0;
+  for (std::int32_t g = 0; g < groups; ++g) {
+    if (!(tail[g] > 0.0)) continue;
+    if (samples * tail[g] >= kMinExpectedCount) {
+      tail_bin[g] = static_cast<std::int32_t>(b.bin_probability.size());
+      b.bin_probability.push_back(tail[g]);
+    } else {
+      global += tail[g];
+    }
+  }
+  std::int32_t global_bin = -1;
+  if (global > 0.0) {
+    if (samples * global >= kMinExpectedCount || b.bin_probability.empty()) {
+      global_bin = static_cast<std::int32_t>(b.bin_probability.size());
+      b.bin_probability.push_back(global);
+    } else {
+      global_bin = static_cast<std::int32_t>(std::min_element(b.bin_probability.begin(), b.bin_probability.end()) -
+                                             b.bin_probability.begin());
+      b.bin_probability[global_bin] += global;
+    }
+  }
+  for (std::size_t i = 0; i < probability.size(); ++i) {
+    if (b.bin_of_cell[i] != kInTail) continue;
+    const std::int32_t t = tail_bin[static_cast<std::size_t>(group_of_cell[i])];
+    b.bin_of_cell[i] = t == kGlobal ? global_bin : t;
+  }
+  return b;
+}
+
+std::vector<std::int32_t> node_groups(std::int32_t nodes, std::int32_t vocab) {
+  std::vector<std::int32_t> g(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(vocab));
+  for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<std::int32_t>(i / static_cast<std::size_t>(vocab));
+  return g;
+}
+
+ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
+                                   std::span<const double> probability,
+                                   std::span<const std::int32_t> group_of_cell) {
+  if (counts.size() != probability.size()) throw std::invalid_argument("pearson_chi_square: one count per cell");
+  const std::uint64_t n = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+  ChiSquareResult r;
+  if (n == 0) throw std::invalid_argument("pearson_chi_square: no samples");
+  const Binning bins = pool_cells(probability, group_of_cell, static_cast<double>(n));
+  std::vector<std::uint64_t> observed(bins.bin_probability.size(), 0);
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (bins.bin_of_cell[i] == kImpossibleCell) {
+      if (counts[i] > 0 && r.first_impossible < 0) r.first_impossible = static_cast<std::int64_t>(i);
+      r.impossible += counts[i];
+    } else {
+      observed[static_cast<std::size_t>(bins.bin_of_cell[i])] += counts[i];
+    }
+  }
+  r.bins = static_cast<std::int32_t>(observed.size());
+  r.dof = r.bins - 1;
+  for (std::size_t b = 0; b < observed.size(); ++b) {
+    const double expected = static_cast<double>(n) * bins.bin_probability[b];
+    const double diff = static_cast<double>(observed[b]) - expected;
+    r.statistic += diff * diff / expected;
+  }
+  if (r.impossible > 0) {
+    r.p_value = 0.0;
+  } else if (r.dof >= 1) {
+    r.p_value = boost::math::cdf(boost::math::complement(boost::math::chi_squared(r.dof), r.statistic));
+  }
+  return r;
+}
+
+double chi_square_power(std::span<const double> probability, std::span<const double> alternative,
+                        std::span<const std::int32_t> group_of_cell, double samples, double alpha) {
+  if (probability.size() != alternative.size()) throw std::invalid_argument("chi_square_power: laws on different cells");
+  const Binning bins = pool_cells(probability, group_of_cell, samples);
+  std::vector<double> alt(bins.bin_probability.size(), 0.0);
+  double impossible = 0.0;
+  for (std::size_t i = 0; i < alternative.size(); ++i) {
+    if (bins.bin_of_cell[i] == kImpossibleCell) {
+      impossible += alternative[i];
+    } else {
+      alt[static_cast<std::size_t>(bins.bin_of_cell[i])] += alternative[i];
+    }
+  }
+  double chi_power = alpha;
+  const auto dof = static_cast<double>(bins.bin_probability.size()) - 1.0;
+  if (dof >= 1.0) {
+    double lambda = 0.0;
+    for (std::size_t b = 0; b < alt.size(); ++b) {
+      const double d = alt[b] - bins.bin_probability[b];
+      lambda += samples * d * d / bins.bin_probability[b];
+    }
+    const double critical = boost::math::quantile(boost::math::complement(boost::math::chi_squared(dof), alpha));
+    if (lambda > 0.0) {
+      chi_power = boost::math::cdf(boost::math::complement(boost::math::non_central_chi_squared(dof, lambda), critical));
+    }
+  }
+  const double no_impossible = std::exp(samples * std::log1p(-std::min(impossible, 1.0)));
+  return 1.0 - no_impossible * (1.0 - chi_power);
+}
+
+std::vector<double> holm_adjust(std::span<const double> p_values) {
+  const std::size_t m = p_values.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+  std::vector<double> adjusted(m);
+  double running = 0.0;
+  for (std::size_t k = 0; k < m; ++k) {
+    running = std::max(running, std::min(1.0, static_cast<double>(m - k) * p_values[order[k]]));
+    adjusted[order[k]] = running;
+  }
+  return adjusted;
+}
+
+double mean_test_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0) {
+  if (samples == 0) throw std::invalid_argument("mean_test_p_value: no samples");
+  if (!(var0 > 0.0)) return std::abs(sample_mean - mean0) <= 1e-9 * std::max(1.0, std::abs(mean0)) ? 1.0 : 0.0;
+  const double z = (sample_mean - mean0) / std::sqrt(var0 / static_cast<double>(samples));
+  return std::erfc(std::abs(z) / std::sqrt(2.0));
+}
+
+}  // namespace tev

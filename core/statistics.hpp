@@ -1,0 +1,59 @@
+#pragma once
+// Goodness of fit of sampled (exit node, bonus) counts against the canonical law, and the
+// family-wise corrections and power predictions around it.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tev {
+
+// Cells whose expected count falls below this are pooled (Cochran's rule for Pearson's χ²).
+inline constexpr double kMinExpectedCount = 5.0;
+inline constexpr std::int32_t kImpossibleCell = -1;
+
+// How cells are pooled into χ² bins for a given sample count.
+struct Binning {
+  std::vector<std::int32_t> bin_of_cell;  // (cells) bin of each cell; kImpossibleCell where p = 0
+  std::vector<double> bin_probability;    // (bins) total reference probability of each bin
+};
+
+// Cells with expected count n·p ≥ 5 keep their own bin; smaller ones pool into their group's
+// tail bin (group = exit node for the block law); tails still below 5 pool into one global tail;
+// a global tail still below 5 joins the bin of smallest probability. Zero-probability cells are
+// never pooled: any count there is an impossible event.
+Binning pool_cells(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
+                   double samples);
+
+// group_of_cell for an (N, V) block law: the exit node of each cell.
+std::vector<std::int32_t> node_groups(std::int32_t nodes, std::int32_t vocab);
+
+struct ChiSquareResult {
+  double statistic = 0.0;
+  std::int32_t dof = 0;
+  double p_value = 1.0;                // 0 when any impossible event was seen
+  std::uint64_t impossible = 0;        // samples that fell in zero-probability cells
+  std::int64_t first_impossible = -1;  // the first such cell, or -1
+  std::int32_t bins = 0;
+};
+
+// Pearson's χ² of counts against the reference probabilities, pooled by pool_cells; p-value from
+// Boost.Math's χ² distribution. Fails at once (p = 0) on any impossible event.
+ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
+                                   std::span<const double> probability,
+                                   std::span<const std::int32_t> group_of_cell);
+
+// Predicted probability that pearson_chi_square at level alpha rejects when samples are drawn
+// from `alternative` instead of `probability`: the non-central χ² with λ = n Σ_b (q_b − p_b)²/p_b
+// over the same bins, combined with the chance of at least one impossible event
+// (1 − (1 − q_impossible)^n), treating the two as independent.
+double chi_square_power(std::span<const double> probability, std::span<const double> alternative,
+                        std::span<const std::int32_t> group_of_cell, double samples, double alpha);
+
+// Holm's step-down adjusted p-values, in the input's order.
+std::vector<double> holm_adjust(std::span<const double> p_values);
+
+// Two-sided z-test of a sample mean against mean0 using the exact null variance var0 (never the
+// sample variance, which is 0 on near-deterministic rows). With var0 = 0 the mean must equal mean0.
+double mean_test_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0);
+
+}  // namespace tev

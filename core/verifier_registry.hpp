@@ -1,0 +1,78 @@
+#pragma once
+// Every verifier the suite knows, with its kind, and one dispatch for any chooser.
+#include <span>
+#include <stdexcept>
+#include <string_view>
+
+#include "core/fast_verifiers.hpp"
+#include "core/mutants.hpp"
+#include "core/verifiers.hpp"
+
+namespace tev {
+
+enum class VerifierId {
+  tree_exit,
+  predraw,
+  sequential_residual,
+  sequential_residual_by_mass,
+  pathwise_walk,
+  first_child_chain,
+  early_stopping,
+  mutant_residual_not_renormalized,
+  mutant_bonus_from_full_row,
+  mutant_exit_mass_from_parent_row,
+  mutant_float32_one_minus_sum,
+  mutant_residual_forgets_rejections,
+  mutant_bonus_from_parent_row,
+  mutant_greedy_argmax,
+  mutant_temperature_twice,
+};
+
+enum class VerifierKind { saturated, unsaturated, mutant };
+
+// Which fast per-sample kernel (fast_verifiers.hpp) realizes a verifier, if any.
+enum class FastPath { none, tree_exit, predraw, sequential_residual, pathwise_walk };
+
+struct VerifierInfo {
+  VerifierId id;
+  std::string_view name;
+  VerifierKind kind;
+  FastPath fast_path;
+  std::string_view description;  // for mutants: the real-world bug it stands for
+};
+
+inline constexpr double kEarlyStopProbability = 0.25;
+
+std::span<const VerifierInfo> verifier_catalog();
+const VerifierInfo& verifier_info(VerifierId id);
+std::string_view kind_name(VerifierKind kind);
+// The child order a sequential-residual verifier tests in (stored order for the others).
+ChildOrder child_order_for(VerifierId id, const DraftTree& tree, const TargetRows& rows);
+
+template <class Chooser>
+Block run_verifier(VerifierId id, const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  switch (id) {
+    case VerifierId::tree_exit: return tree_exit_verify(tree, rows, chooser);
+    case VerifierId::predraw: return predraw_and_follow(tree, rows, chooser);
+    case VerifierId::sequential_residual:
+    case VerifierId::sequential_residual_by_mass:
+      return sequential_residual(tree, rows, chooser, child_order_for(id, tree, rows));
+    case VerifierId::pathwise_walk: return pathwise_walk(tree, rows, chooser);
+    case VerifierId::first_child_chain: return first_child_chain(tree, rows, chooser);
+    case VerifierId::early_stopping: return randomized_early_stopping(tree, rows, chooser, kEarlyStopProbability);
+    case VerifierId::mutant_residual_not_renormalized: return mutants::residual_not_renormalized(tree, rows, chooser);
+    case VerifierId::mutant_bonus_from_full_row: return mutants::bonus_from_full_row(tree, rows, chooser);
+    case VerifierId::mutant_exit_mass_from_parent_row: return mutants::exit_mass_from_parent_row(tree, rows, chooser);
+    case VerifierId::mutant_float32_one_minus_sum: return mutants::float32_one_minus_sum(tree, rows, chooser);
+    case VerifierId::mutant_residual_forgets_rejections: return mutants::residual_forgets_earlier_rejections(tree, rows, chooser);
+    case VerifierId::mutant_bonus_from_parent_row: return mutants::bonus_from_parent_row(tree, rows, chooser);
+    case VerifierId::mutant_greedy_argmax: return mutants::greedy_argmax_match(tree, rows, chooser);
+    case VerifierId::mutant_temperature_twice: return mutants::temperature_applied_twice(tree, rows, chooser);
+  }
+  throw std::logic_error("unknown verifier id");
+}
+
+// The fast kernel for a verifier with a fast path (FastPath::none is a caller error).
+Block run_fast_path(FastPath path, const TreeTablesView& tables, DrawCounter& draws);
+
+}  // namespace tev

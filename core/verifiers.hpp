@@ -1,0 +1,179 @@
+#pragma once
+// Fixed-tree verifiers on the chooser path: each is a pure function of (tree, rows, chooser)
+// returning the exit node V and bonus token Y; the emitted block is π(V) ‖ Y.
+#include <array>
+#include <span>
+#include <vector>
+
+#include "core/block.hpp"
+#include "core/compensated_sum.hpp"
+#include "core/draft_tree.hpp"
+#include "core/exit_law.hpp"
+#include "core/target_rows.hpp"
+
+namespace tev {
+
+// Order in which sequential residual verification tests each node's children:
+// sequence[first_child[v] + k] is the k-th child of v to test.
+struct ChildOrder {
+  std::vector<NodeId> sequence;  // (N) a permutation of each node's child block
+
+  NodeId at(const DraftTree& tree, NodeId v, std::int32_t k) const { return sequence[tree.first_child[v] + k]; }
+  static ChildOrder stored(const DraftTree& tree);
+  static ChildOrder reversed(const DraftTree& tree);
+  // Children with larger target mass first (as engines sort by score); ties keep stored order.
+  static ChildOrder by_target_mass(const DraftTree& tree, const TargetRows& rows);
+};
+
+// One child test of sequential residual verification on the current residual g: the weights
+// {g(x), g's mass elsewhere}, the latter summed directly rather than as 1 − g(x).
+inline std::array<double, 2> residual_test_weights(std::span<const double> g, Token x) {
+  CompensatedSum rest;
+  for (std::size_t a = 0; a < g.size(); ++a) {
+    if (a != static_cast<std::size_t>(x)) rest.add(g[a]);
+  }
+  return {g[static_cast<std::size_t>(x)], rest.value()};
+}
+
+// After rejecting x: remove its mass and renormalize by what remains (paper eq. 46).
+inline void reject_token(std::span<double> g, Token x, double remaining) {
+  g[static_cast<std::size_t>(x)] = 0.0;
+  for (double& y : g) y /= remaining;
+}
+
+// Child-or-exit weights at v for the walk: {p_v(x_u) for each child in stored order, ρ(v)};
+// residual receives v's masked row, whose direct total is ρ(v).
+inline void walk_weights(const DraftTree& tree, const TargetRows& rows, NodeId v,
+                         std::vector<double>& weights, std::span<double> residual) {
+  const auto row = rows.row(v);
+  weights.clear();
+  for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c) {
+    weights.push_back(row[static_cast<std::size_t>(tree.token[c])]);
+  }
+  masked_row(tree, rows, v, residual);
+  weights.push_back(compensated_total(residual));
+}
+
+// Tree Exit Verification (paper, Algorithm 1): the exit law w level by level, one exit draw, one
+// residual bonus draw.
+template <class Chooser>
+Block tree_exit_verify(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  const ExitLaw law = ExitLaw::compute(tree, rows);
+  Block b;
+  b.exit = static_cast<NodeId>(chooser.categorical(law.exit));
+  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
+  masked_row(tree, rows, b.exit, residual);
+  b.bonus = static_cast<Token>(chooser.categorical(residual));
+  return b;
+}
+
+// Predraw-and-follow (DDTree): an independent R_v ~ p_v at each node; follow the child whose token
+// is R_v, else stop with R_v as the bonus. Drawn lazily: nodes off the path would not change the
+// output, so their draws are skipped.
+template <class Chooser>
+Block predraw_and_follow(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  NodeId v = 0;
+  for (;;) {
+    const auto r = static_cast<Token>(chooser.categorical(rows.row(v)));
+    const NodeId next = tree.child_with_token(v, r);
+    if (next == kNoNode) return {v, r};
+    v = next;
+  }
+}
+
+// Exact sequential residual verification (EAGLE-style, target-only): test children in the given
+// order, removing a rejected child's mass and renormalizing; bonus from the final residual.
+template <class Chooser>
+Block sequential_residual(const DraftTree& tree, const TargetRows& rows, Chooser& chooser,
+                          const ChildOrder& order) {
+  std::vector<double> g;
+  NodeId v = 0;
+  for (;;) {
+    const auto row = rows.row(v);
+    g.assign(row.begin(), row.end());
+    NodeId accepted = kNoNode;
+    for (std::int32_t k = 0; k < tree.child_count[v] && accepted == kNoNode; ++k) {
+      const NodeId u = order.at(tree, v, k);
+      const auto test = residual_test_weights(g, tree.token[u]);
+      if (chooser.categorical(test) == 0) {
+        accepted = u;
+      } else {
+        reject_token(g, tree.token[u], test[1]);
+      }
+    }
+    if (accepted == kNoNode) return {v, static_cast<Token>(chooser.categorical(g))};
+    v = accepted;
+  }
+}
+
+// Pathwise walk: at each reached node, one draw among {children, exit} with probabilities
+// {p_v(x_u), ρ(v)}; on exit, a bonus from the residual. Touches only rows on the realized path.
+template <class Chooser>
+Block pathwise_walk(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  std::vector<double> weights;
+  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
+  NodeId v = 0;
+  for (;;) {
+    if (tree.is_leaf(v)) return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
+    walk_weights(tree, rows, v, weights, residual);
+    const auto k = static_cast<std::int32_t>(chooser.categorical(weights));
+    if (k == tree.child_count[v]) return {v, static_cast<Token>(chooser.categorical(residual))};
+    v = tree.first_child[v] + k;
+  }
+}
+
+// Exact but unsaturated: test only the first child of each node (accept with p_v(x_1)); on
+// rejection emit a bonus from p_v without x_1 (which may be another drafted child's token).
+template <class Chooser>
+Block first_child_chain(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  std::vector<double> g;
+  NodeId v = 0;
+  for (;;) {
+    const auto row = rows.row(v);
+    if (tree.is_leaf(v)) return {v, static_cast<Token>(chooser.categorical(row))};
+    const NodeId u = tree.first_child[v];
+    g.assign(row.begin(), row.end());
+    const auto test = residual_test_weights(g, tree.token[u]);
+    if (chooser.categorical(test) != 0) {
+      g[static_cast<std::size_t>(tree.token[u])] = 0.0;
+      return {v, static_cast<Token>(chooser.categorical(g))};
+    }
+    v = u;
+  }
+}
+
+// Exact but unsaturated: at each reached internal node, stop with probability stop_probability
+// (control randomness U, independent of the target) and emit a bonus from the full p_v;
+// otherwise take one pathwise-walk step.
+template <class Chooser>
+Block randomized_early_stopping(const DraftTree& tree, const TargetRows& rows, Chooser& chooser,
+                                double stop_probability) {
+  const std::array<double, 2> stop_or_go = {stop_probability, 1.0 - stop_probability};
+  std::vector<double> weights;
+  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
+  NodeId v = 0;
+  for (;;) {
+    if (tree.is_leaf(v) || chooser.categorical(stop_or_go) == 0) {
+      return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
+    }
+    walk_weights(tree, rows, v, weights, residual);
+    const auto k = static_cast<std::int32_t>(chooser.categorical(weights));
+    if (k == tree.child_count[v]) return {v, static_cast<Token>(chooser.categorical(residual))};
+    v = tree.first_child[v] + k;
+  }
+}
+
+// Completion (DESIGN.md, Statistics): while the bonus is a drafted child's token, move to that
+// child and draw the next target token from its row. The completed (exit, next token) has the
+// canonical law if and only if the verifier is an exact non-anticipating path verifier.
+template <class Chooser>
+Block complete_block(const DraftTree& tree, const TargetRows& rows, Block block, Chooser& chooser) {
+  for (NodeId c = tree.child_with_token(block.exit, block.bonus); c != kNoNode;
+       c = tree.child_with_token(block.exit, block.bonus)) {
+    block.exit = c;
+    block.bonus = static_cast<Token>(chooser.categorical(rows.row(c)));
+  }
+  return block;
+}
+
+}  // namespace tev

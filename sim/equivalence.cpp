@@ -1,0 +1,111 @@
+#include "sim/equivalence.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/exact_law.hpp"
+#include "core/exit_law.hpp"
+#include "sim/monte_carlo.hpp"
+
+namespace tev {
+
+std::string verdict_text(Verdict v) {
+  switch (v) {
+    case Verdict::not_exact: return "not exact";
+    case Verdict::exact_not_saturated: return "exact, not saturated";
+    case Verdict::exact_saturated: return "exact and saturated";
+  }
+  return "unknown";
+}
+
+namespace {
+constexpr double kRequiredPower = 0.99;
+}
+
+VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const CheckConfig& config) {
+  const auto start = std::chrono::steady_clock::now();
+  VerifierReport report;
+  report.info = verifier_info(id);
+  const auto trees = static_cast<std::int32_t>(suite.size());
+  const double per_test_alpha = config.alpha / (2.0 * trees);  // Holm's first step
+  std::vector<double> p_values;  // χ² per tree, then E[L] per tree
+  double miss_probability = 1.0;
+
+  for (std::int32_t i = 0; i < trees; ++i) {
+    const SuiteCase& c = suite[static_cast<std::size_t>(i)];
+    const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
+    const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, law);
+    const std::vector<std::int32_t> groups = node_groups(c.tree.size(), c.tree.vocab);
+
+    MonteCarloPlan plan;
+    plan.seed = config.seed;
+    plan.tree_id = static_cast<std::uint32_t>(i);
+    plan.samples = config.samples;
+    plan.threads = config.threads;
+    const BlockCounts counts = run_monte_carlo(id, c.tree, c.rows, plan);
+
+    TreeEvidence e;
+    e.chi_square = pearson_chi_square(counts.completed, canonical, groups);
+    e.mean_length = counts.mean_length();
+    e.ceiling = law.ceiling();
+    e.length_p = mean_test_p_value(e.mean_length, counts.samples, law.ceiling(), law.length_variance);
+    e.completions = counts.completions;
+
+    const ExactOutcome exact = enumerate_verifier(id, c.tree, c.rows);
+    e.exact_tv = total_variation(exact.completed, canonical);
+    e.exact_mean_length = exact.mean_length;
+    e.exact_completion = exact.completion_probability;
+    e.predicted_power = e.exact_tv > config.exact_tolerance
+                            ? chi_square_power(canonical, exact.completed, groups, static_cast<double>(config.samples), per_test_alpha)
+                            : 0.0;
+    miss_probability *= 1.0 - e.predicted_power;
+
+    p_values.push_back(e.chi_square.p_value);
+    report.mean_length += e.mean_length / trees;
+    report.mean_ceiling += e.ceiling / trees;
+    report.max_exact_tv = std::max(report.max_exact_tv, e.exact_tv);
+    report.enumeration_says_exact = report.enumeration_says_exact && e.exact_tv <= config.exact_tolerance;
+    report.enumeration_says_saturated = report.enumeration_says_saturated &&
+                                        std::abs(e.exact_mean_length - e.ceiling) <= config.exact_tolerance &&
+                                        e.exact_completion <= config.exact_tolerance;
+    report.trees.push_back(e);
+  }
+  for (const TreeEvidence& e : report.trees) p_values.push_back(e.length_p);
+
+  const std::vector<double> adjusted = holm_adjust(p_values);
+  report.min_p_holm = *std::min_element(adjusted.begin(), adjusted.end());
+  std::uint64_t completions = 0;
+  for (std::int32_t i = 0; i < trees; ++i) {
+    const TreeEvidence& e = report.trees[static_cast<std::size_t>(i)];
+    if (e.chi_square.impossible > 0 || adjusted[static_cast<std::size_t>(i)] < config.alpha) report.sampling_says_exact = false;
+    if (adjusted[static_cast<std::size_t>(trees + i)] < config.alpha) report.sampling_says_saturated = false;
+    completions += e.completions;
+  }
+  report.sampling_says_saturated = report.sampling_says_saturated && report.sampling_says_exact && completions == 0;
+  report.predicted_power = 1.0 - miss_probability;
+
+  const bool exact = report.sampling_says_exact && report.enumeration_says_exact;
+  const bool saturated = exact && report.sampling_says_saturated && report.enumeration_says_saturated;
+  report.verdict = !exact ? Verdict::not_exact : saturated ? Verdict::exact_saturated : Verdict::exact_not_saturated;
+
+  switch (report.info.kind) {
+    case VerifierKind::saturated: report.as_expected = report.verdict == Verdict::exact_saturated; break;
+    case VerifierKind::unsaturated: report.as_expected = report.verdict == Verdict::exact_not_saturated; break;
+    case VerifierKind::mutant: {
+      const bool sampled = !report.sampling_says_exact;
+      const bool enumerated = !report.enumeration_says_exact;
+      report.caught_by = sampled && enumerated ? "sampling and enumeration"
+                         : enumerated          ? "enumeration only"
+                         : sampled             ? "sampling only"
+                                               : "not caught";
+      // Sampling must also catch it wherever the budget has the power to.
+      report.as_expected = enumerated && (sampled || report.predicted_power < kRequiredPower);
+      break;
+    }
+  }
+  report.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace tev

@@ -1,0 +1,58 @@
+#pragma once
+// Judges one verifier on a suite of trees: sampled χ² of the completed block law against the
+// canonical law, E[L] against 1 + C_p, and exact enumeration of its law.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/statistics.hpp"
+#include "core/verifier_registry.hpp"
+#include "sim/suite.hpp"
+
+namespace tev {
+
+struct CheckConfig {
+  std::uint64_t samples = 100000;  // per tree and verifier
+  std::uint32_t seed = 20261130;
+  int threads = 1;
+  double alpha = 1e-3;             // family-wise, per verifier (Holm over its 2 × trees tests)
+  double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
+};
+
+struct TreeEvidence {
+  ChiSquareResult chi_square;       // completed block law vs canonical law
+  double length_p = 1.0;            // E[L] vs 1 + C_p, exact null variance
+  double mean_length = 0.0;         // sampled
+  double ceiling = 0.0;             // 1 + C_p
+  std::uint64_t completions = 0;    // sampled blocks ending on a drafted child's token
+  double exact_tv = 0.0;            // TV(enumerated completed law, canonical law)
+  double exact_mean_length = 0.0;   // enumerated E[L]
+  double exact_completion = 0.0;    // enumerated P(bonus is a drafted child's token)
+  double predicted_power = 0.0;     // P(this tree's χ² rejects at α/m) given the exact law
+};
+
+enum class Verdict { not_exact, exact_not_saturated, exact_saturated };
+std::string verdict_text(Verdict v);
+
+struct VerifierReport {
+  VerifierInfo info;
+  std::vector<TreeEvidence> trees;
+  double min_p_holm = 1.0;            // smallest Holm-adjusted p over the verifier's family
+  bool sampling_says_exact = true;    // no impossible event, no χ² rejection
+  bool sampling_says_saturated = true;
+  bool enumeration_says_exact = true;
+  bool enumeration_says_saturated = true;
+  Verdict verdict = Verdict::exact_saturated;
+  double mean_length = 0.0;           // over trees, sampled
+  double mean_ceiling = 0.0;          // over trees, 1 + C_p
+  double max_exact_tv = 0.0;
+  double predicted_power = 0.0;       // P(sampling catches it) from the exact laws: 1 − Π(1 − power per tree)
+  double elapsed_seconds = 0.0;
+  bool as_expected = false;           // verdict matches the kind (and a mutant with ≥ 99 % power was sampled out)
+  std::string caught_by;              // mutants: "sampling and enumeration", "enumeration only", ...
+};
+
+VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const CheckConfig& config);
+
+}  // namespace tev

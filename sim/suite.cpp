@@ -1,0 +1,46 @@
+#include "sim/suite.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace tev {
+
+namespace {
+struct Recipe {
+  TreeShape shape;
+  RowFamilySpec family;
+};
+const std::array kRecipes = {
+    Recipe{TreeShape::random_recursive, {RowFamily::dirichlet, 0.3, 1.0}},
+    Recipe{TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}},
+    Recipe{TreeShape::chain, {RowFamily::zipf, 1.2, 1.0}},
+    Recipe{TreeShape::star, {RowFamily::dirichlet, 1.0, 1.0}},
+    Recipe{TreeShape::binary, {RowFamily::gaussian_logits, 2.0, 0.6}},
+    Recipe{TreeShape::ddtree, {RowFamily::dirichlet, 0.05, 1.0}},  // near-deterministic rows
+    Recipe{TreeShape::random_recursive, {RowFamily::zipf, 0.8, 1.0}},
+    Recipe{TreeShape::ddtree, {RowFamily::gaussian_logits, 4.0, 0.5}},
+};
+}  // namespace
+
+std::vector<SuiteCase> make_suite(const SuiteConfig& config) {
+  if (config.trees < 1) throw std::invalid_argument("the suite needs at least one tree");
+  if (config.vocab < 2) throw std::invalid_argument("the vocabulary needs at least 2 tokens");
+  if (config.budget < 1) throw std::invalid_argument("the budget must be at least 1 node");
+  std::vector<SuiteCase> suite;
+  for (std::int32_t i = 0; i < config.trees; ++i) {
+    const Recipe& recipe = kRecipes[static_cast<std::size_t>(i) % kRecipes.size()];
+    const auto id = static_cast<std::uint32_t>(i);
+    const SyntheticLanguage language(recipe.family, config.vocab, config.draft_noise, config.seed + 7919u * id);
+    PhiloxEngine engine(config.seed, id, 2);
+    const std::int32_t budget = recipe.shape == TreeShape::star ? std::min(config.budget, config.vocab) : config.budget;
+    DraftTree tree = build_tree(recipe.shape, budget, language, engine).tree;
+    TargetRows rows = language.target_rows_for(tree);
+    const double kl = language.mean_draft_kl(tree);
+    suite.push_back({std::string(shape_name(recipe.shape)) + " / " + recipe.family.label(), recipe.shape,
+                     recipe.family, std::move(tree), std::move(rows), kl});
+  }
+  return suite;
+}
+
+}  // namespace tev

@@ -1,0 +1,151 @@
+#include "sim/trees.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <queue>
+#include <stdexcept>
+#include <string>
+
+namespace tev {
+
+std::string_view shape_name(TreeShape shape) {
+  switch (shape) {
+    case TreeShape::random_recursive: return "random";
+    case TreeShape::chain: return "chain";
+    case TreeShape::star: return "star";
+    case TreeShape::binary: return "binary";
+    case TreeShape::ddtree: return "ddtree";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Parent of node i (1-based creation order), for the shapes whose structure is fixed first.
+std::vector<NodeId> shape_parents(TreeShape shape, std::int32_t budget, std::int32_t vocab, PhiloxEngine& engine) {
+  std::vector<NodeId> parents(static_cast<std::size_t>(budget) + 1, kNoNode);
+  std::vector<std::int32_t> children(parents.size(), 0);
+  for (NodeId i = 1; i <= budget; ++i) {
+    NodeId p = 0;
+    switch (shape) {
+      case TreeShape::chain: p = i - 1; break;
+      case TreeShape::star: p = 0; break;
+      case TreeShape::binary: p = (i - 1) / 2; break;
+      case TreeShape::random_recursive:
+        // A node can hold at most `vocab` children; redraw until the parent has room.
+        do { p = static_cast<NodeId>(engine() % static_cast<std::uint32_t>(i)); } while (children[p] >= vocab);
+        break;
+      case TreeShape::ddtree: throw std::logic_error("ddtree has no fixed shape");
+    }
+    parents[i] = p;
+    ++children[p];
+  }
+  return parents;
+}
+
+// A token from the draft row, excluding tokens already taken by siblings.
+Token draw_unused_token(std::vector<double> q, std::span<const Token> taken, PhiloxEngine& engine) {
+  for (Token t : taken) q[static_cast<std::size_t>(t)] = 0.0;
+  double total = std::accumulate(q.begin(), q.end(), 0.0);
+  if (!(total > 0.0)) {
+    // The draft puts no mass on the free tokens: take them uniformly.
+    std::fill(q.begin(), q.end(), 1.0);
+    for (Token t : taken) q[static_cast<std::size_t>(t)] = 0.0;
+    total = std::accumulate(q.begin(), q.end(), 0.0);
+  }
+  const double target = engine.uniform() * total;
+  double acc = 0.0;
+  Token last_positive = kNoToken;
+  for (std::size_t a = 0; a < q.size(); ++a) {
+    if (q[a] <= 0.0) continue;
+    acc += q[a];
+    last_positive = static_cast<Token>(a);
+    if (acc >= target) return last_positive;
+  }
+  return last_positive;  // rounding at the end of the cumulative sum
+}
+
+}  // namespace
+
+BuiltTree build_tree(TreeShape shape, std::int32_t budget, const SyntheticLanguage& language, PhiloxEngine& engine) {
+  const std::int32_t vocab = language.vocab();
+  if (budget < 0) throw std::invalid_argument("budget must be non-negative");
+  if (shape == TreeShape::ddtree) return ddtree_best_first(drafter_marginals(language, budget), budget);
+  if (shape == TreeShape::star && budget > vocab) {
+    throw std::invalid_argument("a star of " + std::to_string(budget) + " children needs a vocabulary of at least that size");
+  }
+  if (shape == TreeShape::binary && vocab < 2) throw std::invalid_argument("a binary tree needs at least 2 tokens");
+  const std::vector<NodeId> parents = shape_parents(shape, budget, vocab, engine);
+  std::vector<Token> tokens(parents.size(), kNoToken);
+  std::vector<std::vector<Token>> taken(parents.size());
+  std::vector<std::vector<Token>> path(parents.size());
+  // Parents are created before their children in every shape, so paths are known in order.
+  for (std::size_t i = 1; i < parents.size(); ++i) {
+    const auto p = static_cast<std::size_t>(parents[i]);
+    tokens[i] = draw_unused_token(language.draft_row(path[p]), taken[p], engine);
+    taken[p].push_back(tokens[i]);
+    path[i] = path[p];
+    path[i].push_back(tokens[i]);
+  }
+  return tree_from_parents(parents, tokens, vocab);
+}
+
+BuiltTree ddtree_best_first(std::span<const std::vector<double>> marginals, std::int32_t budget) {
+  if (marginals.empty()) throw std::invalid_argument("ddtree_best_first: no draft marginals");
+  const auto vocab = static_cast<std::int32_t>(marginals.front().size());
+  const auto depth_limit = static_cast<std::int32_t>(marginals.size());
+  // Tokens of each depth by decreasing draft probability (ties by token id).
+  std::vector<std::vector<Token>> ranked(marginals.size());
+  for (std::size_t d = 0; d < marginals.size(); ++d) {
+    if (static_cast<std::int32_t>(marginals[d].size()) != vocab) throw std::invalid_argument("ddtree_best_first: marginals of different sizes");
+    ranked[d].resize(static_cast<std::size_t>(vocab));
+    std::iota(ranked[d].begin(), ranked[d].end(), 0);
+    std::stable_sort(ranked[d].begin(), ranked[d].end(), [&](Token a, Token b) { return marginals[d][a] > marginals[d][b]; });
+  }
+  struct Candidate {
+    double score;         // cumulative log-probability of the path
+    std::uint64_t order;  // creation order, to break ties deterministically
+    NodeId parent;        // in heap order
+    std::int32_t depth;   // depth of the candidate node (1-based)
+    std::int32_t rank;    // rank of its token among depth's tokens
+  };
+  auto worse = [](const Candidate& a, const Candidate& b) {
+    return a.score < b.score || (a.score == b.score && a.order > b.order);
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, decltype(worse)> frontier(worse);
+  auto log_q = [&](std::int32_t depth, std::int32_t rank) {
+    const double q = marginals[static_cast<std::size_t>(depth - 1)][static_cast<std::size_t>(ranked[static_cast<std::size_t>(depth - 1)][static_cast<std::size_t>(rank)])];
+    return q > 0.0 ? std::log(q) : -std::numeric_limits<double>::infinity();
+  };
+  std::uint64_t created = 0;
+  std::vector<NodeId> parents = {kNoNode};
+  std::vector<Token> tokens = {kNoToken};
+  std::vector<double> score = {0.0};
+  if (depth_limit >= 1 && budget > 0) frontier.push({log_q(1, 0), created++, 0, 1, 0});
+  while (!frontier.empty() && static_cast<std::int32_t>(parents.size()) <= budget) {
+    const Candidate c = frontier.top();
+    frontier.pop();
+    const auto id = static_cast<NodeId>(parents.size());
+    parents.push_back(c.parent);
+    tokens.push_back(ranked[static_cast<std::size_t>(c.depth - 1)][static_cast<std::size_t>(c.rank)]);
+    score.push_back(c.score);
+    if (c.rank + 1 < vocab) frontier.push({score[c.parent] + log_q(c.depth, c.rank + 1), created++, c.parent, c.depth, c.rank + 1});
+    if (c.depth < depth_limit) frontier.push({c.score + log_q(c.depth + 1, 0), created++, id, c.depth + 1, 0});
+  }
+  return tree_from_parents(parents, tokens, vocab);
+}
+
+std::vector<std::vector<double>> drafter_marginals(const SyntheticLanguage& language, std::int32_t depth) {
+  std::vector<std::vector<double>> marginals;
+  std::vector<Token> chain;
+  for (std::int32_t d = 0; d < depth; ++d) {
+    marginals.push_back(language.draft_row(chain));
+    const auto& q = marginals.back();
+    chain.push_back(static_cast<Token>(std::max_element(q.begin(), q.end()) - q.begin()));
+  }
+  return marginals;
+}
+
+}  // namespace tev

@@ -1,0 +1,35 @@
+#pragma once
+// Random prefix-closed draft trees and DDTree's best-first builder.
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/draft_tree.hpp"
+#include "sim/philox_engine.hpp"
+#include "sim/synthetic.hpp"
+
+namespace tev {
+
+enum class TreeShape { random_recursive, chain, star, binary, ddtree };
+std::string_view shape_name(TreeShape shape);
+
+// A tree of `budget` non-root nodes of the given shape. Shapes fix who is whose parent
+// (random recursive: each new node under a uniformly chosen earlier node; binary: complete binary
+// in level order); tokens come from the drafter: a node's children take distinct tokens drawn from
+// the draft row at that node without replacement. ddtree runs ddtree_best_first on the drafter's
+// per-depth marginals (depth = budget).
+BuiltTree build_tree(TreeShape shape, std::int32_t budget, const SyntheticLanguage& language,
+                     PhiloxEngine& engine);
+
+// DDTree's best-first builder from per-depth draft marginals q_1..q_H (each over the vocabulary):
+// repeatedly pop the frontier candidate of highest cumulative log-probability; a popped node
+// pushes its next sibling by rank and its first child by depth. Stops at `budget` non-root nodes
+// or when the frontier is empty. Returned in level order with the heap-order permutation.
+BuiltTree ddtree_best_first(std::span<const std::vector<double>> marginals, std::int32_t budget);
+
+// Per-depth marginals of a block drafter run along its own most likely chain:
+// q_1 = draft(ε), q_{d+1} = draft(argmax chain so far).
+std::vector<std::vector<double>> drafter_marginals(const SyntheticLanguage& language, std::int32_t depth);
+
+}  // namespace tev
