@@ -66,7 +66,7 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
   j["config"] = {{"trees", options.suite.trees},       {"vocab", options.suite.vocab},
                  {"budget", options.suite.budget},     {"seed", options.suite.seed},
                  {"samples", options.check.samples},   {"threads", options.check.threads},
-                 {"alpha", options.check.alpha},       {"exact_tolerance", options.check.exact_tolerance},
+                 {"alpha", options.check.alpha}, {"alpha_per_verifier", options.check.verifier_alpha()},       {"exact_tolerance", options.check.exact_tolerance},
                  {"draft_noise", options.suite.draft_noise}};
   for (const SuiteCase& c : suite) {
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
@@ -117,8 +117,9 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& prog
   const std::vector<SuiteCase> suite = make_suite(options.suite);
   print_suite(suite, out);
   out << "Samples: " << options.check.samples << " per tree and verifier, seed " << options.check.seed << ", "
-      << options.check.threads << " thread(s); alpha " << options.check.alpha
-      << " family-wise per verifier (Holm over chi-square and E[L] tests); enumeration tolerance "
+      << options.check.threads << " thread(s); family-wise alpha " << options.check.alpha << " for the whole check, "
+      << options.check.verifier_alpha() << " per verifier (Bonferroni over " << options.check.verifiers_sharing_alpha
+      << " verifiers, Holm over each one's chi-square and E[L] tests); enumeration tolerance "
       << options.check.exact_tolerance << "\n";
   std::vector<VerifierReport> reports;
   const auto catalog = verifier_catalog();

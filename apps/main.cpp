@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   tev::CheckOptions check;
+  check.check.samples = 200000;
   check.check.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto* cmd = app.add_subcommand(
       "check",
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
   cmd->add_option("--seed", check.suite.seed, "seed for trees, distributions and sampling (32-bit)")->capture_default_str();
   cmd->add_option("--threads", check.check.threads, "worker threads for Monte Carlo (results do not depend on it)")
       ->check(CLI::Range(1, 1024))->capture_default_str();
-  cmd->add_option("--alpha", check.check.alpha, "family-wise significance level per verifier")
+  cmd->add_option("--alpha", check.check.alpha, "family-wise false-alarm level of the whole check (split evenly over the verifiers)")
       ->check(CLI::Range(1e-12, 0.5))->capture_default_str();
   cmd->add_option("--json", check.json_path, "also write the results as JSON to this file");
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd->parsed()) {
       check.check.seed = check.suite.seed;
+      check.check.verifiers_sharing_alpha = static_cast<int>(tev::verifier_catalog().size());
       return tev::run_check(check, std::cout, std::cerr);
     }
   } catch (const std::exception& e) {

@@ -28,7 +28,8 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
   VerifierReport report;
   report.info = verifier_info(id);
   const auto trees = static_cast<std::int32_t>(suite.size());
-  const double per_test_alpha = config.alpha / (2.0 * trees);  // Holm's first step
+  const double level = config.verifier_alpha();
+  const double per_test_alpha = level / (2.0 * trees);  // Holm's first step
   std::vector<double> p_values;  // χ² per tree, then E[L] per tree
   double miss_probability = 1.0;
 
@@ -78,8 +79,8 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
   std::uint64_t completions = 0;
   for (std::int32_t i = 0; i < trees; ++i) {
     const TreeEvidence& e = report.trees[static_cast<std::size_t>(i)];
-    if (e.chi_square.impossible > 0 || adjusted[static_cast<std::size_t>(i)] < config.alpha) report.sampling_says_exact = false;
-    if (adjusted[static_cast<std::size_t>(trees + i)] < config.alpha) report.sampling_says_saturated = false;
+    if (e.chi_square.impossible > 0 || adjusted[static_cast<std::size_t>(i)] < level) report.sampling_says_exact = false;
+    if (adjusted[static_cast<std::size_t>(trees + i)] < level) report.sampling_says_saturated = false;
     completions += e.completions;
   }
   report.sampling_says_saturated = report.sampling_says_saturated && report.sampling_says_exact && completions == 0;

@@ -16,7 +16,11 @@ struct CheckConfig {
   std::uint64_t samples = 100000;  // per tree and verifier
   std::uint32_t seed = 20261130;
   int threads = 1;
-  double alpha = 1e-3;             // family-wise, per verifier (Holm over its 2 × trees tests)
+  // False-alarm budget of the whole check: Bonferroni over the verifiers that share it, then
+  // Holm within each verifier over its 2 × trees tests (χ² per tree, E[L] per tree).
+  double alpha = 1e-3;
+  int verifiers_sharing_alpha = 1;
+  double verifier_alpha() const { return alpha / verifiers_sharing_alpha; }
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
 };
 

@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include "core/choosers.hpp"
+#include "core/sampling_tables.hpp"
+#include "sim/monte_carlo.hpp"
+#include "sim/suite.hpp"
+
+namespace tev {
+namespace {
+
+std::vector<SuiteCase> small_suite() { return make_suite({.trees = 8, .vocab = 12, .budget = 10, .seed = 404}); }
+
+TEST(MonteCarlo, HistogramsDoNotDependOnTheThreadCount) {
+  const auto suite = small_suite();
+  for (VerifierId id : {VerifierId::tree_exit, VerifierId::first_child_chain, VerifierId::mutant_bonus_from_full_row}) {
+    for (std::size_t i = 0; i < suite.size(); i += 3) {
+      MonteCarloPlan plan{.seed = 17, .tree_id = static_cast<std::uint32_t>(i), .samples = 30001, .first_sample = 5, .threads = 1};
+      const BlockCounts one = run_monte_carlo(id, suite[i].tree, suite[i].rows, plan);
+      EXPECT_EQ(one.samples, 30001u);
+      for (int threads : {2, 4}) {
+        plan.threads = threads;
+        EXPECT_EQ(run_monte_carlo(id, suite[i].tree, suite[i].rows, plan), one)
+            << verifier_info(id).name << " tree " << i << " threads " << threads;
+      }
+    }
+  }
+}
+
+TEST(MonteCarlo, DisjointSampleRangesAddUpToTheWholeRun) {
+  const auto suite = small_suite();
+  const MonteCarloPlan whole{.seed = 3, .tree_id = 1, .samples = 20000, .first_sample = 0, .threads = 2};
+  MonteCarloPlan first = whole, second = whole;
+  first.samples = 7000;
+  second.first_sample = 7000;
+  second.samples = 13000;
+  BlockCounts merged = run_monte_carlo(VerifierId::predraw, suite[1].tree, suite[1].rows, first);
+  merged.merge(run_monte_carlo(VerifierId::predraw, suite[1].tree, suite[1].rows, second));
+  EXPECT_EQ(merged, run_monte_carlo(VerifierId::predraw, suite[1].tree, suite[1].rows, whole));
+}
+
+// The fast per-sample kernels must reproduce their chooser-path verifiers block for block.
+TEST(FastPath, EqualsTheChooserPathSampleBySample) {
+  const auto suite = small_suite();
+  for (const VerifierInfo& info : verifier_catalog()) {
+    if (info.fast_path == FastPath::none) continue;
+    for (std::size_t i = 0; i < suite.size(); ++i) {
+      const SuiteCase& c = suite[i];
+      const TreeTables tables(c.tree, c.rows, child_order_for(info.id, c.tree, c.rows));
+      PhiloxChooser chooser({0, Stream::verifier, 0, 0});
+      for (std::uint64_t s = 0; s < 20000; ++s) {
+        const DrawSite site{99, Stream::verifier, static_cast<std::uint32_t>(i), s};
+        chooser.restart(site);
+        DrawCounter draws(site);
+        const Block slow = run_verifier(info.id, c.tree, c.rows, chooser);
+        const Block fast = run_fast_path(info.fast_path, tables.view(), draws);
+        ASSERT_EQ(slow, fast) << info.name << " tree " << i << " sample " << s;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tev

@@ -1,0 +1,42 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sim/trees.hpp"
+
+namespace tev {
+namespace {
+
+TEST(DDTreeBestFirst, HandTracedBudgetFour) {
+  // q1 = (.6 .3 .1), q2 = (.7 .2 .1). Pops by cumulative probability:
+  // A = [0] (.6) → pushes [1] (.3) and [0,0] (.42);  B = [0,0] (.42) → pushes [0,1] (.12);
+  // C = [1] (.3) → pushes [2] (.1) and [1,0] (.21);  D = [1,0] (.21). Budget reached.
+  // Heap order root, A, B, C, D; level order root, A, C, B, D.
+  const std::vector<std::vector<double>> q = {{.6, .3, .1}, {.7, .2, .1}};
+  const BuiltTree built = ddtree_best_first(q, 4);
+  EXPECT_EQ(built.tree.parent, (std::vector<NodeId>{-1, 0, 0, 1, 2}));
+  EXPECT_EQ(built.tree.token, (std::vector<Token>{-1, 0, 1, 0, 0}));
+  EXPECT_EQ(built.order, (std::vector<NodeId>{0, 1, 3, 2, 4}));
+}
+
+TEST(DDTreeBestFirst, StopsWhenTheFrontierIsEmpty) {
+  const std::vector<std::vector<double>> q = {{.5, .5}};
+  EXPECT_EQ(ddtree_best_first(q, 10).tree.size(), 3);  // only two depth-1 tokens exist
+}
+
+TEST(BuildTree, EveryShapeIsValidWithTheRequestedBudget) {
+  const SyntheticLanguage language({RowFamily::dirichlet, 0.5, 1.0}, 6, 0.5, 99);
+  for (TreeShape shape : {TreeShape::random_recursive, TreeShape::chain, TreeShape::star, TreeShape::binary, TreeShape::ddtree}) {
+    PhiloxEngine engine(1, 2, 3);
+    const DraftTree t = build_tree(shape, 6, language, engine).tree;
+    EXPECT_FALSE(t.validate().has_value()) << shape_name(shape) << ": " << t.validate().value_or("");
+    EXPECT_EQ(t.size(), 7) << shape_name(shape);
+  }
+  PhiloxEngine engine(1, 2, 3);
+  EXPECT_EQ(build_tree(TreeShape::chain, 6, language, engine).tree.max_depth(), 6);
+  EXPECT_EQ(build_tree(TreeShape::star, 6, language, engine).tree.max_depth(), 1);
+  EXPECT_THROW(build_tree(TreeShape::star, 7, language, engine), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tev
