@@ -39,14 +39,16 @@ void print_suite(const std::vector<SuiteCase>& suite, std::ostream& out) {
   }
 }
 
-void print_table(const std::vector<VerifierReport>& reports, std::ostream& out) {
+void print_table(const std::vector<VerifierReport>& reports, std::uint64_t samples, std::ostream& out) {
   out << '\n'
-      << std::left << std::setw(36) << "verifier" << std::setw(12) << "kind" << std::setw(10) << "min p(H)"
+      << std::left << std::setw(36) << "verifier" << std::setw(12) << "kind" << std::setw(6) << "trees" << std::setw(9)
+      << "samples" << std::setw(10) << "min p(H)"
       << std::setw(23) << "verdict" << std::setw(9) << "mean L" << std::setw(9) << "1+C_p" << std::setw(10)
       << "exact TV" << std::setw(9) << "power" << "caught by\n";
-  out << std::string(140, '-') << '\n';
+  out << std::string(155, '-') << '\n';
   for (const VerifierReport& r : reports) {
-    out << std::left << std::setw(36) << r.info.name << std::setw(12) << kind_name(r.info.kind) << std::setw(10)
+    out << std::left << std::setw(36) << r.info.name << std::setw(12) << kind_name(r.info.kind) << std::setw(6)
+        << r.trees.size() << std::setw(9) << samples << std::setw(10)
         << scientific(r.min_p_holm) << std::setw(23) << verdict_text(r.verdict) << std::setw(9) << fixed(r.mean_length, 4)
         << std::setw(9) << fixed(r.mean_ceiling, 4) << std::setw(10) << scientific(r.max_exact_tv);
     if (r.info.kind == VerifierKind::mutant) {
@@ -117,9 +119,9 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& prog
   const std::vector<SuiteCase> suite = make_suite(options.suite);
   print_suite(suite, out);
   out << "Samples: " << options.check.samples << " per tree and verifier, seed " << options.check.seed << ", "
-      << options.check.threads << " thread(s); family-wise alpha " << options.check.alpha << " for the whole check, "
+      << options.check.threads << " thread(s)\nFamily-wise alpha " << options.check.alpha << " for the whole check, "
       << options.check.verifier_alpha() << " per verifier (Bonferroni over " << options.check.verifiers_sharing_alpha
-      << " verifiers, Holm over each one's chi-square and E[L] tests); enumeration tolerance "
+      << " verifiers, Holm over each one's chi-square and E[L] tests)\nEnumeration tolerance "
       << options.check.exact_tolerance << "\n";
   std::vector<VerifierReport> reports;
   const auto catalog = verifier_catalog();
@@ -130,7 +132,7 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& prog
   }
   bool passed = true;
   for (const VerifierReport& r : reports) passed = passed && r.as_expected;
-  print_table(reports, out);
+  print_table(reports, options.check.samples, out);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out << "\n" << (passed ? "PASS" : "FAIL") << ": every saturated verifier exact and saturated, every unsaturated one "
       << "exact and not saturated, every mutant not exact" << (passed ? "" : " -- does not hold") << " (" << fixed(seconds, 1)

@@ -9,48 +9,25 @@
 namespace tev::mutants {
 
 // Sequential residual that zeroes a rejected token but never renormalizes, then accepts the next
-// child with the stale absolute mass g(x) — later children are accepted too rarely.
+// child with the stale absolute mass g(x) — later children are accepted too rarely. Children can
+// cover the whole row and still all be rejected; the buggy engine then falls back to the full row.
 template <class Chooser>
 Block residual_not_renormalized(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  std::vector<double> g;
-  NodeId v = 0;
-  for (;;) {
-    const auto row = rows.row(v);
-    g.assign(row.begin(), row.end());
-    NodeId accepted = kNoNode;
-    for (NodeId u = tree.first_child[v]; u < tree.first_child[v] + tree.child_count[v] && accepted == kNoNode; ++u) {
-      const double a = g[static_cast<std::size_t>(tree.token[u])];
-      const std::array<double, 2> test = {a, 1.0 - a};
-      if (chooser.categorical(test) == 0) {
-        accepted = u;
-      } else {
-        g[static_cast<std::size_t>(tree.token[u])] = 0.0;
-      }
-    }
-    if (accepted == kNoNode) {
-      // Children can cover the whole row and still all be rejected here; the buggy engine then
-      // falls back to the full row.
-      const bool empty = compensated_total(g) <= 0.0;
-      return {v, static_cast<Token>(chooser.categorical(empty ? row : std::span<const double>(g)))};
-    }
-    v = accepted;
-  }
+  return sequential_tests(
+      tree, rows, chooser, ChildOrder::stored(tree),
+      [](std::span<const double> g, Token x) {
+        const double a = g[static_cast<std::size_t>(x)];
+        return std::array<double, 2>{a, 1.0 - a};
+      },
+      [](std::span<double> g, std::span<const double>, Token x, const std::array<double, 2>&) { g[static_cast<std::size_t>(x)] = 0.0; },
+      [](std::span<const double> g, std::span<const double> row) { return compensated_total(g) > 0.0 ? g : row; });
 }
 
 // Pathwise walk that draws the bonus at an internal exit from the full row p_v instead of the
 // residual p_v^res, so a rejected drafted token can be emitted again.
 template <class Chooser>
 Block bonus_from_full_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  std::vector<double> weights;
-  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
-  NodeId v = 0;
-  for (;;) {
-    if (tree.is_leaf(v)) return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
-    walk_weights(tree, rows, v, weights, residual);
-    const auto k = static_cast<std::int32_t>(chooser.categorical(weights));
-    if (k == tree.child_count[v]) return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
-    v = tree.first_child[v] + k;
-  }
+  return walk_with_exit_row(tree, rows, chooser, [&](NodeId v, std::span<const double>) { return rows.row(v); });
 }
 
 // TEV whose exit mass ρ(v) reads the parent's logits row (an off-by-one row index into the tree
@@ -67,12 +44,7 @@ Block exit_mass_from_parent_row(const DraftTree& tree, const TargetRows& rows, C
     }
     exit[v] = law.prefix[v] * std::max(0.0, 1.0 - covered.value());
   }
-  Block b;
-  b.exit = static_cast<NodeId>(chooser.categorical(exit));
-  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
-  masked_row(tree, rows, b.exit, residual);
-  b.bonus = static_cast<Token>(chooser.categorical(residual));
-  return b;
+  return exit_then_residual_bonus(tree, rows, exit, chooser);
 }
 
 // TEV computing ρ(v) = max(0, 1 − Σ child mass) in float32, as a fused GPU kernel might: a
@@ -89,36 +61,20 @@ Block float32_one_minus_sum(const DraftTree& tree, const TargetRows& rows, Choos
     }
     exit[v] = law.prefix[v] * static_cast<double>(std::max(0.0f, 1.0f - covered));
   }
-  Block b;
-  b.exit = static_cast<NodeId>(chooser.categorical(exit));
-  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
-  masked_row(tree, rows, b.exit, residual);
-  b.bonus = static_cast<Token>(chooser.categorical(residual));
-  return b;
+  return exit_then_residual_bonus(tree, rows, exit, chooser);
 }
 
 // Sequential residual that rebuilds the residual from a fresh copy of the row at every test, so
 // only the most recently rejected token is removed: the law depends on sibling order.
 template <class Chooser>
 Block residual_forgets_earlier_rejections(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  std::vector<double> g;
-  NodeId v = 0;
-  for (;;) {
-    const auto row = rows.row(v);
-    g.assign(row.begin(), row.end());
-    NodeId accepted = kNoNode;
-    for (NodeId u = tree.first_child[v]; u < tree.first_child[v] + tree.child_count[v] && accepted == kNoNode; ++u) {
-      const auto test = residual_test_weights(g, tree.token[u]);
-      if (chooser.categorical(test) == 0) {
-        accepted = u;
-      } else {
-        g.assign(row.begin(), row.end());
-        reject_token(g, tree.token[u], test[1]);
-      }
-    }
-    if (accepted == kNoNode) return {v, static_cast<Token>(chooser.categorical(g))};
-    v = accepted;
-  }
+  return sequential_tests(
+      tree, rows, chooser, ChildOrder::stored(tree), residual_test_weights,
+      [](std::span<double> g, std::span<const double> row, Token x, const std::array<double, 2>& w) {
+        std::copy(row.begin(), row.end(), g.begin());
+        reject_token(g, x, w[1]);
+      },
+      [](std::span<const double> g, std::span<const double>) { return g; });
 }
 
 // TEV that draws the bonus from the exit's parent row (logit offset off by one at the bonus

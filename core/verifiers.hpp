@@ -54,17 +54,24 @@ inline void walk_weights(const DraftTree& tree, const TargetRows& rows, NodeId v
   weights.push_back(compensated_total(residual));
 }
 
-// Tree Exit Verification (paper, Algorithm 1): the exit law w level by level, one exit draw, one
-// residual bonus draw.
+// One exit draw from the given exit weights (over nodes in level order), then one bonus draw from
+// the exit's residual row. TEV passes the canonical w; the ρ mutants pass their own weights.
 template <class Chooser>
-Block tree_exit_verify(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  const ExitLaw law = ExitLaw::compute(tree, rows);
+Block exit_then_residual_bonus(const DraftTree& tree, const TargetRows& rows, std::span<const double> exit_weights,
+                               Chooser& chooser) {
   Block b;
-  b.exit = static_cast<NodeId>(chooser.categorical(law.exit));
+  b.exit = static_cast<NodeId>(chooser.categorical(exit_weights));
   std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
   masked_row(tree, rows, b.exit, residual);
   b.bonus = static_cast<Token>(chooser.categorical(residual));
   return b;
+}
+
+// Tree Exit Verification (paper, Algorithm 1): the exit law w level by level, one exit draw, one
+// residual bonus draw.
+template <class Chooser>
+Block tree_exit_verify(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  return exit_then_residual_bonus(tree, rows, ExitLaw::compute(tree, rows).exit, chooser);
 }
 
 // Predraw-and-follow (DDTree): an independent R_v ~ p_v at each node; follow the child whose token
@@ -81,11 +88,13 @@ Block predraw_and_follow(const DraftTree& tree, const TargetRows& rows, Chooser&
   }
 }
 
-// Exact sequential residual verification (EAGLE-style, target-only): test children in the given
-// order, removing a rejected child's mass and renormalizing; bonus from the final residual.
-template <class Chooser>
-Block sequential_residual(const DraftTree& tree, const TargetRows& rows, Chooser& chooser,
-                          const ChildOrder& order) {
+// Sequential child tests at every reached node, children in `order`: test(g, x) gives the
+// {accept, reject} weights for the child with token x on the current residual g (a copy of p_v at
+// the node's start); reject(g, row, x, weights) updates g after a rejection; when every child is
+// rejected, the bonus comes from exit_row(g, row).
+template <class Chooser, class Test, class Reject, class ExitRow>
+Block sequential_tests(const DraftTree& tree, const TargetRows& rows, Chooser& chooser, const ChildOrder& order,
+                       Test&& test, Reject&& reject, ExitRow&& exit_row) {
   std::vector<double> g;
   NodeId v = 0;
   for (;;) {
@@ -94,15 +103,53 @@ Block sequential_residual(const DraftTree& tree, const TargetRows& rows, Chooser
     NodeId accepted = kNoNode;
     for (std::int32_t k = 0; k < tree.child_count[v] && accepted == kNoNode; ++k) {
       const NodeId u = order.at(tree, v, k);
-      const auto test = residual_test_weights(g, tree.token[u]);
-      if (chooser.categorical(test) == 0) {
+      const std::array<double, 2> weights = test(std::span<const double>(g), tree.token[u]);
+      if (chooser.categorical(weights) == 0) {
         accepted = u;
       } else {
-        reject_token(g, tree.token[u], test[1]);
+        reject(std::span<double>(g), row, tree.token[u], weights);
       }
     }
-    if (accepted == kNoNode) return {v, static_cast<Token>(chooser.categorical(g))};
+    if (accepted == kNoNode) return {v, static_cast<Token>(chooser.categorical(exit_row(std::span<const double>(g), row)))};
     v = accepted;
+  }
+}
+
+// Exact sequential residual verification (EAGLE-style, target-only): test children in the given
+// order, removing a rejected child's mass and renormalizing; bonus from the final residual.
+template <class Chooser>
+Block sequential_residual(const DraftTree& tree, const TargetRows& rows, Chooser& chooser,
+                          const ChildOrder& order) {
+  return sequential_tests(
+      tree, rows, chooser, order, residual_test_weights,
+      [](std::span<double> g, std::span<const double>, Token x, const std::array<double, 2>& w) { reject_token(g, x, w[1]); },
+      [](std::span<const double> g, std::span<const double>) { return g; });
+}
+
+// One pathwise-walk decision at internal node v: the child taken, or kNoNode for an exit, in which
+// case `residual` holds v's masked row (the unnormalized residual).
+template <class Chooser>
+NodeId walk_step(const DraftTree& tree, const TargetRows& rows, NodeId v, Chooser& chooser,
+                 std::vector<double>& weights, std::span<double> residual) {
+  walk_weights(tree, rows, v, weights, residual);
+  const auto k = static_cast<std::int32_t>(chooser.categorical(weights));
+  return k == tree.child_count[v] ? kNoNode : tree.first_child[v] + k;
+}
+
+// The walk with the row its bonus comes from at an internal exit chosen by
+// exit_row(v, residual) → span; at a leaf the bonus comes from p_v.
+template <class Chooser, class ExitRow>
+Block walk_with_exit_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser, ExitRow&& exit_row) {
+  std::vector<double> weights;
+  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
+  NodeId v = 0;
+  for (;;) {
+    if (tree.is_leaf(v)) return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
+    const NodeId next = walk_step(tree, rows, v, chooser, weights, residual);
+    if (next == kNoNode) {
+      return {v, static_cast<Token>(chooser.categorical(exit_row(v, std::span<const double>(residual))))};
+    }
+    v = next;
   }
 }
 
@@ -110,16 +157,7 @@ Block sequential_residual(const DraftTree& tree, const TargetRows& rows, Chooser
 // {p_v(x_u), ρ(v)}; on exit, a bonus from the residual. Touches only rows on the realized path.
 template <class Chooser>
 Block pathwise_walk(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  std::vector<double> weights;
-  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
-  NodeId v = 0;
-  for (;;) {
-    if (tree.is_leaf(v)) return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
-    walk_weights(tree, rows, v, weights, residual);
-    const auto k = static_cast<std::int32_t>(chooser.categorical(weights));
-    if (k == tree.child_count[v]) return {v, static_cast<Token>(chooser.categorical(residual))};
-    v = tree.first_child[v] + k;
-  }
+  return walk_with_exit_row(tree, rows, chooser, [](NodeId, std::span<const double> residual) { return residual; });
 }
 
 // Exact but unsaturated: test only the first child of each node (accept with p_v(x_1)); on
@@ -156,10 +194,9 @@ Block randomized_early_stopping(const DraftTree& tree, const TargetRows& rows, C
     if (tree.is_leaf(v) || chooser.categorical(stop_or_go) == 0) {
       return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
     }
-    walk_weights(tree, rows, v, weights, residual);
-    const auto k = static_cast<std::int32_t>(chooser.categorical(weights));
-    if (k == tree.child_count[v]) return {v, static_cast<Token>(chooser.categorical(residual))};
-    v = tree.first_child[v] + k;
+    const NodeId next = walk_step(tree, rows, v, chooser, weights, residual);
+    if (next == kNoNode) return {v, static_cast<Token>(chooser.categorical(residual))};
+    v = next;
   }
 }
 

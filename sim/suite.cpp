@@ -10,13 +10,14 @@ namespace {
 struct Recipe {
   TreeShape shape;
   RowFamilySpec family;
+  std::int32_t arity = 2;  // full k-ary only
 };
 const std::array kRecipes = {
     Recipe{TreeShape::random_recursive, {RowFamily::dirichlet, 0.3, 1.0}},
     Recipe{TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}},
     Recipe{TreeShape::chain, {RowFamily::zipf, 1.2, 1.0}},
     Recipe{TreeShape::star, {RowFamily::dirichlet, 1.0, 1.0}},
-    Recipe{TreeShape::binary, {RowFamily::gaussian_logits, 2.0, 0.6}},
+    Recipe{TreeShape::full_kary, {RowFamily::gaussian_logits, 2.0, 0.6}, 3},
     Recipe{TreeShape::ddtree, {RowFamily::dirichlet, 0.05, 1.0}},  // near-deterministic rows
     Recipe{TreeShape::random_recursive, {RowFamily::zipf, 0.8, 1.0}},
     Recipe{TreeShape::ddtree, {RowFamily::gaussian_logits, 4.0, 0.5}},
@@ -34,10 +35,12 @@ std::vector<SuiteCase> make_suite(const SuiteConfig& config) {
     const SyntheticLanguage language(recipe.family, config.vocab, config.draft_noise, config.seed + 7919u * id);
     PhiloxEngine engine(config.seed, id, 2);
     const std::int32_t budget = recipe.shape == TreeShape::star ? std::min(config.budget, config.vocab) : config.budget;
-    DraftTree tree = build_tree(recipe.shape, budget, language, engine).tree;
+    DraftTree tree = build_tree(recipe.shape, budget, language, engine, recipe.arity).tree;
     TargetRows rows = language.target_rows_for(tree);
     const double kl = language.mean_draft_kl(tree);
-    suite.push_back({std::string(shape_name(recipe.shape)) + " / " + recipe.family.label(), recipe.shape,
+    const std::string shape = recipe.shape == TreeShape::full_kary ? std::to_string(recipe.arity) + "-ary"
+                                                                   : std::string(shape_name(recipe.shape));
+    suite.push_back({shape + " / " + recipe.family.label(), recipe.shape,
                      recipe.family, std::move(tree), std::move(rows), kl});
   }
   return suite;

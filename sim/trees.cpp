@@ -15,7 +15,7 @@ std::string_view shape_name(TreeShape shape) {
     case TreeShape::random_recursive: return "random";
     case TreeShape::chain: return "chain";
     case TreeShape::star: return "star";
-    case TreeShape::binary: return "binary";
+    case TreeShape::full_kary: return "k-ary";
     case TreeShape::ddtree: return "ddtree";
   }
   return "unknown";
@@ -24,7 +24,8 @@ std::string_view shape_name(TreeShape shape) {
 namespace {
 
 // Parent of node i (1-based creation order), for the shapes whose structure is fixed first.
-std::vector<NodeId> shape_parents(TreeShape shape, std::int32_t budget, std::int32_t vocab, PhiloxEngine& engine) {
+std::vector<NodeId> shape_parents(TreeShape shape, std::int32_t budget, std::int32_t vocab, std::int32_t arity,
+                                  PhiloxEngine& engine) {
   std::vector<NodeId> parents(static_cast<std::size_t>(budget) + 1, kNoNode);
   std::vector<std::int32_t> children(parents.size(), 0);
   for (NodeId i = 1; i <= budget; ++i) {
@@ -32,7 +33,7 @@ std::vector<NodeId> shape_parents(TreeShape shape, std::int32_t budget, std::int
     switch (shape) {
       case TreeShape::chain: p = i - 1; break;
       case TreeShape::star: p = 0; break;
-      case TreeShape::binary: p = (i - 1) / 2; break;
+      case TreeShape::full_kary: p = (i - 1) / arity; break;
       case TreeShape::random_recursive:
         // A node can hold at most `vocab` children; redraw until the parent has room.
         do { p = static_cast<NodeId>(engine() % static_cast<std::uint32_t>(i)); } while (children[p] >= vocab);
@@ -69,15 +70,18 @@ Token draw_unused_token(std::vector<double> q, std::span<const Token> taken, Phi
 
 }  // namespace
 
-BuiltTree build_tree(TreeShape shape, std::int32_t budget, const SyntheticLanguage& language, PhiloxEngine& engine) {
+BuiltTree build_tree(TreeShape shape, std::int32_t budget, const SyntheticLanguage& language, PhiloxEngine& engine,
+                     std::int32_t arity) {
   const std::int32_t vocab = language.vocab();
   if (budget < 0) throw std::invalid_argument("budget must be non-negative");
   if (shape == TreeShape::ddtree) return ddtree_best_first(drafter_marginals(language, budget), budget);
   if (shape == TreeShape::star && budget > vocab) {
     throw std::invalid_argument("a star of " + std::to_string(budget) + " children needs a vocabulary of at least that size");
   }
-  if (shape == TreeShape::binary && vocab < 2) throw std::invalid_argument("a binary tree needs at least 2 tokens");
-  const std::vector<NodeId> parents = shape_parents(shape, budget, vocab, engine);
+  if (shape == TreeShape::full_kary && (arity < 1 || arity > vocab)) {
+    throw std::invalid_argument("a full k-ary tree needs 1 <= k <= vocabulary size, got k = " + std::to_string(arity));
+  }
+  const std::vector<NodeId> parents = shape_parents(shape, budget, vocab, arity, engine);
   std::vector<Token> tokens(parents.size(), kNoToken);
   std::vector<std::vector<Token>> taken(parents.size());
   std::vector<std::vector<Token>> path(parents.size());

@@ -11,16 +11,16 @@
 
 namespace tev {
 
-enum class TreeShape { random_recursive, chain, star, binary, ddtree };
+enum class TreeShape { random_recursive, chain, star, full_kary, ddtree };
 std::string_view shape_name(TreeShape shape);
 
 // A tree of `budget` non-root nodes of the given shape. Shapes fix who is whose parent
-// (random recursive: each new node under a uniformly chosen earlier node; binary: complete binary
-// in level order); tokens come from the drafter: a node's children take distinct tokens drawn from
+// (random recursive: each new node under a uniformly chosen earlier node; full k-ary: the first
+// `budget` nodes of the complete `arity`-ary tree in level order); tokens come from the drafter: a node's children take distinct tokens drawn from
 // the draft row at that node without replacement. ddtree runs ddtree_best_first on the drafter's
 // per-depth marginals (depth = budget).
 BuiltTree build_tree(TreeShape shape, std::int32_t budget, const SyntheticLanguage& language,
-                     PhiloxEngine& engine);
+                     PhiloxEngine& engine, std::int32_t arity = 2);
 
 // DDTree's best-first builder from per-depth draft marginals q_1..q_H (each over the vocabulary):
 // repeatedly pop the frontier candidate of highest cumulative log-probability; a popped node

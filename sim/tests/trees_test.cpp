@@ -26,7 +26,7 @@ TEST(DDTreeBestFirst, StopsWhenTheFrontierIsEmpty) {
 
 TEST(BuildTree, EveryShapeIsValidWithTheRequestedBudget) {
   const SyntheticLanguage language({RowFamily::dirichlet, 0.5, 1.0}, 6, 0.5, 99);
-  for (TreeShape shape : {TreeShape::random_recursive, TreeShape::chain, TreeShape::star, TreeShape::binary, TreeShape::ddtree}) {
+  for (TreeShape shape : {TreeShape::random_recursive, TreeShape::chain, TreeShape::star, TreeShape::full_kary, TreeShape::ddtree}) {
     PhiloxEngine engine(1, 2, 3);
     const DraftTree t = build_tree(shape, 6, language, engine).tree;
     EXPECT_FALSE(t.validate().has_value()) << shape_name(shape) << ": " << t.validate().value_or("");
@@ -36,6 +36,10 @@ TEST(BuildTree, EveryShapeIsValidWithTheRequestedBudget) {
   EXPECT_EQ(build_tree(TreeShape::chain, 6, language, engine).tree.max_depth(), 6);
   EXPECT_EQ(build_tree(TreeShape::star, 6, language, engine).tree.max_depth(), 1);
   EXPECT_THROW(build_tree(TreeShape::star, 7, language, engine), std::invalid_argument);
+  // Ternary, 6 nodes: the root's 3 children, then 3 under the first of them.
+  const DraftTree ternary = build_tree(TreeShape::full_kary, 6, language, engine, 3).tree;
+  EXPECT_EQ(ternary.child_count, (std::vector<std::int32_t>{3, 3, 0, 0, 0, 0, 0}));
+  EXPECT_THROW(build_tree(TreeShape::full_kary, 6, language, engine, 7), std::invalid_argument);
 }
 
 }  // namespace
