@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help exits 0; every malformed command line exits 2, like other runtime errors.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   try {
     if (cmd->parsed()) {
