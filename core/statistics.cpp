@@ -149,3 +149,116 @@ double mean_test_p_value(double sample_mean, std::uint64_t samples, double mean0
 }
 
 }  // namespace tev
+
+#include <boost/math/distributions/binomial.hpp>
+
+namespace tev {
+
+namespace {
+constexpr double kLikelihoodSlack = 1.0 + 1e-7;  // outcomes this close in likelihood count as "as likely"
+}
+
+double binomial_upper_p(std::uint64_t k, std::uint64_t n, double p) {
+  if (k == 0) return 1.0;
+  if (k > n) return 0.0;
+  if (p <= 0.0) return 0.0;
+  if (p >= 1.0) return 1.0;
+  const boost::math::binomial_distribution<double> bin(static_cast<double>(n), p);
+  return boost::math::cdf(boost::math::complement(bin, static_cast<double>(k - 1)));
+}
+
+double binomial_two_sided_p(std::uint64_t k, std::uint64_t n, double p) {
+  if (k > n) throw std::invalid_argument("binomial test: more successes than trials");
+  if (p <= 0.0) return k == 0 ? 1.0 : 0.0;
+  if (p >= 1.0) return k == n ? 1.0 : 0.0;
+  const boost::math::binomial_distribution<double> bin(static_cast<double>(n), p);
+  const auto nd = static_cast<double>(n);
+  const double kd = static_cast<double>(k);
+  const double threshold = boost::math::pdf(bin, kd) * kLikelihoodSlack;
+  const double mode = std::floor((nd + 1.0) * p);
+  // The pmf is unimodal: the outcomes as unlikely as k on the other side of the mode form a tail,
+  // whose edge a binary search finds.
+  if (kd <= mode) {
+    double lo = mode, hi = nd;  // find the smallest j > mode with pdf(j) ≤ threshold
+    if (boost::math::pdf(bin, hi) > threshold) return boost::math::cdf(bin, kd);
+    while (hi - lo > 1.0) {
+      const double mid = std::floor((lo + hi) / 2.0);
+      (boost::math::pdf(bin, mid) <= threshold ? hi : lo) = mid;
+    }
+    return std::min(1.0, boost::math::cdf(bin, kd) + boost::math::cdf(boost::math::complement(bin, hi - 1.0)));
+  }
+  double lo = 0.0, hi = mode;  // find the largest j < mode with pdf(j) ≤ threshold
+  if (boost::math::pdf(bin, lo) > threshold) return boost::math::cdf(boost::math::complement(bin, kd - 1.0));
+  while (hi - lo > 1.0) {
+    const double mid = std::floor((lo + hi) / 2.0);
+    (boost::math::pdf(bin, mid) <= threshold ? lo : hi) = mid;
+  }
+  return std::min(1.0, boost::math::cdf(bin, lo) + boost::math::cdf(boost::math::complement(bin, kd - 1.0)));
+}
+
+ChiSquareResult homogeneity_chi_square(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
+  if (a.size() != b.size()) throw std::invalid_argument("homogeneity test: samples over different cells");
+  const double na = static_cast<double>(std::accumulate(a.begin(), a.end(), std::uint64_t{0}));
+  const double nb = static_cast<double>(std::accumulate(b.begin(), b.end(), std::uint64_t{0}));
+  if (na == 0.0 || nb == 0.0) throw std::invalid_argument("homogeneity test: an empty sample");
+  const double total = na + nb;
+  std::vector<std::pair<double, double>> bins;  // (count a, count b) per bin; the last is the tail
+  std::pair<double, double> tail{0.0, 0.0};
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double pooled = static_cast<double>(a[i] + b[i]);
+    if (pooled == 0.0) continue;
+    const double smaller_expected = pooled * std::min(na, nb) / total;
+    if (smaller_expected >= kMinExpectedCount) {
+      bins.emplace_back(static_cast<double>(a[i]), static_cast<double>(b[i]));
+    } else {
+      tail.first += static_cast<double>(a[i]);
+      tail.second += static_cast<double>(b[i]);
+    }
+  }
+  if (tail.first + tail.second > 0.0) bins.push_back(tail);
+  ChiSquareResult r;
+  r.bins = static_cast<std::int32_t>(bins.size());
+  r.dof = r.bins - 1;
+  for (const auto& [ca, cb] : bins) {
+    const double pooled = ca + cb;
+    const double ea = pooled * na / total, eb = pooled * nb / total;
+    r.statistic += (ca - ea) * (ca - ea) / ea + (cb - eb) * (cb - eb) / eb;
+  }
+  if (r.dof >= 1) r.p_value = boost::math::cdf(boost::math::complement(boost::math::chi_squared(r.dof), r.statistic));
+  return r;
+}
+
+double kolmogorov_cdf(double x) {
+  if (x <= 0.0) return 0.0;
+  constexpr double kPi = 3.14159265358979323846;
+  double sum = 0.0;
+  if (x < 1.0) {
+    for (int k = 1; k <= 50; ++k) {
+      const double m = 2.0 * k - 1.0;
+      sum += std::exp(-m * m * kPi * kPi / (8.0 * x * x));
+    }
+    return std::sqrt(2.0 * kPi) / x * sum;
+  }
+  for (int k = 1; k <= 100; ++k) {
+    const double term = std::exp(-2.0 * k * k * x * x);
+    sum += (k % 2 == 1 ? term : -term);
+    if (term < 1e-300) break;
+  }
+  return std::min(1.0, std::max(0.0, 1.0 - 2.0 * sum));
+}
+
+KolmogorovSmirnovResult ks_uniform(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("ks_uniform: no values");
+  std::sort(values.begin(), values.end());
+  const auto n = static_cast<double>(values.size());
+  KolmogorovSmirnovResult r;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double u = std::clamp(values[i], 0.0, 1.0);
+    r.statistic = std::max({r.statistic, (static_cast<double>(i) + 1.0) / n - u, u - static_cast<double>(i) / n});
+  }
+  const double root = std::sqrt(n);
+  r.p_value = 1.0 - kolmogorov_cdf((root + 0.12 + 0.11 / root) * r.statistic);
+  return r;
+}
+
+}  // namespace tev

@@ -57,3 +57,29 @@ std::vector<double> holm_adjust(std::span<const double> p_values);
 double mean_test_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0);
 
 }  // namespace tev
+
+namespace tev {
+
+// Exact binomial tests of k successes in n trials against success probability p.
+// Two-sided: the total probability of outcomes no more likely than k (the "minimum likelihood"
+// rule, as R's binom.test). Upper: P(X ≥ k), for "acceptance exceeds its ceiling".
+double binomial_two_sided_p(std::uint64_t k, std::uint64_t n, double p);
+double binomial_upper_p(std::uint64_t k, std::uint64_t n, double p);
+
+// Pearson's χ² test that two samples over the same cells come from one law (2 × cells contingency
+// table). Cells whose pooled expected count is below 5 in either row pool into one tail bin.
+ChiSquareResult homogeneity_chi_square(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b);
+
+// The Kolmogorov distribution P(K ≤ x), K = lim √n D_n: the alternating series
+// 1 − 2 Σ (−1)^{k−1} e^{−2k²x²} for x ≥ 1, and the Jacobi-theta form
+// √(2π)/x Σ e^{−(2k−1)²π²/(8x²)} below, where the first converges slowly.
+double kolmogorov_cdf(double x);
+
+struct KolmogorovSmirnovResult {
+  double statistic = 0.0;  // D_n = sup |F_n − F|
+  double p_value = 1.0;    // asymptotic, with Stephens' (√n + 0.12 + 0.11/√n) correction
+};
+// One-sample test that the values are Uniform(0, 1), e.g. p-values under a true null.
+KolmogorovSmirnovResult ks_uniform(std::vector<double> values);
+
+}  // namespace tev

@@ -71,5 +71,55 @@ TEST(MeanTest, UsesTheExactNullVariance) {
   EXPECT_EQ(mean_test_p_value(2.9, 10, 3.0, 0.0), 0.0);
 }
 
+TEST(Binomial, ExactTestsAgainstBruteForceSums) {
+  // Bin(20, 0.3), summing the pmf over outcomes no more likely than k (computed independently):
+  // k = 2 → 0.052627948729727064, k = 10 → 0.08344502962981205; P(X ≥ 10) = 0.047961897331343435.
+  EXPECT_NEAR(binomial_two_sided_p(2, 20, 0.3), 0.052627948729727064, 1e-12);
+  EXPECT_NEAR(binomial_two_sided_p(10, 20, 0.3), 0.08344502962981205, 1e-12);
+  EXPECT_NEAR(binomial_upper_p(10, 20, 0.3), 0.047961897331343435, 1e-12);
+  EXPECT_NEAR(binomial_two_sided_p(6, 20, 0.3), 1.0, 1e-12);  // the mode
+  EXPECT_EQ(binomial_two_sided_p(0, 10, 0.0), 1.0);
+  EXPECT_EQ(binomial_two_sided_p(1, 10, 0.0), 0.0);
+  EXPECT_EQ(binomial_two_sided_p(10, 10, 1.0), 1.0);
+  // Large n stays fast and sane: 1,000,000 trials, observed exactly at the mean.
+  EXPECT_NEAR(binomial_two_sided_p(250000, 1000000, 0.25), 1.0, 1e-3);
+  EXPECT_LT(binomial_two_sided_p(252000, 1000000, 0.25), 1e-5);
+}
+
+TEST(Homogeneity, IdenticalSamplesPassAndShiftedOnesFail) {
+  const std::vector<std::uint64_t> a = {100, 200, 300, 2}, b = {100, 200, 300, 1};
+  const ChiSquareResult same = homogeneity_chi_square(a, a);
+  EXPECT_DOUBLE_EQ(same.statistic, 0.0);
+  EXPECT_EQ(same.dof, 3);  // three large cells and the sparse last cell as the tail bin
+  EXPECT_GT(homogeneity_chi_square(a, b).p_value, 0.5);
+  const std::vector<std::uint64_t> c = {300, 200, 100, 2};
+  EXPECT_LT(homogeneity_chi_square(a, c).p_value, 1e-20);
+}
+
+TEST(Kolmogorov, MatchesTabulatedCriticalValues) {
+  // Textbook asymptotic critical values: K(1.2238) = 0.90, K(1.3581) = 0.95, K(1.6276) = 0.99,
+  // and K(1) = 0.7300003283 (both series agree there to 1e-15).
+  EXPECT_NEAR(kolmogorov_cdf(1.2238), 0.90, 1e-4);
+  EXPECT_NEAR(kolmogorov_cdf(1.3581), 0.95, 1e-5);
+  EXPECT_NEAR(kolmogorov_cdf(1.6276), 0.99, 1e-5);
+  EXPECT_NEAR(kolmogorov_cdf(1.0), 0.7300003283226455, 1e-12);
+  EXPECT_NEAR(kolmogorov_cdf(0.5), 0.03605475633512489, 1e-12);
+  // Continuity across the switch between the two series.
+  EXPECT_NEAR(kolmogorov_cdf(1.0 - 1e-12), kolmogorov_cdf(1.0), 1e-10);
+}
+
+TEST(Kolmogorov, UniformSampleTest) {
+  // Evenly spread points are as uniform as can be: D = 1/(2n).
+  std::vector<double> even(1000);
+  for (std::size_t i = 0; i < even.size(); ++i) even[i] = (static_cast<double>(i) + 0.5) / 1000.0;
+  const auto r = ks_uniform(even);
+  EXPECT_NEAR(r.statistic, 0.0005, 1e-15);
+  EXPECT_GT(r.p_value, 0.999);
+  // Squared uniforms are far from uniform.
+  std::vector<double> squared = even;
+  for (double& x : squared) x *= x;
+  EXPECT_LT(ks_uniform(squared).p_value, 1e-10);
+}
+
 }  // namespace
 }  // namespace tev
