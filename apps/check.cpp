@@ -33,7 +33,7 @@ void print_suite(const std::vector<SuiteCase>& suite, std::ostream& out) {
   for (std::size_t i = 0; i < suite.size(); ++i) {
     const SuiteCase& c = suite[i];
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
-    out << "  tree " << i << ": " << std::left << std::setw(38) << c.label << " nodes " << std::setw(4) << c.tree.size()
+    out << "  tree " << i << ": " << std::left << std::setw(46) << c.label << " nodes " << std::setw(4) << c.tree.size()
         << " depth " << std::setw(3) << c.tree.max_depth() << " 1+C_p " << fixed(law.ceiling(), 4)
         << "  draft KL " << fixed(c.draft_kl, 3) << " nats\n";
   }

@@ -148,6 +148,13 @@ double mean_test_p_value(double sample_mean, std::uint64_t samples, double mean0
   return std::erfc(std::abs(z) / std::sqrt(2.0));
 }
 
+double mean_below_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0) {
+  if (samples == 0) throw std::invalid_argument("mean_below_p_value: no samples");
+  if (!(var0 > 0.0)) return sample_mean < mean0 - 1e-9 * std::max(1.0, std::abs(mean0)) ? 0.0 : 1.0;
+  const double z = (sample_mean - mean0) / std::sqrt(var0 / static_cast<double>(samples));
+  return 0.5 * std::erfc(-z / std::sqrt(2.0));
+}
+
 }  // namespace tev
 
 #include <boost/math/distributions/binomial.hpp>

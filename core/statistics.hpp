@@ -55,6 +55,9 @@ std::vector<double> holm_adjust(std::span<const double> p_values);
 // Two-sided z-test of a sample mean against mean0 using the exact null variance var0 (never the
 // sample variance, which is 0 on near-deterministic rows). With var0 = 0 the mean must equal mean0.
 double mean_test_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0);
+// One-sided version: small when the sample mean lies significantly below mean0 (the strict gap
+// E[L] < 1 + C_p of an exact but unsaturated verifier).
+double mean_below_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0);
 
 }  // namespace tev
 

@@ -52,6 +52,23 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
     e.ceiling = law.ceiling();
     e.length_p = mean_test_p_value(e.mean_length, counts.samples, law.ceiling(), law.length_variance);
     e.completions = counts.completions;
+    e.shortfall_p = mean_below_p_value(e.mean_length, counts.samples, law.ceiling(), law.length_variance);
+    double second_moment = 0.0;
+    for (NodeId v = 0; v < c.tree.size(); ++v) {
+      const double length = c.tree.depth[v] + 1.0;
+      second_moment += static_cast<double>(counts.exits[static_cast<std::size_t>(v)]) * length * length;
+    }
+    const auto n = static_cast<double>(counts.samples);
+    e.length_sd = std::sqrt(std::max(0.0, (second_moment / n - e.mean_length * e.mean_length) * n / std::max(1.0, n - 1.0)));
+    // Node u is accepted exactly when the returned exit lies in u's subtree; level order lets a
+    // backward pass add each subtree into its parent.
+    e.prefix = law.prefix;
+    e.accepted = counts.exits;
+    for (NodeId v = c.tree.size() - 1; v >= 1; --v) e.accepted[static_cast<std::size_t>(c.tree.parent[v])] += e.accepted[static_cast<std::size_t>(v)];
+    for (NodeId u = 1; u < c.tree.size(); ++u) {
+      e.acceptance_p.push_back(binomial_two_sided_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
+      e.acceptance_excess_p.push_back(binomial_upper_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
+    }
 
     const ExactOutcome exact = enumerate_verifier(id, c.tree, c.rows);
     e.exact_tv = total_variation(exact.completed, canonical);
@@ -73,6 +90,18 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
     report.trees.push_back(e);
   }
   for (const TreeEvidence& e : report.trees) p_values.push_back(e.length_p);
+
+  std::vector<double> acceptance, excess;
+  for (const TreeEvidence& e : report.trees) {
+    acceptance.insert(acceptance.end(), e.acceptance_p.begin(), e.acceptance_p.end());
+    excess.insert(excess.end(), e.acceptance_excess_p.begin(), e.acceptance_excess_p.end());
+  }
+  report.acceptance_tests = acceptance.size();
+  if (!acceptance.empty()) {
+    const auto a = holm_adjust(acceptance), x = holm_adjust(excess);
+    report.min_acceptance_p_holm = *std::min_element(a.begin(), a.end());
+    report.min_excess_p_holm = *std::min_element(x.begin(), x.end());
+  }
 
   const std::vector<double> adjusted = holm_adjust(p_values);
   report.min_p_holm = *std::min_element(adjusted.begin(), adjusted.end());

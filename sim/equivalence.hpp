@@ -34,6 +34,12 @@ struct TreeEvidence {
   double exact_mean_length = 0.0;   // enumerated E[L]
   double exact_completion = 0.0;    // enumerated P(bonus is a drafted child's token)
   double predicted_power = 0.0;     // P(this tree's χ² rejects at α/m) given the exact law
+  double length_sd = 0.0;           // sample standard deviation of L, for confidence intervals
+  double shortfall_p = 1.0;         // one-sided: E[L] below 1 + C_p (an unsaturated verifier's gap)
+  std::vector<double> prefix;                // (N) P(u)
+  std::vector<std::uint64_t> accepted;       // (N) samples that accepted u (returned exit in u's subtree)
+  std::vector<double> acceptance_p;          // (N − 1) u ≠ root: two-sided exact binomial p, accepted vs P(u)
+  std::vector<double> acceptance_excess_p;   // (N − 1) u ≠ root: one-sided P(X ≥ accepted): above the ceiling P(u)
 };
 
 enum class Verdict { not_exact, exact_not_saturated, exact_saturated };
@@ -43,6 +49,9 @@ struct VerifierReport {
   VerifierInfo info;
   std::vector<TreeEvidence> trees;
   double min_p_holm = 1.0;            // smallest Holm-adjusted p over the verifier's family
+  double min_acceptance_p_holm = 1.0; // per-node acceptance = P(u), Holm over every node of every tree
+  double min_excess_p_holm = 1.0;     // per-node acceptance ≤ P(u) (Theorem 1, eq. 8), same family
+  std::size_t acceptance_tests = 0;   // nodes tested
   bool sampling_says_exact = true;    // no impossible event, no χ² rejection
   bool sampling_says_saturated = true;
   bool enumeration_says_exact = true;

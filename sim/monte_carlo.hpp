@@ -1,9 +1,15 @@
 #pragma once
 // Parallel Monte Carlo of one verifier on one tree, into integer histograms. Integer counts add
 // exactly in any order, so the result is identical for any thread count or partitioning.
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/task_arena.h>
+
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
+#include "core/choosers.hpp"
 #include "core/verifier_registry.hpp"
 
 namespace tev {
@@ -18,6 +24,8 @@ struct BlockCounts {
   BlockCounts() = default;
   BlockCounts(std::int32_t nodes, std::int32_t vocab);
   void merge(const BlockCounts& other);
+  // Adds one returned block and its completion.
+  void add(const DraftTree& tree, const Block& returned, const Block& completed);
   double mean_length() const { return samples ? static_cast<double>(length_sum) / static_cast<double>(samples) : 0.0; }
   friend bool operator==(const BlockCounts&, const BlockCounts&) = default;
 };
@@ -31,6 +39,38 @@ struct MonteCarloPlan {
   bool fast_path = true;          // use the per-tree tables where the verifier has them
 };
 
+// The engine: sample(site, chooser) → Block gives sample `site.sample`'s block on the verifier
+// stream (the chooser is a per-task scratch to restart); completion follows on its own stream.
+template <class SampleBlock>
+BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, SampleBlock&& sample) {
+  require_rows_match(tree, rows);
+  if (plan.threads < 1) throw std::invalid_argument("threads must be at least 1");
+  auto body = [&](const oneapi::tbb::blocked_range<std::uint64_t>& range, BlockCounts counts) {
+    if (counts.completed.empty()) counts = BlockCounts(tree.size(), tree.vocab);
+    PhiloxChooser chooser({plan.seed, Stream::verifier, plan.tree_id, 0});
+    PhiloxChooser completion({plan.seed, Stream::completion, plan.tree_id, 0});
+    for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
+      const Block b = sample(DrawSite{plan.seed, Stream::verifier, plan.tree_id, s}, chooser);
+      completion.restart({plan.seed, Stream::completion, plan.tree_id, s});
+      counts.add(tree, b, complete_block(tree, rows, b, completion));
+    }
+    return counts;
+  };
+  auto merge = [](BlockCounts a, const BlockCounts& b) {
+    a.merge(b);
+    return a;
+  };
+  oneapi::tbb::task_arena arena(plan.threads);
+  BlockCounts result = arena.execute([&] {
+    return oneapi::tbb::parallel_reduce(
+        oneapi::tbb::blocked_range<std::uint64_t>(plan.first_sample, plan.first_sample + plan.samples, 2048),
+        BlockCounts{}, body, merge);
+  });
+  if (result.completed.empty()) result = BlockCounts(tree.size(), tree.vocab);
+  return result;
+}
+
+// A registered verifier, on its fast path when it has one and plan.fast_path is set.
 BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan);
 
 }  // namespace tev

@@ -31,19 +31,34 @@ std::vector<SuiteCase> make_suite(const SuiteConfig& config) {
   std::vector<SuiteCase> suite;
   for (std::int32_t i = 0; i < config.trees; ++i) {
     const Recipe& recipe = kRecipes[static_cast<std::size_t>(i) % kRecipes.size()];
-    const auto id = static_cast<std::uint32_t>(i);
-    const SyntheticLanguage language(recipe.family, config.vocab, config.draft_noise, config.seed + 7919u * id);
-    PhiloxEngine engine(config.seed, id, 2);
-    const std::int32_t budget = recipe.shape == TreeShape::star ? std::min(config.budget, config.vocab) : config.budget;
-    DraftTree tree = build_tree(recipe.shape, budget, language, engine, recipe.arity).tree;
-    TargetRows rows = language.target_rows_for(tree);
-    const double kl = language.mean_draft_kl(tree);
-    const std::string shape = recipe.shape == TreeShape::full_kary ? std::to_string(recipe.arity) + "-ary"
-                                                                   : std::string(shape_name(recipe.shape));
-    suite.push_back({shape + " / " + recipe.family.label(), recipe.shape,
-                     recipe.family, std::move(tree), std::move(rows), kl});
+    suite.push_back(make_case(recipe.shape, recipe.family, recipe.arity, config, static_cast<std::uint32_t>(i)));
   }
   return suite;
+}
+
+SuiteCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t arity, const SuiteConfig& config,
+                    std::uint32_t id) {
+  const SyntheticLanguage language(family, config.vocab, config.draft_noise, config.seed + 7919u * id);
+  PhiloxEngine engine(config.seed, id, 2);
+  const std::int32_t budget = shape == TreeShape::star ? std::min(config.budget, config.vocab) : config.budget;
+  DraftTree tree = build_tree(shape, budget, language, engine, arity).tree;
+  TargetRows rows = language.target_rows_for(tree);
+  const double kl = language.mean_draft_kl(tree);
+  const std::string name = shape == TreeShape::full_kary ? std::to_string(arity) + "-ary" : std::string(shape_name(shape));
+  return {name + " B=" + std::to_string(budget) + " / " + family.label(), shape, family, std::move(tree), std::move(rows), kl};
+}
+
+std::vector<SuiteCase> make_sweep(const SweepConfig& config) {
+  std::vector<SuiteCase> cases;
+  for (std::int32_t budget : config.budgets) {
+    for (TreeShape shape : config.shapes) {
+      for (const RowFamilySpec& family : config.families) {
+        const SuiteConfig one{.trees = 1, .vocab = config.vocab, .budget = budget, .seed = config.seed, .draft_noise = config.draft_noise};
+        cases.push_back(make_case(shape, family, 2, one, static_cast<std::uint32_t>(cases.size())));
+      }
+    }
+  }
+  return cases;
 }
 
 }  // namespace tev

@@ -32,4 +32,20 @@ struct SuiteConfig {
 // rows, deep chains, wide stars and DDTree-built trees. Case i uses generation id i.
 std::vector<SuiteCase> make_suite(const SuiteConfig& config);
 
+// One synthetic case: a tree of the shape (a star capped at the vocabulary) whose tokens the
+// drafter picks, and the target rows on it. `id` selects the case's generation substreams.
+SuiteCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t arity, const SuiteConfig& config,
+                    std::uint32_t id);
+
+// The Theorem 1 sweep: every budget × shape × row family, as cases in that order.
+struct SweepConfig {
+  std::vector<std::int32_t> budgets;
+  std::vector<TreeShape> shapes;
+  std::vector<RowFamilySpec> families;
+  std::int32_t vocab = 32;
+  std::uint32_t seed = 20261130;
+  double draft_noise = 0.5;
+};
+std::vector<SuiteCase> make_sweep(const SweepConfig& config);
+
 }  // namespace tev

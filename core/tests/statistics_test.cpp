@@ -69,6 +69,9 @@ TEST(MeanTest, UsesTheExactNullVariance) {
   // Zero null variance: exact equality passes, any deviation fails.
   EXPECT_EQ(mean_test_p_value(3.0, 10, 3.0, 0.0), 1.0);
   EXPECT_EQ(mean_test_p_value(2.9, 10, 3.0, 0.0), 0.0);
+  // One-sided: z = −1 gives Φ(−1) = 0.15865525393145707; z = +1 gives 0.8413447460685429.
+  EXPECT_NEAR(mean_below_p_value(1.9, 100, 2.0, 1.0), 0.15865525393145707, 1e-12);
+  EXPECT_NEAR(mean_below_p_value(2.1, 100, 2.0, 1.0), 0.8413447460685429, 1e-12);
 }
 
 TEST(Binomial, ExactTestsAgainstBruteForceSums) {
