@@ -120,7 +120,12 @@ double chi_square_power(std::span<const double> probability, std::span<const dou
     }
     const double critical = boost::math::quantile(boost::math::complement(boost::math::chi_squared(dof), alpha));
     if (lambda > 0.0) {
-      chi_power = boost::math::cdf(boost::math::complement(boost::math::non_central_chi_squared(dof, lambda), critical));
+      // Far in the tail Boost's series overflows its integer rounding (λ ~ 1e9); there the normal
+      // approximation (mean dof + λ, variance 2(dof + 2λ)) is exact to far below 1e-12.
+      const double sd = std::sqrt(2.0 * (dof + 2.0 * lambda));
+      const double z = (dof + lambda - critical) / sd;
+      chi_power = z > 40.0 ? 1.0
+                           : boost::math::cdf(boost::math::complement(boost::math::non_central_chi_squared(dof, lambda), critical));
     }
   }
   const double no_impossible = std::exp(samples * std::log1p(-std::min(impossible, 1.0)));
