@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake
   librapidcheck-dev libboost-math-dev libeigen3-dev libtbb-dev libgtest-dev
-  librandom123-dev libcli11-dev nlohmann-json3-dev
+  librandom123-dev libcli11-dev nlohmann-json3-dev python3-matplotlib
 )
 
 missing=()

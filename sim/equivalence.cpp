@@ -53,6 +53,8 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
     e.length_p = mean_test_p_value(e.mean_length, counts.samples, law.ceiling(), law.length_variance);
     e.completions = counts.completions;
     e.shortfall_p = mean_below_p_value(e.mean_length, counts.samples, law.ceiling(), law.length_variance);
+    // Above the ceiling is below it with the signs flipped.
+    e.excess_p = mean_below_p_value(-e.mean_length, counts.samples, -law.ceiling(), law.length_variance);
     double second_moment = 0.0;
     for (NodeId v = 0; v < c.tree.size(); ++v) {
       const double length = c.tree.depth[v] + 1.0;
@@ -62,6 +64,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
     e.length_sd = std::sqrt(std::max(0.0, (second_moment / n - e.mean_length * e.mean_length) * n / std::max(1.0, n - 1.0)));
     // Node u is accepted exactly when the returned exit lies in u's subtree; level order lets a
     // backward pass add each subtree into its parent.
+    e.completed_counts = counts.completed;
     e.prefix = law.prefix;
     e.accepted = counts.exits;
     for (NodeId v = c.tree.size() - 1; v >= 1; --v) e.accepted[static_cast<std::size_t>(c.tree.parent[v])] += e.accepted[static_cast<std::size_t>(v)];

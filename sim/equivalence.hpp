@@ -36,10 +36,12 @@ struct TreeEvidence {
   double predicted_power = 0.0;     // P(this tree's χ² rejects at α/m) given the exact law
   double length_sd = 0.0;           // sample standard deviation of L, for confidence intervals
   double shortfall_p = 1.0;         // one-sided: E[L] below 1 + C_p (an unsaturated verifier's gap)
+  double excess_p = 1.0;            // one-sided: E[L] above 1 + C_p (what Theorem 1 forbids)
   std::vector<double> prefix;                // (N) P(u)
   std::vector<std::uint64_t> accepted;       // (N) samples that accepted u (returned exit in u's subtree)
   std::vector<double> acceptance_p;          // (N − 1) u ≠ root: two-sided exact binomial p, accepted vs P(u)
   std::vector<double> acceptance_excess_p;   // (N − 1) u ≠ root: one-sided P(X ≥ accepted): above the ceiling P(u)
+  std::vector<std::uint64_t> completed_counts;  // (N, V) the sampled completed blocks, for two-sample tests
 };
 
 enum class Verdict { not_exact, exact_not_saturated, exact_saturated };

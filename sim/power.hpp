@@ -51,4 +51,7 @@ std::vector<PowerCurve> contamination_power(const SuiteCase& c, const std::vecto
 // even the uncontaminated wrong law is missed.
 double smallest_detectable_tv(const SuiteCase& c, const PowerConfig& config);
 
+// Predicted power of that test against the contamination of the given TV (≤ the wrong law's TV).
+double contamination_power_at_tv(const SuiteCase& c, const PowerConfig& config, double tv);
+
 }  // namespace tev
