@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "apps/check.hpp"
+#include "apps/conformance_command.hpp"
 #include "apps/theorem1_command.hpp"
 
 int main(int argc, char** argv) {
@@ -67,6 +68,41 @@ int main(int argc, char** argv) {
   rep->add_option("--out", render.out_dir, "output folder")->capture_default_str();
   rep->add_option("--python", render.python, "Python interpreter with matplotlib for the figures")->capture_default_str();
 
+  auto* conf = app.add_subcommand(
+      "conformance",
+      "Check a verifier written elsewhere (any language) against the canonical law, through files or a subprocess.\n"
+      "Cases and samples are JSON lines (see the README for the schema). Verdicts per case and overall:\n"
+      "exit 0 exact and saturated, 1 not exact, 3 exact but not saturated, 2 bad input or a failing verifier.");
+  conf->require_subcommand(1);
+  tev::conformance::EmitConfig emit;
+  std::string cases_out = "cases.jsonl", cases_in, samples_in, conformance_json;
+  double conformance_alpha = 1e-3;
+  std::uint32_t conformance_seed = 20261130;
+  auto add_emit_options = [&](CLI::App* cmd) {
+    cmd->add_option("--cases", emit.cases, "number of cases (they cycle through 8 kinds)")->check(CLI::Range(1, 100000))->capture_default_str();
+    cmd->add_option("--seed", emit.seed, "seed of the generated cases")->capture_default_str();
+    cmd->add_option("--vocab", emit.vocab, "vocabulary of the small-vocabulary cases")->check(CLI::Range(4, 65536))->capture_default_str();
+    cmd->add_option("--budget", emit.budget, "draft nodes per tree")->check(CLI::Range(4, 4096))->capture_default_str();
+    cmd->add_option("--samples", emit.samples, "samples per case")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))->capture_default_str();
+  };
+  auto* emit_cmd = conf->add_subcommand("emit", "Write conformance cases (random, DDTree, chain, star, deep, wide, near-deterministic, sparse large-vocabulary).");
+  add_emit_options(emit_cmd);
+  emit_cmd->add_option("--out", cases_out, "cases file to write")->capture_default_str();
+  auto* check_cmd = conf->add_subcommand("check", "Judge a samples file (one {\"case_id\", \"accepted\", \"bonus\"} per line) against its cases file.");
+  check_cmd->add_option("cases", cases_in, "cases.jsonl")->required()->check(CLI::ExistingFile);
+  check_cmd->add_option("samples", samples_in, "samples.jsonl")->required()->check(CLI::ExistingFile);
+  auto* run_cmd = conf->add_subcommand("run", "Stream cases to a verifier subprocess (one case line on its stdin, `samples` sample lines back) and judge it.");
+  tev::conformance::RunOptions run_options;
+  run_cmd->add_option("--verifier-cmd", run_options.command, "shell command that starts the verifier")->required();
+  run_cmd->add_option("cases", cases_in, "cases.jsonl; without it the emitted default cases are used")->check(CLI::ExistingFile);
+  add_emit_options(run_cmd);
+  run_cmd->add_option("--timeout", run_options.timeout_seconds, "seconds to wait for the verifier's next line")->check(CLI::Range(0.1, 86400.0))->capture_default_str();
+  for (CLI::App* cmd : {check_cmd, run_cmd}) {
+    cmd->add_option("--json", conformance_json, "also write the verdicts as JSON");
+    cmd->add_option("--alpha", conformance_alpha, "family-wise false-alarm level")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
+  }
+  check_cmd->add_option("--completion-seed", conformance_seed, "seed of the completion draws")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -88,6 +124,12 @@ int main(int argc, char** argv) {
       return tev::run_theorem1_command(theorem1, render, std::cout, std::cerr);
     }
     if (rep->parsed()) return tev::run_report_command(results_path, render, std::cout);
+    if (emit_cmd->parsed()) return tev::run_conformance_emit(emit, cases_out, std::cout, std::cerr);
+    if (check_cmd->parsed()) return tev::run_conformance_check(cases_in, samples_in, conformance_seed, conformance_alpha, conformance_json, std::cout);
+    if (run_cmd->parsed()) {
+      run_options.alpha = conformance_alpha;
+      return tev::run_conformance_run(cases_in, emit, run_options, conformance_json, std::cout, std::cerr);
+    }
   } catch (const std::exception& e) {
     std::cerr << "tevsuite: error: " << e.what() << '\n';
     return 2;

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "core/compensated_sum.hpp"
+
 namespace tev {
 
 Binning pool_cells(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
@@ -130,6 +132,24 @@ double chi_square_power(std::span<const double> probability, std::span<const dou
   }
   const double no_impossible = std::exp(samples * std::log1p(-std::min(impossible, 1.0)));
   return 1.0 - no_impossible * (1.0 - chi_power);
+}
+
+double smallest_detectable_tv(std::span<const double> probability, std::span<const double> wrong,
+                              std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power) {
+  std::vector<double> mixture(probability.size());
+  auto power_at = [&](double eps) {
+    for (std::size_t i = 0; i < mixture.size(); ++i) mixture[i] = (1.0 - eps) * probability[i] + eps * wrong[i];
+    return chi_square_power(probability, mixture, group_of_cell, samples, alpha);
+  };
+  if (power_at(1.0) < power) return 0.0;
+  double lo = 0.0, hi = 1.0;  // bisection on ε: TV is linear in it
+  for (int i = 0; i < 50; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (power_at(mid) >= power ? hi : lo) = mid;
+  }
+  CompensatedSum tv;
+  for (std::size_t i = 0; i < probability.size(); ++i) tv.add(std::abs(wrong[i] - probability[i]));
+  return hi * 0.5 * tv.value();
 }
 
 std::vector<double> holm_adjust(std::span<const double> p_values) {

@@ -49,6 +49,12 @@ ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
 double chi_square_power(std::span<const double> probability, std::span<const double> alternative,
                         std::span<const std::int32_t> group_of_cell, double samples, double alpha);
 
+// The smallest TV from `probability` of a contamination (1 − ε)·probability + ε·wrong that the χ²
+// test at alpha with `samples` samples detects with at least `power`; 0 when even `wrong` itself
+// is not detected that often.
+double smallest_detectable_tv(std::span<const double> probability, std::span<const double> wrong,
+                              std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power = 0.99);
+
 // Holm's step-down adjusted p-values, in the input's order.
 std::vector<double> holm_adjust(std::span<const double> p_values);
 

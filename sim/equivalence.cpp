@@ -23,6 +23,38 @@ namespace {
 constexpr double kRequiredPower = 0.99;
 }
 
+TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const BlockCounts& counts) {
+  const ExitLaw law = ExitLaw::compute(tree, rows);
+  const std::vector<double> canonical = canonical_block_law(tree, rows, law);
+  TreeEvidence e;
+  e.chi_square = pearson_chi_square(counts.completed, canonical, node_groups(tree.size(), tree.vocab));
+  e.mean_length = counts.mean_length();
+  e.ceiling = law.ceiling();
+  e.length_p = mean_test_p_value(e.mean_length, counts.samples, law.ceiling(), law.length_variance);
+  e.completions = counts.completions;
+  e.shortfall_p = mean_below_p_value(e.mean_length, counts.samples, law.ceiling(), law.length_variance);
+  // Above the ceiling is below it with the signs flipped.
+  e.excess_p = mean_below_p_value(-e.mean_length, counts.samples, -law.ceiling(), law.length_variance);
+  double second_moment = 0.0;
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    const double length = tree.depth[v] + 1.0;
+    second_moment += static_cast<double>(counts.exits[static_cast<std::size_t>(v)]) * length * length;
+  }
+  const auto n = static_cast<double>(counts.samples);
+  e.length_sd = std::sqrt(std::max(0.0, (second_moment / n - e.mean_length * e.mean_length) * n / std::max(1.0, n - 1.0)));
+  // Node u is accepted exactly when the returned exit lies in u's subtree; level order lets a
+  // backward pass add each subtree into its parent.
+  e.completed_counts = counts.completed;
+  e.prefix = law.prefix;
+  e.accepted = counts.exits;
+  for (NodeId v = tree.size() - 1; v >= 1; --v) e.accepted[static_cast<std::size_t>(tree.parent[v])] += e.accepted[static_cast<std::size_t>(v)];
+  for (NodeId u = 1; u < tree.size(); ++u) {
+    e.acceptance_p.push_back(binomial_two_sided_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
+    e.acceptance_excess_p.push_back(binomial_upper_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
+  }
+  return e;
+}
+
 VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const CheckConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   VerifierReport report;
@@ -46,32 +78,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
     plan.threads = config.threads;
     const BlockCounts counts = run_monte_carlo(id, c.tree, c.rows, plan);
 
-    TreeEvidence e;
-    e.chi_square = pearson_chi_square(counts.completed, canonical, groups);
-    e.mean_length = counts.mean_length();
-    e.ceiling = law.ceiling();
-    e.length_p = mean_test_p_value(e.mean_length, counts.samples, law.ceiling(), law.length_variance);
-    e.completions = counts.completions;
-    e.shortfall_p = mean_below_p_value(e.mean_length, counts.samples, law.ceiling(), law.length_variance);
-    // Above the ceiling is below it with the signs flipped.
-    e.excess_p = mean_below_p_value(-e.mean_length, counts.samples, -law.ceiling(), law.length_variance);
-    double second_moment = 0.0;
-    for (NodeId v = 0; v < c.tree.size(); ++v) {
-      const double length = c.tree.depth[v] + 1.0;
-      second_moment += static_cast<double>(counts.exits[static_cast<std::size_t>(v)]) * length * length;
-    }
-    const auto n = static_cast<double>(counts.samples);
-    e.length_sd = std::sqrt(std::max(0.0, (second_moment / n - e.mean_length * e.mean_length) * n / std::max(1.0, n - 1.0)));
-    // Node u is accepted exactly when the returned exit lies in u's subtree; level order lets a
-    // backward pass add each subtree into its parent.
-    e.completed_counts = counts.completed;
-    e.prefix = law.prefix;
-    e.accepted = counts.exits;
-    for (NodeId v = c.tree.size() - 1; v >= 1; --v) e.accepted[static_cast<std::size_t>(c.tree.parent[v])] += e.accepted[static_cast<std::size_t>(v)];
-    for (NodeId u = 1; u < c.tree.size(); ++u) {
-      e.acceptance_p.push_back(binomial_two_sided_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
-      e.acceptance_excess_p.push_back(binomial_upper_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
-    }
+    TreeEvidence e = sampled_evidence(c.tree, c.rows, counts);
 
     const ExactOutcome exact = enumerate_verifier(id, c.tree, c.rows);
     e.exact_tv = total_variation(exact.completed, canonical);

@@ -8,6 +8,7 @@
 
 #include "core/statistics.hpp"
 #include "core/verifier_registry.hpp"
+#include "sim/monte_carlo.hpp"
 #include "sim/suite.hpp"
 
 namespace tev {
@@ -44,6 +45,11 @@ struct TreeEvidence {
   std::vector<std::uint64_t> completed_counts;  // (N, V) the sampled completed blocks, for two-sample tests
 };
 
+// Everything the samples alone say about a verifier on one tree (no enumeration: the exact_*
+// and predicted_power fields stay 0).
+TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const BlockCounts& counts);
+
+// Ordered worst first, so std::min of verdicts is the worse one.
 enum class Verdict { not_exact, exact_not_saturated, exact_saturated };
 std::string verdict_text(Verdict v);
 

@@ -113,46 +113,21 @@ std::vector<PowerCurve> contamination_power(const SuiteCase& c, const std::vecto
   return curves;
 }
 
-namespace {
-// Power at the default budget against (1 − ε) canonical + ε wrong, and that direction's full TV.
-class ContaminationDirection {
- public:
-  ContaminationDirection(const SuiteCase& c, const PowerConfig& config)
-      : laws_(laws_of(c)),
-        wrong_(enumerate_verifier(VerifierId::mutant_bonus_from_full_row, c.tree, c.rows).completed),
-        config_(config),
-        full_tv_(total_variation(wrong_, laws_.canonical)) {}
-  double full_tv() const { return full_tv_; }
-  double power(double eps) const {
-    std::vector<double> mixture(laws_.canonical.size());
-    for (std::size_t i = 0; i < mixture.size(); ++i) mixture[i] = (1.0 - eps) * laws_.canonical[i] + eps * wrong_[i];
-    return chi_square_power(laws_.canonical, mixture, laws_.groups, static_cast<double>(config_.default_budget), config_.alpha);
-  }
-
- private:
-  Laws laws_;
-  std::vector<double> wrong_;
-  PowerConfig config_;
-  double full_tv_;
-};
-}  // namespace
-
 double contamination_power_at_tv(const SuiteCase& c, const PowerConfig& config, double tv) {
-  const ContaminationDirection direction(c, config);
-  if (tv > direction.full_tv()) throw std::invalid_argument("contamination TV beyond the wrong law's own");
-  return direction.power(tv / direction.full_tv());
+  const Laws laws = laws_of(c);
+  const std::vector<double> wrong = enumerate_verifier(VerifierId::mutant_bonus_from_full_row, c.tree, c.rows).completed;
+  const double full = total_variation(wrong, laws.canonical);
+  if (tv > full) throw std::invalid_argument("contamination TV beyond the wrong law's own");
+  const double eps = tv / full;  // TV is linear in the mixing weight
+  std::vector<double> mixture(laws.canonical.size());
+  for (std::size_t i = 0; i < mixture.size(); ++i) mixture[i] = (1.0 - eps) * laws.canonical[i] + eps * wrong[i];
+  return chi_square_power(laws.canonical, mixture, laws.groups, static_cast<double>(config.default_budget), config.alpha);
 }
 
 double smallest_detectable_tv(const SuiteCase& c, const PowerConfig& config) {
-  const ContaminationDirection direction(c, config);
-  auto power_at = [&](double eps) { return direction.power(eps); };
-  double lo = 0.0, hi = 1.0;
-  if (power_at(hi) < kTarget) return 0.0;  // even the full error is missed
-  for (int i = 0; i < 60; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (power_at(mid) >= kTarget ? hi : lo) = mid;
-  }
-  return hi * direction.full_tv();
+  const Laws laws = laws_of(c);
+  const std::vector<double> wrong = enumerate_verifier(VerifierId::mutant_bonus_from_full_row, c.tree, c.rows).completed;
+  return tev::smallest_detectable_tv(laws.canonical, wrong, laws.groups, static_cast<double>(config.default_budget), config.alpha, kTarget);
 }
 
 }  // namespace tev

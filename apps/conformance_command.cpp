@@ -1,0 +1,156 @@
+#include "apps/conformance_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "conformance/judge.hpp"
+#include "core/statistics.hpp"
+
+namespace tev {
+
+namespace {
+
+using namespace conformance;
+using nlohmann::json;
+
+struct LoadedCases {
+  std::vector<Case> cases;
+  std::vector<std::string> lines;  // as read, for streaming to a verifier
+};
+
+bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
+
+LoadedCases load_cases(const std::vector<std::string>& lines, const std::string& source) {
+  LoadedCases loaded;
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    if (blank(lines[k])) continue;
+    const std::string where = source + ":" + std::to_string(k + 1);
+    Case c = parse_case(lines[k], where);
+    if (!seen.emplace(c.id, k + 1).second) throw InputError(where + ": case_id \"" + c.id + "\" already used on line " + std::to_string(seen[c.id]));
+    loaded.cases.push_back(std::move(c));
+    loaded.lines.push_back(lines[k]);
+  }
+  if (loaded.cases.empty()) throw InputError(source + ": no cases");
+  return loaded;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read " + path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+json report_json(const ConformanceReport& report) {
+  json j;
+  j["format_version"] = 1;
+  j["command"] = "conformance";
+  j["alpha"] = report.alpha;
+  j["overall"] = verdict_text(report.overall);
+  j["first_failing_case"] = report.first_failing;
+  for (const CaseResult& r : report.cases) {
+    j["cases"].push_back({{"case_id", r.id}, {"label", r.label}, {"samples", r.samples}, {"impossible", r.impossible},
+                          {"first_impossible", r.first_impossible}, {"completions", r.evidence.completions},
+                          {"chi2_p", r.evidence.chi_square.p_value}, {"exactness_p_holm", r.exactness_p_holm},
+                          {"saturation_p_holm", r.saturation_p_holm}, {"mean_L", r.evidence.mean_length},
+                          {"ceiling", r.evidence.ceiling}, {"min_detectable_tv", r.min_detectable_tv}, {"verdict", verdict_text(r.verdict)}});
+  }
+  return j;
+}
+
+int print_report(const ConformanceReport& report, const std::string& json_path, std::ostream& out) {
+  out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11) << "impossible" << std::setw(12)
+      << "in-tree bon" << std::setw(11) << "exact p(H)" << std::setw(10) << "sat p(H)" << std::setw(9) << "mean L" << std::setw(9)
+      << "1+C_p" << std::setw(11) << "TV@99%" << std::setw(23) << "verdict" << "what it exercises\n";
+  for (const CaseResult& r : report.cases) {
+    out << std::left << std::setw(6) << r.id << std::setw(10) << r.samples << std::setw(11) << r.impossible << std::setw(12)
+        << r.evidence.completions << std::setw(11) << num(r.exactness_p_holm) << std::setw(10) << num(r.saturation_p_holm) << std::setw(9)
+        << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling) << std::setw(11) << num(r.min_detectable_tv)
+        << std::setw(23) << verdict_text(r.verdict) << r.label << '\n';
+  }
+  for (const CaseResult& r : report.cases) {
+    if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
+  }
+  out << "\nalpha " << report.alpha << " family-wise (Holm; half for exactness, half for saturation). TV@99% is the smallest "
+      << "contamination (toward uniform noise over possible blocks) each case's sample count detects with 99 % power.\n";
+  out << "overall: " << verdict_text(report.overall);
+  if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
+  out << '\n';
+  if (!json_path.empty()) {
+    std::ofstream file(json_path);
+    file << report_json(report).dump(2) << '\n';
+    if (!file) throw InputError("cannot write " + json_path);
+    out << "wrote " << json_path << '\n';
+  }
+  return exit_code(report.overall);
+}
+
+}  // namespace
+
+int run_conformance_emit(const EmitConfig& config, const std::string& out_path, std::ostream& out, std::ostream& progress) {
+  std::ofstream file(out_path);
+  if (!file) throw InputError("cannot write " + out_path);
+  const std::vector<std::string> lines = emit_cases(config);
+  std::vector<double> tvs;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    file << lines[k] << '\n';
+    const Case c = parse_case(lines[k], "emitted case " + std::to_string(k));  // every emitted case must read back
+    tvs.push_back(min_detectable_tv(c.tree, c.rows, c.samples, 1e-3 / 2.0));
+    progress << "  " << c.id << ": " << c.tree.size() << " nodes, depth " << c.tree.max_depth() << ", V = " << c.tree.vocab << " - " << c.label << '\n';
+  }
+  if (!file) throw InputError("error writing " + out_path);
+  std::sort(tvs.begin(), tvs.end());
+  out << "wrote " << lines.size() << " cases to " << out_path << " (" << config.samples << " samples each)\n"
+      << "at alpha 1e-3 each case detects a contamination of TV >= " << num(tvs.front()) << " .. " << num(tvs.back())
+      << " (median " << num(tvs[tvs.size() / 2]) << ") with 99 % power\n";
+  return 0;
+}
+
+int run_conformance_check(const std::string& cases_path, const std::string& samples_path, std::uint32_t seed, double alpha,
+                          const std::string& json_path, std::ostream& out) {
+  const LoadedCases loaded = load_cases(read_lines(cases_path), cases_path);
+  std::vector<CaseJudge> judges;
+  std::map<std::string, std::size_t> index;
+  for (std::size_t k = 0; k < loaded.cases.size(); ++k) {
+    judges.emplace_back(loaded.cases[k], seed, static_cast<std::uint32_t>(k));
+    index[loaded.cases[k].id] = k;
+  }
+  const std::vector<std::string> lines = read_lines(samples_path);
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    if (blank(lines[k])) continue;
+    const std::string where = samples_path + ":" + std::to_string(k + 1);
+    json j;
+    try {
+      j = json::parse(lines[k]);
+    } catch (const json::parse_error& e) {
+      throw InputError(where + ": not valid JSON (" + e.what() + ")");
+    }
+    if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string()) throw InputError(where + ": a sample needs a string \"case_id\"");
+    const auto it = index.find(j["case_id"].get<std::string>());
+    if (it == index.end()) throw InputError(where + ": no case " + j["case_id"].dump() + " in " + cases_path);
+    judges[it->second].add_line(lines[k], where);
+  }
+  return print_report(judge(judges, alpha), json_path, out);
+}
+
+int run_conformance_run(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options, const std::string& json_path,
+                        std::ostream& out, std::ostream& progress) {
+  const LoadedCases loaded = cases_path.empty() ? load_cases(emit_cases(emit), "emitted cases") : load_cases(read_lines(cases_path), cases_path);
+  return print_report(run_verifier_command(loaded.cases, loaded.lines, options, progress), json_path, out);
+}
+
+}  // namespace tev

@@ -1,0 +1,116 @@
+#include "conformance/emit.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "conformance/case_io.hpp"
+#include "core/compensated_sum.hpp"
+#include "sim/suite.hpp"
+
+namespace tev::conformance {
+
+namespace {
+
+constexpr double kNearDeterministicGap = 1e-10;  // mass left outside the drafted children
+constexpr double kSparseRemainder = 0.05;        // mass spread uniformly over unlisted tokens
+
+// Children of each internal node keep all but kNearDeterministicGap of its row.
+TargetRows near_deterministic(const DraftTree& tree, const TargetRows& rows) {
+  std::vector<double> probs(rows.data().begin(), rows.data().end());
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    if (tree.is_leaf(v)) continue;
+    std::span<double> row(probs.data() + static_cast<std::size_t>(v) * static_cast<std::size_t>(tree.vocab), static_cast<std::size_t>(tree.vocab));
+    std::vector<bool> child(row.size(), false);
+    for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c) child[static_cast<std::size_t>(tree.token[c])] = true;
+    CompensatedSum in, out;
+    for (std::size_t a = 0; a < row.size(); ++a) (child[a] ? in : out).add(row[a]);
+    if (!(in.value() > 0.0) || !(out.value() > 0.0)) continue;
+    for (std::size_t a = 0; a < row.size(); ++a) {
+      row[a] = child[a] ? row[a] / in.value() * (1.0 - kNearDeterministicGap) : row[a] / out.value() * kNearDeterministicGap;
+    }
+  }
+  return TargetRows::from_probabilities(probs, rows.rows(), rows.vocab(), kRowTolerance);
+}
+
+struct SparseCase {
+  DraftTree tree;
+  TargetRows rows;
+  std::vector<std::vector<Token>> listed;  // (N) tokens each row lists
+};
+
+// The small case's tree and rows embedded in a large vocabulary: token t becomes t·stride + 7;
+// each row keeps (1 − remainder) of its mass on the embedded tokens, listed, and spreads the
+// remainder uniformly over every other token.
+SparseCase embed_in_large_vocab(const SuiteCase& small, std::int32_t large_vocab) {
+  const std::int32_t v_small = small.tree.vocab;
+  const std::int32_t stride = large_vocab / v_small;
+  if (stride < 2) throw std::invalid_argument("the large vocabulary must be at least twice the small one");
+  auto map = [&](Token t) { return static_cast<Token>(t * stride + (7 % stride)); };
+  SparseCase out;
+  out.tree = small.tree;
+  out.tree.vocab = large_vocab;
+  for (NodeId v = 1; v < out.tree.size(); ++v) out.tree.token[v] = map(small.tree.token[v]);
+  const auto unlisted = static_cast<double>(large_vocab - v_small);
+  std::vector<double> probs(static_cast<std::size_t>(small.tree.size()) * static_cast<std::size_t>(large_vocab), kSparseRemainder / unlisted);
+  out.listed.resize(static_cast<std::size_t>(small.tree.size()));
+  for (NodeId v = 0; v < small.tree.size(); ++v) {
+    const auto row = small.rows.row(v);
+    for (Token t = 0; t < v_small; ++t) {
+      probs[static_cast<std::size_t>(v) * static_cast<std::size_t>(large_vocab) + static_cast<std::size_t>(map(t))] = (1.0 - kSparseRemainder) * row[static_cast<std::size_t>(t)];
+      out.listed[static_cast<std::size_t>(v)].push_back(map(t));
+    }
+  }
+  out.rows = TargetRows::from_probabilities(probs, small.tree.size(), large_vocab, kRowTolerance);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> emit_cases(const EmitConfig& config) {
+  if (config.cases < 1) throw std::invalid_argument("at least one case");
+  if (config.vocab < 4) throw std::invalid_argument("vocab must be at least 4 (the star case has 4 or more children)");
+  if (config.budget < 4) throw std::invalid_argument("budget must be at least 4 draft nodes");
+  if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
+  enum class Rows { as_drawn, near_deterministic, sparse_large_vocab };
+  struct Recipe {
+    TreeShape shape;
+    RowFamilySpec family;
+    std::int32_t arity;   // full k-ary only
+    std::int32_t budget;  // 0: the configured budget
+    Rows rows;
+    const char* label;
+  };
+  const std::int32_t deep = std::max(config.budget, 6);
+  const Recipe recipes[] = {
+      {TreeShape::random_recursive, {RowFamily::dirichlet, 0.3, 1.0}, 2, 0, Rows::as_drawn, "random tree"},
+      {TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, 0, Rows::as_drawn, "DDTree-built"},
+      {TreeShape::chain, {RowFamily::zipf, 1.1, 1.0}, 2, deep, Rows::as_drawn, "deep chain"},
+      {TreeShape::star, {RowFamily::dirichlet, 1.0, 1.0}, 2, 0, Rows::as_drawn, "star (>= 4 children)"},
+      // 4 + 16 nodes: the complete 4-ary tree of depth 2, every leaf at the maximum depth.
+      {TreeShape::full_kary, {RowFamily::gaussian_logits, 2.0, 0.6}, 4, 20, Rows::as_drawn, "complete 4-ary tree, leaves at maximum depth"},
+      {TreeShape::ddtree, {RowFamily::dirichlet, 0.3, 1.0}, 2, 0, Rows::near_deterministic, "near-deterministic rows (child mass 1 - 1e-10)"},
+      {TreeShape::random_recursive, {RowFamily::dirichlet, 0.3, 1.0}, 2, 0, Rows::sparse_large_vocab, "large vocabulary, sparse rows"},
+      {TreeShape::ddtree, {RowFamily::dirichlet, 0.05, 1.0}, 2, 0, Rows::as_drawn, "DDTree, near one-hot rows"},
+  };
+  std::vector<std::string> lines;
+  for (std::int32_t i = 0; i < config.cases; ++i) {
+    const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
+    const SuiteConfig base{.trees = 1, .vocab = config.vocab, .budget = r.budget ? r.budget : config.budget, .seed = config.seed};
+    const SuiteCase c = make_case(r.shape, r.family, r.arity, base, static_cast<std::uint32_t>(i));
+    std::string id = "c";
+    id += std::to_string(i);
+    const std::string label = std::string(r.label) + " / " + c.label;
+    switch (r.rows) {
+      case Rows::as_drawn: lines.push_back(write_case(id, label, c.tree, c.rows, config.samples)); break;
+      case Rows::near_deterministic: lines.push_back(write_case(id, label, c.tree, near_deterministic(c.tree, c.rows), config.samples)); break;
+      case Rows::sparse_large_vocab: {
+        const SparseCase large = embed_in_large_vocab(c, config.large_vocab);
+        lines.push_back(write_case(id, label + ", V = " + std::to_string(config.large_vocab), large.tree, large.rows, config.samples, &large.listed));
+        break;
+      }
+    }
+  }
+  return lines;
+}
+
+}  // namespace tev::conformance

@@ -1,0 +1,24 @@
+#pragma once
+// `tevsuite conformance emit`: cases that cover the shapes and rows where verifiers go wrong.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tev::conformance {
+
+struct EmitConfig {
+  std::int32_t cases = 8;
+  std::uint32_t seed = 20261130;
+  std::int32_t vocab = 16;          // V of the small-vocabulary cases (≥ 4: a star needs 4 children)
+  std::int32_t budget = 12;         // draft nodes per tree (a deep chain uses at least 6)
+  std::uint64_t samples = 100000;   // per case: a stdlib Python TEV answers all 8 in ~10 s
+  std::int32_t large_vocab = 50000; // V of the sparse-row case
+};
+
+// One JSON line per case, cycling through: random tree; DDTree-built; deep chain (depth ≥ 6);
+// star with ≥ 4 children; complete 4-ary tree (every leaf at the maximum depth); near-deterministic
+// rows (drafted children hold all but 1e-10 of each internal row); a large vocabulary with sparse
+// rows; DDTree with near one-hot Dirichlet(0.05) rows.
+std::vector<std::string> emit_cases(const EmitConfig& config);
+
+}  // namespace tev::conformance

@@ -1,0 +1,61 @@
+#pragma once
+// `tevsuite conformance run`: stream cases to a verifier subprocess and judge what it prints.
+#include <cstdint>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "conformance/case_io.hpp"
+#include "conformance/judge.hpp"
+
+namespace tev::conformance {
+
+// The verifier crashed, hung, exited early or printed something that is not a sample.
+class VerifierFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A child process `/bin/sh -c command` with piped stdin and stdout (stderr passes through).
+class VerifierProcess {
+ public:
+  explicit VerifierProcess(const std::string& command);
+  ~VerifierProcess();
+  VerifierProcess(const VerifierProcess&) = delete;
+  VerifierProcess& operator=(const VerifierProcess&) = delete;
+
+  // Writes all of data, reading whatever the child prints meanwhile (so neither side can block
+  // the other on a full pipe). Throws VerifierFailure after timeout_seconds without progress.
+  void send(const std::string& data, double timeout_seconds);
+  // The next line the child prints, without its newline; throws VerifierFailure on a timeout
+  // without output or when the child closes its output.
+  std::string read_line(double timeout_seconds);
+  // Closes the child's stdin and returns whatever it still prints before exiting.
+  std::string finish(double timeout_seconds);
+  // "exited with status 1", "killed by signal 11 (Segmentation fault)", or "still running".
+  std::string status();
+
+ private:
+  bool pump(int poll_timeout_ms, bool want_write, const std::string& data, std::size_t& written);
+  pid_t pid_ = -1;
+  int to_child_ = -1;
+  int from_child_ = -1;
+  bool output_closed_ = false;
+  int exit_status_ = -1;
+  std::string buffer_;
+};
+
+struct RunOptions {
+  std::string command;
+  double timeout_seconds = 60.0;  // longest wait for the verifier's next line
+  std::uint32_t seed = 20261130;  // completion stream
+  double alpha = 1e-3;
+};
+
+// Sends each case line (case order) and reads exactly its `samples` sample lines back.
+ConformanceReport run_verifier_command(const std::vector<Case>& cases, const std::vector<std::string>& case_lines,
+                                       const RunOptions& options, std::ostream& progress);
+
+}  // namespace tev::conformance
