@@ -136,7 +136,7 @@ int run_conformance_check(const std::string& cases_path, const std::string& samp
     json j;
     try {
       j = json::parse(lines[k]);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
       throw InputError(where + ": not valid JSON (" + e.what() + ")");
     }
     if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string()) throw InputError(where + ": a sample needs a string \"case_id\"");

@@ -9,13 +9,13 @@ namespace tev {
 namespace {
 int finish(const nlohmann::json& results, const RenderOptions& render, std::ostream& out) {
   const RenderResult written = render_report(results, render);
-  for (const auto& claim : results["claims"]) {
-    out << (claim["holds"].get<bool>() ? "  holds  " : "  FAILS  ") << claim["claim"].get<std::string>() << " ("
-        << claim["reference"].get<std::string>() << ")\n";
+  for (const auto& claim : results.at("claims")) {
+    out << (claim.at("holds").get<bool>() ? "  holds  " : "  FAILS  ") << claim.at("claim").get<std::string>() << " ("
+        << claim.at("reference").get<std::string>() << ")\n";
   }
   for (const auto& file : written.files) out << "wrote " << file.string() << '\n';
   if (!written.warning.empty()) out << "warning: " << written.warning << '\n';
-  const bool passed = results["passed"].get<bool>();
+  const bool passed = results.at("passed").get<bool>();
   out << (passed ? "PASS" : "FAIL") << ": Theorem 1 reproduced" << (passed ? "" : " -- not every claim holds") << '\n';
   return passed ? 0 : 1;
 }
@@ -35,7 +35,11 @@ int run_report_command(const std::string& results_path, const RenderOptions& ren
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(results_path + " is not valid JSON: " + e.what());
   }
-  return finish(results, render, out);
+  try {
+    return finish(results, render, out);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(results_path + " is not a complete theorem1 results file: " + e.what());
+  }
 }
 
 }  // namespace tev

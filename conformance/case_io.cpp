@@ -82,7 +82,7 @@ Case parse_case(std::string_view line, const std::string& where) {
   json j;
   try {
     j = json::parse(line);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     fail(where, std::string("not valid JSON (") + e.what() + ")");
   }
   if (!j.is_object()) fail(where, "a case must be a JSON object");

@@ -29,7 +29,7 @@ void CaseJudge::add_line(std::string_view line, const std::string& where) {
   json j;
   try {
     j = json::parse(line);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     throw InputError(where + ": not valid JSON (" + e.what() + ")");
   }
   if (!j.is_object() || !j.contains("case_id") || !j.contains("accepted") || !j.contains("bonus")) {

@@ -46,23 +46,23 @@ void figure(Document& d, std::string image, std::string caption) {
 
 Document build(const json& r) {
   Document d;
-  const json& cfg = r["config"];
-  const double alpha_v = cfg["alpha_per_verifier"].get<double>();
+  const json& cfg = r.at("config");
+  const double alpha_v = cfg.at("alpha_per_verifier").get<double>();
   heading(d, "Theorem 1, reproduced empirically");
-  paragraph(d, std::string("Verdict: **") + (r["passed"].get<bool>() ? "every claim holds and every verifier is judged as its kind requires" : "NOT every claim holds — see the rows marked no") +
-                   "**. Seed " + std::to_string(cfg["seed"].get<std::uint32_t>()) + ", " + std::to_string(cfg["samples"].get<std::uint64_t>()) +
-                   " samples per (tree, verifier), family-wise alpha " + num(cfg["alpha"].get<double>()) + " (" + num(alpha_v) +
-                   " per verifier family, Holm within it); run time " + fixed(r["seconds"].get<double>(), 1) + " s" +
-                   (cfg["quick"].get<bool>() ? " (--quick: reduced sweep)" : "") + ".");
+  paragraph(d, std::string("Verdict: **") + (r.at("passed").get<bool>() ? "every claim holds and every verifier is judged as its kind requires" : "NOT every claim holds — see the rows marked no") +
+                   "**. Seed " + std::to_string(cfg.at("seed").get<std::uint32_t>()) + ", " + std::to_string(cfg.at("samples").get<std::uint64_t>()) +
+                   " samples per (tree, verifier), family-wise alpha " + num(cfg.at("alpha").get<double>()) + " (" + num(alpha_v) +
+                   " per verifier family, Holm within it); run time " + fixed(r.at("seconds").get<double>(), 1) + " s" +
+                   (cfg.at("quick").get<bool>() ? " (--quick: reduced sweep)" : "") + ".");
 
   heading(d, "Claims and evidence");
   Table claims{{"claim", "where", "evidence", "holds"}, {}};
-  for (const json& c : r["claims"]) {
-    claims.rows.push_back({c["claim"], c["reference"], c["evidence"], c["holds"].get<bool>() ? "yes" : "**no**"});
+  for (const json& c : r.at("claims")) {
+    claims.rows.push_back({c.at("claim"), c.at("reference"), c.at("evidence"), c.at("holds").get<bool>() ? "yes" : "**no**"});
   }
   table(d, claims);
 
-  const json& cases = r["sweep"]["cases"];
+  const json& cases = r.at("sweep").at("cases");
   heading(d, "Sweep: every exact verifier on " + std::to_string(cases.size()) + " trees");
   paragraph(d, "Budgets, shapes and target families as listed in results.json (sweep.cases). Each verifier's blocks are "
                "completed and their (exit node, next token) counts tested with Pearson's chi-square against the canonical law; "
@@ -70,75 +70,75 @@ Document build(const json& r) {
                "with exact binomial tests; every verifier's exact law is also enumerated.");
   Table sweep{{"verifier", "kind", "verdict", "min Holm p (chi2, E[L])", "min Holm p acceptance = P(u)",
                "min Holm p acceptance > P(u)", "node tests", "mean L", "mean 1 + C_p", "max exact TV"}, {}};
-  for (const json& v : r["sweep"]["verifiers"]) {
-    sweep.rows.push_back({v["name"], v["kind"], v["verdict"], num(v["min_p_holm"].get<double>()), num(v["min_acceptance_p_holm"].get<double>()),
-                          num(v["min_excess_p_holm"].get<double>()), std::to_string(v["acceptance_tests"].get<std::size_t>()),
-                          fixed(v["mean_L"].get<double>()), fixed(v["mean_ceiling"].get<double>()), num(v["max_exact_tv"].get<double>())});
+  for (const json& v : r.at("sweep").at("verifiers")) {
+    sweep.rows.push_back({v.at("name"), v.at("kind"), v.at("verdict"), num(v.at("min_p_holm").get<double>()), num(v.at("min_acceptance_p_holm").get<double>()),
+                          num(v.at("min_excess_p_holm").get<double>()), std::to_string(v.at("acceptance_tests").get<std::size_t>()),
+                          fixed(v.at("mean_L").get<double>()), fixed(v.at("mean_ceiling").get<double>()), num(v.at("max_exact_tv").get<double>())});
   }
   table(d, sweep);
   paragraph(d, "For the unsaturated verifiers the E[L] tests reject by design (their mean length falls short), so their "
                "first p-value column is ~0; their exactness rests on the chi-square tests and the enumeration (max exact TV).");
   figure(d, "figures/mean_length_vs_ceiling.png", "Mean emitted length L per (tree, verifier) with 95 % CI against 1 + C_p: saturated verifiers on the diagonal, unsaturated ones below.");
-  figure(d, "figures/acceptance_vs_prefix.png", "Per-node acceptance rate against P(u) on " + r["acceptance_showcase"]["label"].get<std::string>() + ".");
+  figure(d, "figures/acceptance_vs_prefix.png", "Per-node acceptance rate against P(u) on " + r.at("acceptance_showcase").at("label").get<std::string>() + ".");
 
   heading(d, "Two-sample homogeneity");
   Table homog{{"pair", "trees", "min Holm p"}, {}};
-  for (const json& h : r["homogeneity"]) homog.rows.push_back({h["pair"], std::to_string(h["p_values"].size()), num(h["min_p_holm"].get<double>())});
+  for (const json& h : r.at("homogeneity")) homog.rows.push_back({h.at("pair"), std::to_string(h.at("p_values").size()), num(h.at("min_p_holm").get<double>())});
   table(d, homog);
 
-  const json& cal = r["calibration"];
+  const json& cal = r.at("calibration");
   heading(d, "Calibration of the tests");
-  paragraph(d, "Under true nulls (TEV and predraw are exact) the raw p-values of each test over " + std::to_string(cal["seeds"].get<std::uint32_t>()) +
-                   " independent seeds (" + std::to_string(cal["samples"].get<std::uint64_t>()) + " samples each, tree " + cal["case"].get<std::string>() +
+  paragraph(d, "Under true nulls (TEV and predraw are exact) the raw p-values of each test over " + std::to_string(cal.at("seeds").get<std::uint32_t>()) +
+                   " independent seeds (" + std::to_string(cal.at("samples").get<std::uint64_t>()) + " samples each, tree " + cal.at("case").get<std::string>() +
                    ") should be Uniform(0, 1): Kolmogorov–Smirnov test, and the empirical false-alarm rates at the two usual levels. "
                    "Holm-adjusted minima are not uniform, so only raw p-values are calibrated.");
   Table calt{{"test", "KS D", "KS p", "false alarms at 0.05", "false alarms at 0.01"}, {}};
-  for (const json& s : cal["series"]) {
-    calt.rows.push_back({s["test"], num(s["ks_statistic"].get<double>()), num(s["ks_p"].get<double>()),
-                         fixed(s["false_alarms_05"].get<double>(), 3), fixed(s["false_alarms_01"].get<double>(), 3)});
+  for (const json& s : cal.at("series")) {
+    calt.rows.push_back({s.at("test"), num(s.at("ks_statistic").get<double>()), num(s.at("ks_p").get<double>()),
+                         fixed(s.at("false_alarms_05").get<double>(), 3), fixed(s.at("false_alarms_01").get<double>(), 3)});
   }
   table(d, calt);
   figure(d, "figures/pvalue_qq.png", "Raw p-values under the null against Uniform(0, 1) quantiles.");
 
-  const json& pw = r["power"];
+  const json& pw = r.at("power");
   heading(d, "Power");
-  paragraph(d, "Single chi-square test at alpha = " + num(pw["alpha"].get<double>()) + " on " + pw["case"].get<std::string>() +
+  paragraph(d, "Single chi-square test at alpha = " + num(pw.at("alpha").get<double>()) + " on " + pw.at("case").get<std::string>() +
                    "; predicted power from the non-central chi-square with the exact (enumerated) alternative law, spot-checked by "
                    "Monte Carlo replicates (observed rejections / replicates at the budgets where the prediction is about 0.5, 0.9 and 0.99).");
-  Table pt{{"alternative", "exact TV", "smallest budget for 99 %", "power at " + std::to_string(pw["default_budget"].get<std::uint64_t>()), "spot checks (n: observed vs predicted)"}, {}};
+  Table pt{{"alternative", "exact TV", "smallest budget for 99 %", "power at " + std::to_string(pw.at("default_budget").get<std::uint64_t>()), "spot checks (n: observed vs predicted)"}, {}};
   auto add_curves = [&](const json& curves) {
     for (const json& c : curves) {
       std::string spots;
-      for (const json& s : c["spot_checks"]) {
-        spots += "n=" + std::to_string(s["samples"].get<std::uint64_t>()) + ": " + std::to_string(s["rejections"].get<int>()) + "/" +
-                 std::to_string(s["replicates"].get<int>()) + " vs " + fixed(s["predicted"].get<double>(), 2) + "; ";
+      for (const json& s : c.at("spot_checks")) {
+        spots += "n=" + std::to_string(s.at("samples").get<std::uint64_t>()) + ": " + std::to_string(s.at("rejections").get<int>()) + "/" +
+                 std::to_string(s.at("replicates").get<int>()) + " vs " + fixed(s.at("predicted").get<double>(), 2) + "; ";
       }
-      if (!c["spot_check_note"].get<std::string>().empty()) spots += c["spot_check_note"].get<std::string>();
-      const auto n99 = c["budget_for_99"].get<std::uint64_t>();
-      pt.rows.push_back({c["name"], num(c["exact_tv"].get<double>()), n99 ? std::to_string(n99) : "none (analytic)", fixed(c["power_at_default"].get<double>(), 3), spots});
+      if (!c.at("spot_check_note").get<std::string>().empty()) spots += c.at("spot_check_note").get<std::string>();
+      const auto n99 = c.at("budget_for_99").get<std::uint64_t>();
+      pt.rows.push_back({c.at("name"), num(c.at("exact_tv").get<double>()), n99 ? std::to_string(n99) : "none (analytic)", fixed(c.at("power_at_default").get<double>(), 3), spots});
     }
   };
-  add_curves(pw["mutants"]);
-  add_curves(pw["contamination"]);
+  add_curves(pw.at("mutants"));
+  add_curves(pw.at("contamination"));
   table(d, pt);
-  const double tv = pw["smallest_detectable_tv"].get<double>();
+  const double tv = pw.at("smallest_detectable_tv").get<double>();
   paragraph(d, "Contamination: the canonical law mixed with the bonus-from-full-row mutant's law at weight eps (analytic; "
                "Monte Carlo spot checks only where the 99 % budget is small enough to replicate). The smallest TV along this "
                "direction that one chi-square test at the default budget detects with 99 % power: " + (tv > 0 ? num(tv) : std::string("none")) +
-               "; its power against TV = 0.006 is " + fixed(pw["power_at_tv_0006"].get<double>(), 3) +
+               "; its power against TV = 0.006 is " + fixed(pw.at("power_at_tv_0006").get<double>(), 3) +
                ". For comparison, a widely used engine's rejection-sampler test lets a bias of TV about 0.006 pass about half the time.");
   figure(d, "figures/power_curves.png", "Predicted power against sample count per mutant and contamination level; points are Monte Carlo spot checks with 95 % binomial intervals.");
 
-  const json& comp = r["composition"];
+  const json& comp = r.at("composition");
   heading(d, "Multi-round composition (Lemma 2)");
-  paragraph(d, "Order-2 autoregressive target over V = " + std::to_string(comp["config"]["vocab"].get<int>()) + ", a different drafter, DDTree budget " +
-                   std::to_string(comp["config"]["budget"].get<int>()) + "; every sequence runs " + std::to_string(comp["config"]["rounds"].get<int>()) +
-                   " rounds (or more until n tokens exist); the first n = " + std::to_string(comp["config"]["tokens"].get<int>()) +
-                   " tokens of " + std::to_string(comp["config"]["sequences"].get<std::uint64_t>()) + " sequences are tested against the exact V^n law.");
+  paragraph(d, "Order-2 autoregressive target over V = " + std::to_string(comp.at("config").at("vocab").get<int>()) + ", a different drafter, DDTree budget " +
+                   std::to_string(comp.at("config").at("budget").get<int>()) + "; every sequence runs " + std::to_string(comp.at("config").at("rounds").get<int>()) +
+                   " rounds (or more until n tokens exist); the first n = " + std::to_string(comp.at("config").at("tokens").get<int>()) +
+                   " tokens of " + std::to_string(comp.at("config").at("sequences").get<std::uint64_t>()) + " sequences are tested against the exact V^n law.");
   Table ct{{"verifier", "chi2", "dof", "p", "tokens per round", "mean 1 + C_p per round"}, {}};
-  for (const json& c : comp["results"]) {
-    ct.rows.push_back({c["verifier"], fixed(c["chi2"].get<double>(), 1), std::to_string(c["dof"].get<int>()), num(c["p_value"].get<double>()),
-                       fixed(c["tokens_per_round"].get<double>()), fixed(c["ceiling_per_round"].get<double>())});
+  for (const json& c : comp.at("results")) {
+    ct.rows.push_back({c.at("verifier"), fixed(c.at("chi2").get<double>(), 1), std::to_string(c.at("dof").get<int>()), num(c.at("p_value").get<double>()),
+                       fixed(c.at("tokens_per_round").get<double>()), fixed(c.at("ceiling_per_round").get<double>())});
   }
   table(d, ct);
   figure(d, "figures/composition.png", "Composition: chi-square p-value per verifier (log scale, dashed: the per-verifier level) and tokens per round against the mean ceiling.");
@@ -255,11 +255,11 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
     throw std::invalid_argument("not a theorem1 results file (format_version 1)");
   }
   RenderResult out;
+  const Document doc = build(results);  // first: an incomplete file must fail before anything is written
   std::filesystem::create_directories(options.out_dir / "figures");
   const auto json_path = options.out_dir / "results.json";
   write_file(json_path, results.dump(1) + "\n");
   out.files.push_back(json_path);
-  const Document doc = build(results);
   write_file(options.out_dir / "report.md", markdown(doc));
   write_file(options.out_dir / "report.html", html(doc));
   out.files.push_back(options.out_dir / "report.md");

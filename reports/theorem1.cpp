@@ -125,11 +125,11 @@ json claims_json(const json& results, double verifier_alpha) {
     std::snprintf(buf, sizeof buf, "%.3g", x);
     return std::string(buf);
   };
-  const json& cases = results["sweep"]["cases"];
+  const json& cases = results.at("sweep").at("cases");
   double worst_mass = 0.0, worst_gap = 0.0;
   for (const json& c : cases) {
-    worst_mass = std::max(worst_mass, c["exit_mass_error"].get<double>());
-    worst_gap = std::max(worst_gap, c["coverage_forms_gap"].get<double>());
+    worst_mass = std::max(worst_mass, c.at("exit_mass_error").get<double>());
+    worst_gap = std::max(worst_gap, c.at("coverage_forms_gap").get<double>());
   }
   const std::string n_cases = std::to_string(cases.size());
   add("The exit law is a distribution: sum_v w(v) = 1", "Lemma 1, eq. 5",
@@ -137,29 +137,29 @@ json claims_json(const json& results, double verifier_alpha) {
   add("Two forms of coverage agree: sum_u P(u) = sum_v w(v) depth(v)", "eq. 6",
       "largest gap over " + n_cases + " trees: " + fmt(worst_gap), worst_gap <= kExactTolerance);
 
-  const json& verifiers = results["sweep"]["verifiers"];
+  const json& verifiers = results.at("sweep").at("verifiers");
   double min_excess = 1.0, min_length_excess = 1.0;
   bool saturated_ok = true, unsaturated_ok = true;
   std::size_t node_tests = 0, shortfall_cases = 0, unsaturated_cases = 0;
   double sat_min_chi = 1.0, sat_max_tv = 0.0, sat_min_accept = 1.0;
   for (const json& v : verifiers) {
-    min_excess = std::min(min_excess, v["min_excess_p_holm"].get<double>());
-    node_tests += v["acceptance_tests"].get<std::size_t>();
+    min_excess = std::min(min_excess, v.at("min_excess_p_holm").get<double>());
+    node_tests += v.at("acceptance_tests").get<std::size_t>();
     std::vector<double> excess;
-    for (const json& e : v["per_case"]) excess.push_back(e["excess_p"].get<double>());
+    for (const json& e : v.at("per_case")) excess.push_back(e.at("excess_p").get<double>());
     min_length_excess = std::min(min_length_excess, min_holm(excess));
-    if (v["kind"] == "saturated") {
-      saturated_ok = saturated_ok && v["verdict"] == "exact and saturated";
-      sat_max_tv = std::max(sat_max_tv, v["max_exact_tv"].get<double>());
-      sat_min_accept = std::min(sat_min_accept, v["min_acceptance_p_holm"].get<double>());
+    if (v.at("kind") == "saturated") {
+      saturated_ok = saturated_ok && v.at("verdict") == "exact and saturated";
+      sat_max_tv = std::max(sat_max_tv, v.at("max_exact_tv").get<double>());
+      sat_min_accept = std::min(sat_min_accept, v.at("min_acceptance_p_holm").get<double>());
       std::vector<double> chi;
-      for (const json& e : v["per_case"]) chi.push_back(e["chi2_p"].get<double>());
+      for (const json& e : v.at("per_case")) chi.push_back(e.at("chi2_p").get<double>());
       sat_min_chi = std::min(sat_min_chi, min_holm(chi));
     } else {
-      unsaturated_ok = unsaturated_ok && v["verdict"] == "exact, not saturated";
-      for (const json& e : v["per_case"]) {
+      unsaturated_ok = unsaturated_ok && v.at("verdict") == "exact, not saturated";
+      for (const json& e : v.at("per_case")) {
         ++unsaturated_cases;
-        if (e["exact_mean_L"].get<double>() < e["ceiling"].get<double>() - 1e-9) ++shortfall_cases;
+        if (e["exact_mean_L"].get<double>() < e.at("ceiling").get<double>() - 1e-9) ++shortfall_cases;
       }
     }
   }
@@ -179,20 +179,20 @@ json claims_json(const json& results, double verifier_alpha) {
           "; per-node acceptance = P(u), smallest Holm-adjusted p " + fmt(sat_min_accept),
       saturated_ok && sat_min_chi >= verifier_alpha && sat_max_tv <= kExactTolerance);
   double min_homogeneity = 1.0;
-  for (const json& h : results["homogeneity"]) min_homogeneity = std::min(min_homogeneity, h["min_p_holm"].get<double>());
+  for (const json& h : results.at("homogeneity")) min_homogeneity = std::min(min_homogeneity, h.at("min_p_holm").get<double>());
   add("Predraw and sequential residual are saturated and share one law with TEV", "Corollary 1",
       "verdicts 'exact and saturated'; two-sample homogeneity against an independent TEV sample, smallest Holm-adjusted p " +
           fmt(min_homogeneity),
       saturated_ok && min_homogeneity >= verifier_alpha);
   bool tev_ok = false;
-  for (const json& v : verifiers) tev_ok = tev_ok || (v["name"] == "tev" && v["verdict"] == "exact and saturated");
+  for (const json& v : verifiers) tev_ok = tev_ok || (v.at("name") == "tev" && v.at("verdict") == "exact and saturated");
   add("TEV is exact and saturated", "Corollary 2", "TEV's verdict over the sweep: " + std::string(tev_ok ? "exact and saturated" : "NOT exact and saturated"), tev_ok);
   bool composition_ok = true;
   std::string composition_evidence;
-  for (const json& r : results["composition"]["results"]) {
-    const bool rejected = r["p_value"].get<double>() < verifier_alpha;
-    composition_ok = composition_ok && (rejected == r["reuses_randomness"].get<bool>());
-    if (r["reuses_randomness"].get<bool>()) composition_evidence += "randomness-reusing mutant p = " + fmt(r["p_value"].get<double>()) + "; ";
+  for (const json& r : results.at("composition").at("results")) {
+    const bool rejected = r.at("p_value").get<double>() < verifier_alpha;
+    composition_ok = composition_ok && (rejected == r.at("reuses_randomness").get<bool>());
+    if (r.at("reuses_randomness").get<bool>()) composition_evidence += "randomness-reusing mutant p = " + fmt(r.at("p_value").get<double>()) + "; ";
   }
   add("Exact rounds compose: the first n tokens follow the target's exact law", "Lemma 2",
       composition_evidence + "every exact verifier's chi-square against the exact V^n law at or above " + fmt(verifier_alpha), composition_ok);

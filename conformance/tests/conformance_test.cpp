@@ -68,6 +68,10 @@ TEST(CaseFormat, RejectsTruncatedAndNonJsonLines) {
   EXPECT_THROW(parse_case(line.substr(0, line.size() / 2), "f:1"), InputError);
   EXPECT_THROW(parse_case("NaN", "f:1"), InputError);
   EXPECT_THROW(parse_case("[1, 2]", "f:1"), InputError);
+  // Found by fuzz_case_reader: a number too large for a double escaped as a non-InputError.
+  std::string overflow = line;
+  overflow.replace(overflow.find("0.5"), 3, "0.053e0128814");
+  EXPECT_THROW(parse_case(overflow, "f:1"), InputError);
 }
 
 TEST(CaseFormat, SparseRowsSpreadTheRestUniformly) {
@@ -142,6 +146,7 @@ TEST(Judge, ImpossibleEventsAndBadSamples) {
   EXPECT_THROW(judge_one.add_line(R"({"case_id": "t", "accepted": [0]})", "s:6"), InputError);
   EXPECT_THROW(judge_one.add_line(R"({"case_id": "t", "accepted": ["a"], "bonus": 0})", "s:7"), InputError);
   EXPECT_THROW(judge_one.add_line("{\"case_id\": \"t\", \"acc", "s:8"), InputError);
+  EXPECT_THROW(judge_one.add_line(R"({"case_id": "t", "accepted": [], "bonus": 1e999})", "s:9"), InputError);
   std::vector<CaseJudge> judges = {judge_one};
   // 4 lines counted, the case asks for 4: judged, and not exact because of the impossible events.
   EXPECT_EQ(judge(judges, 1e-3).overall, Verdict::not_exact);
