@@ -4,6 +4,7 @@
 #include <iostream>
 #include <thread>
 
+#include "apps/bench_command.hpp"
 #include "apps/check.hpp"
 #include "apps/conformance_command.hpp"
 #include "apps/theorem1_command.hpp"
@@ -103,6 +104,23 @@ int main(int argc, char** argv) {
   }
   check_cmd->add_option("--completion-seed", conformance_seed, "seed of the completion draws")->capture_default_str();
 
+  auto* bench = app.add_subcommand("bench", "Measure speed (never part of ctest): the verifier stage on Qwen-sized logit rows, or Monte Carlo throughput.");
+  bench->require_subcommand(1);
+  std::string bench_json;
+  std::int32_t bench_vocab = 151936;
+  double bench_seconds = 0.5;
+  std::uint64_t bench_samples = std::uint64_t{1} << 24;
+  int bench_repeats = 3;
+  auto* bench_verifier = bench->add_subcommand(
+      "verifier", "TEV level-parallel, lazy walk, eager and lazy predraw, sequential residual on B + 1 rows of V float32 logits\n"
+                  "(B = 32, 64, 128; T = 0.6, 1.0), 1 and 2 threads, with the ratios of the performance goals.");
+  bench_verifier->add_option("--vocab", bench_vocab, "vocabulary size")->check(CLI::Range(64, 1 << 20))->capture_default_str();
+  bench_verifier->add_option("--seconds", bench_seconds, "time per verifier and workload")->check(CLI::Range(0.05, 60.0))->capture_default_str();
+  auto* bench_mc = bench->add_subcommand("montecarlo", "Monte Carlo samples per second per verifier and for the Philox-only floor, 1 and 2 threads.");
+  bench_mc->add_option("--samples", bench_samples, "samples per timed run")->check(CLI::Range(std::uint64_t{1000}, std::uint64_t{1} << 34))->capture_default_str();
+  bench_mc->add_option("--repeats", bench_repeats, "runs per measurement (best is kept)")->check(CLI::Range(1, 100))->capture_default_str();
+  for (CLI::App* cmd : {bench_verifier, bench_mc}) cmd->add_option("--json", bench_json, "also write the measurements as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -124,6 +142,8 @@ int main(int argc, char** argv) {
       return tev::run_theorem1_command(theorem1, render, std::cout, std::cerr);
     }
     if (rep->parsed()) return tev::run_report_command(results_path, render, std::cout);
+    if (bench_verifier->parsed()) return tev::run_bench_verifier(bench_vocab, bench_seconds, bench_json, std::cout, std::cerr);
+    if (bench_mc->parsed()) return tev::run_bench_montecarlo(bench_samples, bench_repeats, bench_json, std::cout);
     if (emit_cmd->parsed()) return tev::run_conformance_emit(emit, cases_out, std::cout, std::cerr);
     if (check_cmd->parsed()) return tev::run_conformance_check(cases_in, samples_in, conformance_seed, conformance_alpha, conformance_json, std::cout);
     if (run_cmd->parsed()) {

@@ -51,6 +51,8 @@ class DrawCounter {
  public:
   TEV_HD explicit DrawCounter(const DrawSite& site) : site_(site) {}
   TEV_HD double next() { return uniform(site_, draw_++); }
+  // The uniform of a given draw index, for draws made out of order (in parallel).
+  TEV_HD double at(std::uint32_t draw) const { return uniform(site_, draw); }
   TEV_HD std::uint32_t draws() const { return draw_; }
 
  private:

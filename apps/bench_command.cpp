@@ -1,0 +1,114 @@
+#include "apps/bench_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <stdexcept>
+#include <thread>
+
+#include "bench/measurements.hpp"
+
+namespace tev {
+
+namespace {
+
+std::string fmt(double x, const char* spec = "%.3g") {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, spec, x);
+  return buf;
+}
+
+std::string goal(bool met) { return met ? "met" : "NOT met"; }
+
+void write_json(const nlohmann::json& j, const std::string& path, std::ostream& out) {
+  if (path.empty()) return;
+  std::ofstream file(path);
+  file << j.dump(2) << '\n';
+  if (!file) throw std::runtime_error("cannot write " + path);
+  out << "wrote " << path << '\n';
+}
+
+}  // namespace
+
+int run_bench_verifier(std::int32_t vocab, double seconds_each, const std::string& json_path, std::ostream& out, std::ostream& progress) {
+  nlohmann::json j;
+  j["format_version"] = 1;
+  j["command"] = "bench verifier";
+  j["hardware_threads"] = std::thread::hardware_concurrency();
+  out << "Verifier stage: N = B + 1 rows of V = " << vocab << " float32 logits, DDTree trees; median microseconds per call\n";
+  std::vector<StageReport> reports;
+  for (double temperature : {0.6, 1.0}) {
+    for (std::int32_t budget : {32, 64, 128}) {
+      progress << "  B = " << budget << ", T = " << temperature << " ..." << std::flush;
+      reports.push_back(measure_verifier_stage(make_live_workload(budget, temperature, vocab), seconds_each));
+      progress << " done\n";
+    }
+  }
+  const std::vector<std::pair<std::string, int>> columns = {{"tev (level-parallel)", 1}, {"tev (level-parallel)", 2}, {"walk (lazy)", 1},
+                                                            {"predraw (eager)", 1},      {"predraw (eager)", 2},      {"predraw (lazy)", 1},
+                                                            {"sequential residual", 1}};
+  out << "\n   B    T  nodes internal  1+C_p  top-1 |";
+  for (const auto& [name, threads] : columns) out << ' ' << name << " x" << threads << " |";
+  out << '\n';
+  for (const StageReport& r : reports) {
+    out << fmt(r.budget, "%4.0f") << ' ' << fmt(r.temperature, "%4.1f") << ' ' << fmt(r.nodes, "%6.0f") << ' ' << fmt(r.internal, "%8.0f") << ' '
+        << fmt(r.ceiling, "%6.3f") << ' ' << fmt(r.mean_top1, "%6.3f") << " |";
+    for (const auto& [name, threads] : columns) out << ' ' << fmt(r.micros(name, threads), "%8.0f") << " |";
+    out << '\n';
+    nlohmann::json row = {{"budget", r.budget}, {"temperature", r.temperature}, {"vocab", r.vocab}, {"nodes", r.nodes},
+                          {"internal_nodes", r.internal}, {"ceiling", r.ceiling}, {"mean_top1", r.mean_top1}};
+    for (const StageTiming& t : r.timings) row["micros_per_call"].push_back({{"verifier", t.verifier}, {"threads", t.threads}, {"micros", t.micros_per_call}, {"calls", t.calls}});
+    j["workloads"].push_back(row);
+  }
+  out << "\nRatios (measured side by side in this run):\n";
+  bool all_met = true;
+  for (const StageReport& r : reports) {
+    const double eager = r.micros("predraw (eager)", 1);
+    const double tev1 = r.micros("tev (level-parallel)", 1), tev2 = r.micros("tev (level-parallel)", 2);
+    const double walk = r.micros("walk (lazy)", 1);
+    const double tev_ratio = eager / tev1;
+    out << "  B = " << r.budget << ", T = " << r.temperature << ": eager predraw / TEV = " << fmt(tev_ratio, "%.2f") << " (1 thread; goal >= 2: "
+        << goal(tev_ratio >= 2.0) << "), with 2 threads TEV " << fmt(tev2, "%.0f") << " us; eager predraw / lazy walk = " << fmt(eager / walk, "%.1f");
+    all_met = all_met && tev_ratio >= 2.0;
+    if (r.budget == 64) {
+      double fastest = walk;
+      for (const auto& [name, threads] : columns) {
+        if (threads == 1) fastest = std::min(fastest, r.micros(name, threads));
+      }
+      out << " (goal >= 10 at B = 64: " << goal(eager / walk >= 10.0) << "); fastest exact verifier " << fmt(fastest, "%.0f")
+          << " us per call on one core (goal < 500: " << goal(fastest < 500.0) << ")";
+      all_met = all_met && eager / walk >= 10.0 && fastest < 500.0;
+    }
+    out << '\n';
+  }
+  j["all_goals_met"] = all_met;
+  write_json(j, json_path, out);
+  return 0;
+}
+
+int run_bench_montecarlo(std::uint64_t samples, int repeats, const std::string& json_path, std::ostream& out) {
+  const ThroughputReport r = measure_montecarlo(samples, repeats);
+  out << "Monte Carlo throughput: DDTree B = " << r.budget << ", V = " << r.vocab << ", " << samples << " samples per run, best of " << repeats
+      << "; million samples per second\n\n";
+  out << "verifier              1 thread   2 threads\n";
+  nlohmann::json j;
+  j["format_version"] = 1;
+  j["command"] = "bench montecarlo";
+  j["samples"] = samples;
+  for (const char* name : {"tev", "predraw", "sequential-residual", "walk", "philox-only"}) {
+    out << std::string(name) + std::string(std::max<std::size_t>(1, 21 - std::string(name).size()), ' ') << fmt(r.rate(name, 1) / 1e6, "%8.1f") << "   "
+        << fmt(r.rate(name, 2) / 1e6, "%8.1f") << '\n';
+    j["rates"].push_back({{"verifier", name}, {"threads_1", r.rate(name, 1)}, {"threads_2", r.rate(name, 2)}});
+  }
+  const double tev2 = r.rate("tev", 2), floor2 = r.rate("philox-only", 2);
+  out << "\nTEV on 2 threads: " << fmt(tev2 / 1e6, "%.1f") << " M samples/s (goal >= 100: " << goal(tev2 >= 1e8) << "); Philox-only / TEV = "
+      << fmt(floor2 / tev2, "%.2f") << " (goal <= 3: " << goal(floor2 / tev2 <= 3.0) << ")\n";
+  j["tev_2_threads"] = tev2;
+  j["floor_over_tev"] = floor2 / tev2;
+  write_json(j, json_path, out);
+  return 0;
+}
+
+}  // namespace tev
