@@ -8,8 +8,25 @@
 #include "apps/check.hpp"
 #include "apps/conformance_command.hpp"
 #include "apps/theorem1_command.hpp"
+#include "sim/distributed.hpp"
+
+namespace {
+// Swallows the output of MPI ranks other than 0.
+class NullBuffer : public std::streambuf {
+ protected:
+  int overflow(int c) override { return c; }
+};
+}  // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun every rank runs the same command on its slice of the samples; rank 0 speaks
+  // and writes the files.
+  const tev::Distribution distribution(&argc, &argv);
+  NullBuffer silent;
+  if (tev::Distribution::rank() != 0) {
+    std::cout.rdbuf(&silent);
+    std::cerr.rdbuf(&silent);
+  }
   CLI::App app{
       "tevsuite: checks that tree speculative-decoding verifiers are exact (their output has the target's law)\n"
       "and saturated (they emit 1 + C_p(T) tokens per round on average), against the canonical exit law\n"
@@ -130,6 +147,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd->parsed()) {
       check.check.seed = check.suite.seed;
+      if (tev::Distribution::rank() != 0) check.json_path.clear();
       check.check.verifiers_sharing_alpha = static_cast<int>(tev::verifier_catalog().size());
       return tev::run_check(check, std::cout, std::cerr);
     }
@@ -138,6 +156,10 @@ int main(int argc, char** argv) {
         const auto samples = theorem1.samples;
         theorem1 = tev::quick_options(theorem1);
         if (thm->count("--samples") > 0) theorem1.samples = samples;
+      }
+      if (tev::Distribution::rank() != 0) {
+        tev::run_theorem1(theorem1, std::cerr);  // this rank's share of the samples; rank 0 writes the report
+        return 0;
       }
       return tev::run_theorem1_command(theorem1, render, std::cout, std::cerr);
     }

@@ -5,6 +5,7 @@
 
 #include "core/choosers.hpp"
 #include "core/exit_law.hpp"
+#include "sim/distributed.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/synthetic.hpp"
 #include "sim/trees.hpp"
@@ -12,6 +13,8 @@
 namespace tev {
 
 namespace {
+
+constexpr double kFixedPoint = 4294967296.0;  // 2^32
 
 // Next-token rows that depend on the last two tokens only.
 class OrderTwoModel {
@@ -73,7 +76,7 @@ Round build_round(const OrderTwoModel& model, const std::vector<Token>& context,
 struct SequenceCounts {
   std::vector<std::uint64_t> cells;  // (V^n) first n tokens
   std::uint64_t length_sum = 0;
-  double ceiling_sum = 0.0;  // Σ 1 + C_p (a double: the deterministic reduce fixes its summation order)
+  std::int64_t ceiling_fixed = 0;  // Σ (1 + C_p) · 2^32: an integer, so the sum is exact in any order and over MPI ranks
   std::uint64_t rounds = 0;
 };
 
@@ -125,7 +128,7 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
           const Block b = run_verifier(entry.id, r.tree, r.rows, chooser);
           if (round < config.rounds) {
             counts.length_sum += static_cast<std::uint64_t>(r.tree.depth[b.exit]) + 1;
-            counts.ceiling_sum += ExitLaw::compute(r.tree, r.rows).ceiling();
+            counts.ceiling_fixed += std::llround(ExitLaw::compute(r.tree, r.rows).ceiling() * kFixedPoint);
             ++counts.rounds;
           }
           const auto path = r.tree.path_tokens(b.exit);
@@ -146,21 +149,28 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
       if (b.cells.empty()) return a;
       for (std::size_t i = 0; i < a.cells.size(); ++i) a.cells[i] += b.cells[i];
       a.length_sum += b.length_sum;
-      a.ceiling_sum += b.ceiling_sum;
+      a.ceiling_fixed += b.ceiling_fixed;
       a.rounds += b.rounds;
       return a;
     };
+    const auto [first, count] = Distribution::slice(0, config.sequences);
     oneapi::tbb::task_arena arena(config.threads);
-    const SequenceCounts counts = arena.execute([&] {
-      return oneapi::tbb::parallel_deterministic_reduce(oneapi::tbb::blocked_range<std::uint64_t>(0, config.sequences, 1024),
-                                                        SequenceCounts{}, body, merge);
+    SequenceCounts counts = arena.execute([&] {
+      return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(first, first + count, 1024), SequenceCounts{}, body, merge);
     });
+    if (counts.cells.empty()) counts.cells.assign(cells, 0);
+    Distribution::sum(counts.cells);
+    std::int64_t scalars[] = {static_cast<std::int64_t>(counts.length_sum), counts.ceiling_fixed, static_cast<std::int64_t>(counts.rounds)};
+    Distribution::sum(scalars);
+    counts.length_sum = static_cast<std::uint64_t>(scalars[0]);
+    counts.ceiling_fixed = scalars[1];
+    counts.rounds = static_cast<std::uint64_t>(scalars[2]);
     CompositionResult result;
     result.verifier = entry.name;
     result.reuses_randomness = entry.reuse;
     result.chi_square = pearson_chi_square(counts.cells, exact, one_group);
     result.tokens_per_round = static_cast<double>(counts.length_sum) / static_cast<double>(counts.rounds);
-    result.ceiling_per_round = counts.ceiling_sum / static_cast<double>(counts.rounds);
+    result.ceiling_per_round = static_cast<double>(counts.ceiling_fixed) / kFixedPoint / static_cast<double>(counts.rounds);
     result.exact_mass_checked = compensated_total(exact);
     results.push_back(result);
   }

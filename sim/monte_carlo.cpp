@@ -23,6 +23,17 @@ void BlockCounts::merge(const BlockCounts& other) {
   length_sum += other.length_sum;
 }
 
+void BlockCounts::sum_over_ranks() {
+  if (Distribution::size() == 1) return;
+  Distribution::sum(completed);
+  Distribution::sum(exits);
+  std::uint64_t scalars[] = {samples, completions, length_sum};
+  Distribution::sum(scalars);
+  samples = scalars[0];
+  completions = scalars[1];
+  length_sum = scalars[2];
+}
+
 void BlockCounts::add(const DraftTree& tree, const Block& returned, const Block& completed_block) {
   ++exits[static_cast<std::size_t>(returned.exit)];
   length_sum += static_cast<std::uint64_t>(tree.depth[returned.exit]) + 1;

@@ -11,6 +11,7 @@
 
 #include "core/choosers.hpp"
 #include "core/verifier_registry.hpp"
+#include "sim/distributed.hpp"
 
 namespace tev {
 
@@ -24,6 +25,8 @@ struct BlockCounts {
   BlockCounts() = default;
   BlockCounts(std::int32_t nodes, std::int32_t vocab);
   void merge(const BlockCounts& other);
+  // Adds up the counts of every MPI rank (a no-op in a single process).
+  void sum_over_ranks();
   // Adds one returned block and its completion.
   void add(const DraftTree& tree, const Block& returned, const Block& completed);
   double mean_length() const { return samples ? static_cast<double>(length_sum) / static_cast<double>(samples) : 0.0; }
@@ -60,13 +63,14 @@ BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const Mo
     a.merge(b);
     return a;
   };
+  // Under mpirun this rank counts its slice of the samples; the sums over ranks are the whole run.
+  const auto [first, count] = Distribution::slice(plan.first_sample, plan.samples);
   oneapi::tbb::task_arena arena(plan.threads);
   BlockCounts result = arena.execute([&] {
-    return oneapi::tbb::parallel_reduce(
-        oneapi::tbb::blocked_range<std::uint64_t>(plan.first_sample, plan.first_sample + plan.samples, 2048),
-        BlockCounts{}, body, merge);
+    return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(first, first + count, 2048), BlockCounts{}, body, merge);
   });
   if (result.completed.empty()) result = BlockCounts(tree.size(), tree.vocab);
+  result.sum_over_ranks();
   return result;
 }
 
