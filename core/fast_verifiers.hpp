@@ -1,8 +1,8 @@
 #pragma once
 // Per-sample Monte Carlo kernels over per-tree tables (device-safe: raw pointers, no Eigen).
 // Each consumes the same uniforms, in the same order, as its chooser-path twin in verifiers.hpp
-// and compares them against the same cumulative tables, so both give the identical block for
-// equal (seed, stream, tree, sample) — a property the test suite checks.
+// and finds the same first index of the same cumulative tables (through guide tables), so both
+// give the identical block for equal (seed, stream, tree, sample) — a property the test suite checks.
 #include <cstddef>
 #include <cstdint>
 
@@ -26,21 +26,34 @@ struct TreeTablesView {
   const std::int32_t* test_child = nullptr;      // (N − 1) sequential residual: child tested k-th at v, slot first_child[v] − 1 + k
   const double* test_cum = nullptr;              // (N − 1, 2) per slot: cumulative {g(x), g elsewhere}
   const double* final_residual_cum = nullptr;    // (N, V) cumulative residual after every child of v is rejected
+  std::int32_t exit_buckets = 1;                 // guide size for exit_cum
+  std::int32_t row_buckets = 1;                  // guide size per row table
+  const std::int32_t* exit_guide = nullptr;      // (exit_buckets) guide table of exit_cum
+  const std::int32_t* row_guide = nullptr;       // (N, row_buckets) guide tables of row_cum
+  const std::int32_t* residual_guide = nullptr;  // (N, row_buckets) of residual_cum
+  const std::int32_t* final_residual_guide = nullptr;  // (N, row_buckets) of final_residual_cum
 
   TEV_HD std::size_t row_offset(NodeId v) const {
     return static_cast<std::size_t>(v) * static_cast<std::size_t>(vocab);
   }
+  TEV_HD std::size_t guide_offset(NodeId v) const {
+    return static_cast<std::size_t>(v) * static_cast<std::size_t>(row_buckets);
+  }
+  // A token from one of the (N, V) tables of node v, through its guide.
+  TEV_HD Token pick_row(const double* table, const std::int32_t* guide, NodeId v, double u) const {
+    return pick_guided(table + row_offset(v), vocab, guide + guide_offset(v), row_buckets, u);
+  }
 };
 
 TEV_HD inline Block tree_exit_verify_fast(const TreeTablesView& t, DrawCounter& draws) {
-  const NodeId v = pick_cumulative(t.exit_cum, t.nodes, draws.next());
-  return {v, pick_cumulative(t.residual_cum + t.row_offset(v), t.vocab, draws.next())};
+  const NodeId v = pick_guided(t.exit_cum, t.nodes, t.exit_guide, t.exit_buckets, draws.next());
+  return {v, t.pick_row(t.residual_cum, t.residual_guide, v, draws.next())};
 }
 
 TEV_HD inline Block predraw_and_follow_fast(const TreeTablesView& t, DrawCounter& draws) {
   NodeId v = 0;
   for (;;) {
-    const Token r = pick_cumulative(t.row_cum + t.row_offset(v), t.vocab, draws.next());
+    const Token r = t.pick_row(t.row_cum, t.row_guide, v, draws.next());
     const NodeId next = t.child_of_token[t.row_offset(v) + static_cast<std::size_t>(r)];
     if (next < 0) return {v, r};
     v = next;
@@ -51,9 +64,9 @@ TEV_HD inline Block pathwise_walk_fast(const TreeTablesView& t, DrawCounter& dra
   NodeId v = 0;
   for (;;) {
     const std::int32_t children = t.child_count[v];
-    if (children == 0) return {v, pick_cumulative(t.row_cum + t.row_offset(v), t.vocab, draws.next())};
+    if (children == 0) return {v, t.pick_row(t.row_cum, t.row_guide, v, draws.next())};
     const std::int32_t k = pick_cumulative(t.walk_cum + t.walk_offset[v], children + 1, draws.next());
-    if (k == children) return {v, pick_cumulative(t.residual_cum + t.row_offset(v), t.vocab, draws.next())};
+    if (k == children) return {v, t.pick_row(t.residual_cum, t.residual_guide, v, draws.next())};
     v = t.first_child[v] + k;
   }
 }
@@ -70,7 +83,7 @@ TEV_HD inline Block sequential_residual_fast(const TreeTablesView& t, DrawCounte
       }
     }
     if (accepted == kNoNode) {
-      return {v, pick_cumulative(t.final_residual_cum + t.row_offset(v), t.vocab, draws.next())};
+      return {v, t.pick_row(t.final_residual_cum, t.final_residual_guide, v, draws.next())};
     }
     v = accepted;
   }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <vector>
 
 #include "core/philox.hpp"
 #include "core/sampling.hpp"
@@ -56,6 +57,28 @@ TEST(PickCumulative, NeverPicksZeroWeightAndHandlesTheEnds) {
   EXPECT_EQ(pick_cumulative(cum.data(), 5, 0.25), 1);       // boundary belongs to the left category
   EXPECT_EQ(pick_cumulative(cum.data(), 5, 0.2500001), 3);
   EXPECT_EQ(pick_cumulative(cum.data(), 5, 1.0), 3);        // u = 1: last positive weight, not the trailing zero
+}
+
+// The guided search must return exactly the binary search's index, for every uniform, including
+// zero weights, u = 1 and the smallest u; checked over many tables and uniforms.
+TEST(PickGuided, AgreesWithTheBinarySearchEverywhere) {
+  DrawCounter draws({3, Stream::generation, 0, 0});
+  for (std::int32_t n : {1, 2, 3, 7, 64, 65, 1000}) {
+    for (int table = 0; table < 20; ++table) {
+      std::vector<double> w(static_cast<std::size_t>(n)), cum(w.size());
+      for (double& x : w) x = draws.next() < 0.3 ? 0.0 : draws.next();  // about 30 % zero weights
+      w.back() += 1e-3;                                                 // a positive total
+      cumulate(w.data(), n, cum.data());
+      const std::int32_t buckets = guide_buckets(n);
+      std::vector<std::int32_t> guide(static_cast<std::size_t>(buckets));
+      build_guide(cum.data(), n, buckets, guide.data());
+      for (double u : {0x1.0p-53, 1.0}) ASSERT_EQ(pick_guided(cum.data(), n, guide.data(), buckets, u), pick_cumulative(cum.data(), n, u));
+      for (int k = 0; k < 2000; ++k) {
+        const double u = draws.next();
+        ASSERT_EQ(pick_guided(cum.data(), n, guide.data(), buckets, u), pick_cumulative(cum.data(), n, u)) << "n " << n << " u " << u;
+      }
+    }
+  }
 }
 
 }  // namespace
