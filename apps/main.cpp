@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
   auto* run_cmd = conf->add_subcommand("run", "Stream cases to a verifier subprocess (one case line on its stdin, `samples` sample lines back) and judge it.");
   tev::conformance::RunOptions run_options;
   run_cmd->add_option("--verifier-cmd", run_options.command, "shell command that starts the verifier")->required();
-  run_cmd->add_option("cases", cases_in, "cases.jsonl; without it the emitted default cases are used")->check(CLI::ExistingFile);
+  run_cmd->add_option("cases", cases_in, "cases.jsonl; without it cases are emitted, and only then do --cases, --seed, --vocab, --budget and --samples apply")
+      ->check(CLI::ExistingFile);
   add_emit_options(run_cmd);
   run_cmd->add_option("--timeout", run_options.timeout_seconds, "seconds to wait for the verifier's next line")->check(CLI::Range(0.1, 86400.0))->capture_default_str();
   for (CLI::App* cmd : {check_cmd, run_cmd}) {
