@@ -89,7 +89,9 @@ Block bonus_from_parent_row(const DraftTree& tree, const TargetRows& rows, Choos
   for (NodeId c = tree.first_child[b.exit]; c < tree.first_child[b.exit] + tree.child_count[b.exit]; ++c) {
     residual[static_cast<std::size_t>(tree.token[c])] = 0.0;
   }
-  b.bonus = static_cast<Token>(chooser.categorical(residual));
+  // The exit's children can cover the whole parent row; the buggy engine then uses the full row.
+  const bool empty = !(compensated_total(residual) > 0.0);
+  b.bonus = static_cast<Token>(chooser.categorical(empty ? row : std::span<const double>(residual)));
   return b;
 }
 

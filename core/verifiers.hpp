@@ -56,14 +56,17 @@ inline void walk_weights(const DraftTree& tree, const TargetRows& rows, NodeId v
 
 // One exit draw from the given exit weights (over nodes in level order), then one bonus draw from
 // the exit's residual row. TEV passes the canonical w; the ρ mutants pass their own weights.
+// With the canonical w neither fallback below is ever reached (w(v) = 0 exactly where v's
+// residual is empty, and Σ w = 1); they keep a wrong exit law (a mutant's) from stopping the run.
 template <class Chooser>
 Block exit_then_residual_bonus(const DraftTree& tree, const TargetRows& rows, std::span<const double> exit_weights,
                                Chooser& chooser) {
   Block b;
-  b.exit = static_cast<NodeId>(chooser.categorical(exit_weights));
+  b.exit = compensated_total(exit_weights) > 0.0 ? static_cast<NodeId>(chooser.categorical(exit_weights)) : 0;
   std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
   masked_row(tree, rows, b.exit, residual);
-  b.bonus = static_cast<Token>(chooser.categorical(residual));
+  const bool empty = !(compensated_total(residual) > 0.0);
+  b.bonus = static_cast<Token>(chooser.categorical(empty ? rows.row(b.exit) : std::span<const double>(residual)));
   return b;
 }
 

@@ -31,7 +31,9 @@ std::vector<SuiteCase> make_suite(const SuiteConfig& config) {
   std::vector<SuiteCase> suite;
   for (std::int32_t i = 0; i < config.trees; ++i) {
     const Recipe& recipe = kRecipes[static_cast<std::size_t>(i) % kRecipes.size()];
-    suite.push_back(make_case(recipe.shape, recipe.family, recipe.arity, config, static_cast<std::uint32_t>(i)));
+    // A vocabulary smaller than the recipe's arity narrows the k-ary tree rather than failing.
+    const std::int32_t arity = std::min(recipe.arity, config.vocab);
+    suite.push_back(make_case(recipe.shape, recipe.family, arity, config, static_cast<std::uint32_t>(i)));
   }
   return suite;
 }
