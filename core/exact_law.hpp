@@ -13,7 +13,6 @@ struct ExactOutcome {
   std::vector<double> completed;        // (N, V) exact law of (exit node, next token) after completion
   double mean_length = 0.0;             // E[L] of the blocks the verifier itself returns
   double completion_probability = 0.0;  // P(bonus is a drafted child's token)
-  std::uint64_t branches = 0;           // enumerated paths
 };
 
 // verify(chooser) → Block runs one verifier; it must be a deterministic function of its choices.
@@ -32,7 +31,6 @@ ExactOutcome enumerate_verifier(const DraftTree& tree, const TargetRows& rows, V
         return Outcome{b, complete_block(tree, rows, b, chooser)};
       },
       [&](const Outcome& o, double probability) {
-        ++out.branches;
         out.completed[static_cast<std::size_t>(o.completed.exit) * static_cast<std::size_t>(tree.vocab) +
                       static_cast<std::size_t>(o.completed.bonus)] += probability;
         length.add(probability * (tree.depth[o.returned.exit] + 1.0));

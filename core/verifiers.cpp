@@ -12,15 +12,6 @@ ChildOrder ChildOrder::stored(const DraftTree& tree) {
   return order;
 }
 
-ChildOrder ChildOrder::reversed(const DraftTree& tree) {
-  ChildOrder order = stored(tree);
-  for (NodeId v = 0; v < tree.size(); ++v) {
-    auto first = order.sequence.begin() + tree.first_child[v];
-    std::reverse(first, first + tree.child_count[v]);
-  }
-  return order;
-}
-
 ChildOrder ChildOrder::by_target_mass(const DraftTree& tree, const TargetRows& rows) {
   ChildOrder order = stored(tree);
   for (NodeId v = 0; v < tree.size(); ++v) {

@@ -20,7 +20,6 @@ struct ChildOrder {
 
   NodeId at(const DraftTree& tree, NodeId v, std::int32_t k) const { return sequence[tree.first_child[v] + k]; }
   static ChildOrder stored(const DraftTree& tree);
-  static ChildOrder reversed(const DraftTree& tree);
   // Children with larger target mass first (as engines sort by score); ties keep stored order.
   static ChildOrder by_target_mass(const DraftTree& tree, const TargetRows& rows);
 };
