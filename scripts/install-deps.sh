@@ -7,6 +7,7 @@ packages=(
   librapidcheck-dev libboost-math-dev libeigen3-dev libtbb-dev libgtest-dev
   librandom123-dev libcli11-dev nlohmann-json3-dev python3-matplotlib
   libbenchmark-dev libopenmpi-dev openmpi-bin
+  libsphinxbase-dev pocketsphinx-en-us pkg-config
 )
 
 missing=()

@@ -96,60 +96,94 @@ BuiltTree build_tree(TreeShape shape, std::int32_t budget, const SyntheticLangua
   return tree_from_parents(parents, tokens, vocab);
 }
 
-BuiltTree ddtree_best_first(std::span<const std::vector<double>> marginals, std::int32_t budget) {
-  if (marginals.empty()) throw std::invalid_argument("ddtree_best_first: no draft marginals");
-  const auto vocab = static_cast<std::int32_t>(marginals.front().size());
-  const auto depth_limit = static_cast<std::int32_t>(marginals.size());
-  // Tokens of each depth by decreasing draft probability (ties by token id).
-  std::vector<std::vector<Token>> ranked(marginals.size());
-  for (std::size_t d = 0; d < marginals.size(); ++d) {
-    if (static_cast<std::int32_t>(marginals[d].size()) != vocab) throw std::invalid_argument("ddtree_best_first: marginals of different sizes");
-    ranked[d].resize(static_cast<std::size_t>(vocab));
-    std::iota(ranked[d].begin(), ranked[d].end(), 0);
-    std::stable_sort(ranked[d].begin(), ranked[d].end(), [&](Token a, Token b) { return marginals[d][a] > marginals[d][b]; });
-  }
+RankedRow rank_row(std::span<const double> q, std::int32_t keep) {
+  const auto vocab = static_cast<std::int32_t>(q.size());
+  const auto kept = static_cast<std::size_t>(std::clamp(keep, 0, vocab));
+  std::vector<Token> order(static_cast<std::size_t>(vocab));
+  std::iota(order.begin(), order.end(), 0);
+  auto before = [&](Token a, Token b) { return q[a] > q[b] || (q[a] == q[b] && a < b); };
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(), before);
+  RankedRow ranked;
+  ranked.tokens.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept));
+  for (Token t : ranked.tokens) ranked.log_q.push_back(q[t] > 0.0 ? std::log(q[t]) : -std::numeric_limits<double>::infinity());
+  return ranked;
+}
+
+BuiltTree best_first_tree(const RankedRowSource& ranked_at, std::int32_t budget, std::int32_t depth_limit, std::int32_t vocab) {
   struct Candidate {
     double score;         // cumulative log-probability of the path
     std::uint64_t order;  // creation order, to break ties deterministically
     NodeId parent;        // in heap order
-    std::int32_t depth;   // depth of the candidate node (1-based)
-    std::int32_t rank;    // rank of its token among depth's tokens
+    std::int32_t rank;    // rank of its token in the parent's ranked row
   };
   auto worse = [](const Candidate& a, const Candidate& b) {
     return a.score < b.score || (a.score == b.score && a.order > b.order);
   };
   std::priority_queue<Candidate, std::vector<Candidate>, decltype(worse)> frontier(worse);
-  auto log_q = [&](std::int32_t depth, std::int32_t rank) {
-    const double q = marginals[static_cast<std::size_t>(depth - 1)][static_cast<std::size_t>(ranked[static_cast<std::size_t>(depth - 1)][static_cast<std::size_t>(rank)])];
-    return q > 0.0 ? std::log(q) : -std::numeric_limits<double>::infinity();
-  };
   std::uint64_t created = 0;
   std::vector<NodeId> parents = {kNoNode};
   std::vector<Token> tokens = {kNoToken};
   std::vector<double> score = {0.0};
-  if (depth_limit >= 1 && budget > 0) frontier.push({log_q(1, 0), created++, 0, 1, 0});
+  std::vector<std::int32_t> depth = {0};
+  std::vector<RankedRow> ranked;  // (heap order) the ranked draft row of each expanded node
+  std::vector<Token> path;
+  // Ranks node v's children and offers its best one.
+  auto expand = [&](NodeId v) {
+    path.clear();
+    for (NodeId u = v; u != 0; u = parents[static_cast<std::size_t>(u)]) path.push_back(tokens[static_cast<std::size_t>(u)]);
+    std::reverse(path.begin(), path.end());
+    ranked.resize(std::max(ranked.size(), static_cast<std::size_t>(v) + 1));
+    ranked[static_cast<std::size_t>(v)] = ranked_at(path);
+    if (!ranked[static_cast<std::size_t>(v)].tokens.empty()) frontier.push({score[static_cast<std::size_t>(v)] + ranked[static_cast<std::size_t>(v)].log_q[0], created++, v, 0});
+  };
+  if (depth_limit >= 1 && budget > 0) expand(0);
   while (!frontier.empty() && static_cast<std::int32_t>(parents.size()) <= budget) {
     const Candidate c = frontier.top();
     frontier.pop();
     const auto id = static_cast<NodeId>(parents.size());
+    const RankedRow& siblings = ranked[static_cast<std::size_t>(c.parent)];
     parents.push_back(c.parent);
-    tokens.push_back(ranked[static_cast<std::size_t>(c.depth - 1)][static_cast<std::size_t>(c.rank)]);
+    tokens.push_back(siblings.tokens[static_cast<std::size_t>(c.rank)]);
     score.push_back(c.score);
-    if (c.rank + 1 < vocab) frontier.push({score[c.parent] + log_q(c.depth, c.rank + 1), created++, c.parent, c.depth, c.rank + 1});
-    if (c.depth < depth_limit) frontier.push({c.score + log_q(c.depth + 1, 0), created++, id, c.depth + 1, 0});
+    depth.push_back(depth[static_cast<std::size_t>(c.parent)] + 1);
+    if (static_cast<std::size_t>(c.rank) + 1 < siblings.tokens.size()) {
+      frontier.push({score[static_cast<std::size_t>(c.parent)] + siblings.log_q[static_cast<std::size_t>(c.rank) + 1], created++, c.parent, c.rank + 1});
+    }
+    // A node that cannot get a child within the budget needs no draft row.
+    if (depth.back() < depth_limit && static_cast<std::int32_t>(parents.size()) <= budget) expand(id);
   }
   return tree_from_parents(parents, tokens, vocab);
 }
 
-std::vector<std::vector<double>> drafter_marginals(const SyntheticLanguage& language, std::int32_t depth) {
+BuiltTree ddtree_best_first(std::span<const std::vector<double>> marginals, std::int32_t budget) {
+  if (marginals.empty()) throw std::invalid_argument("ddtree_best_first: no draft marginals");
+  const auto vocab = static_cast<std::int32_t>(marginals.front().size());
+  std::vector<RankedRow> ranked;  // (H) depth d's tokens by decreasing q_d, shared by every node at depth d − 1
+  for (const std::vector<double>& q : marginals) {
+    if (static_cast<std::int32_t>(q.size()) != vocab) throw std::invalid_argument("ddtree_best_first: marginals of different sizes");
+    ranked.push_back(rank_row(q, budget));
+  }
+  return best_first_tree([&](std::span<const Token> path) { return ranked[path.size()]; }, budget,
+                         static_cast<std::int32_t>(marginals.size()), vocab);
+}
+
+BuiltTree dynamic_best_first(const DraftRowSource& draft_row, std::int32_t budget, std::int32_t vocab) {
+  return best_first_tree([&](std::span<const Token> path) { return rank_row(draft_row(path), budget); }, budget, budget, vocab);
+}
+
+std::vector<std::vector<double>> chain_marginals(const DraftRowSource& draft_row, std::int32_t depth) {
   std::vector<std::vector<double>> marginals;
   std::vector<Token> chain;
   for (std::int32_t d = 0; d < depth; ++d) {
-    marginals.push_back(language.draft_row(chain));
+    marginals.push_back(draft_row(chain));
     const auto& q = marginals.back();
     chain.push_back(static_cast<Token>(std::max_element(q.begin(), q.end()) - q.begin()));
   }
   return marginals;
+}
+
+std::vector<std::vector<double>> drafter_marginals(const SyntheticLanguage& language, std::int32_t depth) {
+  return chain_marginals([&](std::span<const Token> path) { return language.draft_row(path); }, depth);
 }
 
 }  // namespace tev

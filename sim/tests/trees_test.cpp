@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <span>
 #include <vector>
 
 #include "sim/trees.hpp"
@@ -22,6 +24,30 @@ TEST(DDTreeBestFirst, HandTracedBudgetFour) {
 TEST(DDTreeBestFirst, StopsWhenTheFrontierIsEmpty) {
   const std::vector<std::vector<double>> q = {{.5, .5}};
   EXPECT_EQ(ddtree_best_first(q, 10).tree.size(), 3);  // only two depth-1 tokens exist
+}
+
+TEST(DynamicBestFirst, HandTracedBudgetThree) {
+  // Rows depend on the path: root (.5 .4 .1); after [0]: (.9 .1 0); after [1]: (.2 .8 0);
+  // deeper: (.5 .5 0). Pops: [0] (.5) → offers [1] (.4) and [0,0] (.45); [0,0] (.45) → offers
+  // [0,1] (.05) and [0,0,0] (.225); [1] (.4). A DDTree builder
+  // with one shared depth-2 row could not put [0,0] ahead of [1].
+  auto row = [](std::span<const Token> path) -> std::vector<double> {
+    if (path.empty()) return {.5, .4, .1};
+    if (path.size() == 1 && path[0] == 0) return {.9, .1, 0.0};
+    if (path.size() == 1 && path[0] == 1) return {.2, .8, 0.0};
+    return {.5, .5, 0.0};
+  };
+  const BuiltTree built = dynamic_best_first(row, 3, 3);
+  EXPECT_EQ(built.tree.parent, (std::vector<NodeId>{-1, 0, 0, 1}));
+  EXPECT_EQ(built.tree.token, (std::vector<Token>{-1, 0, 1, 0}));
+}
+
+TEST(RankRow, KeepsTheTopTokensWithTiesByTokenId) {
+  const std::vector<double> q = {.1, .3, .3, 0.0, .3};
+  const RankedRow r = rank_row(q, 3);
+  EXPECT_EQ(r.tokens, (std::vector<Token>{1, 2, 4}));
+  EXPECT_DOUBLE_EQ(r.log_q[0], std::log(.3));
+  EXPECT_EQ(rank_row(q, 9).tokens.size(), 5U);
 }
 
 TEST(BuildTree, EveryShapeIsValidWithTheRequestedBudget) {
