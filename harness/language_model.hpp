@@ -1,0 +1,32 @@
+#pragma once
+// A real next-token model over a fixed vocabulary: the harness's targets and drafters.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/draft_tree.hpp"
+
+namespace tev {
+
+class LanguageModel {
+ public:
+  virtual ~LanguageModel() = default;
+  virtual std::string name() const = 0;
+  virtual std::int32_t vocab() const = 0;
+  virtual std::string token_text(Token t) const = 0;
+  // The token every context starts from (<s>, BOS).
+  virtual Token begin_token() const = 0;
+  // p(· | context) over the whole vocabulary, as the model computes it: it may miss summing to 1
+  // by the model's own rounding. Safe to call from several threads at once.
+  virtual std::vector<double> next_row(std::span<const Token> context) const = 0;
+  // Row of every node of a tree hung under the context (the root is the context's last token):
+  // (N, V) row-major, row v = next_row(context ‖ π(v)). Transformers override this with one
+  // tree-attention pass; the default asks next_row for each node, in parallel.
+  virtual std::vector<double> tree_rows(std::span<const Token> context, const DraftTree& tree) const;
+};
+
+// context ‖ π(v): the context followed by the tokens on the path from the root to v.
+std::vector<Token> context_with_path(std::span<const Token> context, const DraftTree& tree, NodeId v);
+
+}  // namespace tev
