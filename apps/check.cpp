@@ -10,23 +10,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "apps/verdicts.hpp"
 #include "core/exit_law.hpp"
 
 namespace tev {
 
 namespace {
-
-std::string fixed(double x, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << x;
-  return s.str();
-}
-
-std::string scientific(double x) {
-  std::ostringstream s;
-  s << std::scientific << std::setprecision(2) << x;
-  return s.str();
-}
 
 void print_suite(const std::vector<SuiteCase>& suite, std::ostream& out) {
   out << "Suite: " << suite.size() << " trees\n";
@@ -36,27 +25,6 @@ void print_suite(const std::vector<SuiteCase>& suite, std::ostream& out) {
     out << "  tree " << i << ": " << std::left << std::setw(46) << c.label << " nodes " << std::setw(4) << c.tree.size()
         << " depth " << std::setw(3) << c.tree.max_depth() << " 1+C_p " << fixed(law.ceiling(), 4)
         << "  draft KL " << fixed(c.draft_kl, 3) << " nats\n";
-  }
-}
-
-void print_table(const std::vector<VerifierReport>& reports, std::uint64_t samples, std::ostream& out) {
-  out << '\n'
-      << std::left << std::setw(36) << "verifier" << std::setw(12) << "kind" << std::setw(6) << "trees" << std::setw(9)
-      << "samples" << std::setw(10) << "min p(H)"
-      << std::setw(23) << "verdict" << std::setw(9) << "mean L" << std::setw(9) << "1+C_p" << std::setw(10)
-      << "exact TV" << std::setw(9) << "power" << "caught by\n";
-  out << std::string(155, '-') << '\n';
-  for (const VerifierReport& r : reports) {
-    out << std::left << std::setw(36) << r.info.name << std::setw(12) << kind_name(r.info.kind) << std::setw(6)
-        << r.trees.size() << std::setw(9) << samples << std::setw(10)
-        << scientific(r.min_p_holm) << std::setw(23) << verdict_text(r.verdict) << std::setw(9) << fixed(r.mean_length, 4)
-        << std::setw(9) << fixed(r.mean_ceiling, 4) << std::setw(10) << scientific(r.max_exact_tv);
-    if (r.info.kind == VerifierKind::mutant) {
-      out << std::setw(9) << fixed(r.predicted_power, 3) << r.caught_by;
-    } else {
-      out << std::setw(9) << "-" << "-";
-    }
-    out << (r.as_expected ? "" : "   <-- UNEXPECTED") << '\n';
   }
 }
 
@@ -76,37 +44,7 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
                           {"coverage", law.coverage}, {"ceiling", law.ceiling()}, {"draft_kl", c.draft_kl},
                           {"row_max_deviation", c.rows.max_deviation()}});
   }
-  for (const VerifierReport& r : reports) {
-    nlohmann::json v = {{"name", r.info.name},
-                        {"kind", kind_name(r.info.kind)},
-                        {"description", r.info.description},
-                        {"exact", r.verdict != Verdict::not_exact},
-                        {"saturated", r.verdict == Verdict::exact_saturated},
-                        {"verdict", verdict_text(r.verdict)},
-                        {"as_expected", r.as_expected},
-                        {"trees", r.trees.size()},
-                        {"samples_per_tree", options.check.samples},
-                        {"min_p_holm", r.min_p_holm},
-                        {"mean_L", r.mean_length},
-                        {"mean_ceiling", r.mean_ceiling},
-                        {"sampling_says_exact", r.sampling_says_exact},
-                        {"enumeration_says_exact", r.enumeration_says_exact},
-                        {"max_exact_tv", r.max_exact_tv},
-                        {"seconds", r.elapsed_seconds}};
-    if (r.info.kind == VerifierKind::mutant) {
-      v["exact_tv"] = r.max_exact_tv;
-      v["predicted_power"] = r.predicted_power;
-      v["caught_by"] = r.caught_by;
-    }
-    for (const TreeEvidence& e : r.trees) {
-      v["per_tree"].push_back({{"chi2", e.chi_square.statistic}, {"dof", e.chi_square.dof}, {"chi2_p", e.chi_square.p_value},
-                               {"impossible", e.chi_square.impossible}, {"length_p", e.length_p},
-                               {"mean_L", e.mean_length}, {"ceiling", e.ceiling}, {"completions", e.completions},
-                               {"exact_tv", e.exact_tv}, {"exact_mean_L", e.exact_mean_length},
-                               {"exact_completion", e.exact_completion}, {"predicted_power", e.predicted_power}});
-    }
-    j["verifiers"].push_back(v);
-  }
+  j["verifiers"] = verifiers_json(reports);
   j["seconds"] = seconds;
   j["passed"] = passed;
   return j;
@@ -129,16 +67,9 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& prog
       << options.check.verifier_alpha() << " per verifier (Bonferroni over " << options.check.verifiers_sharing_alpha
       << " verifiers, Holm over each one's chi-square and E[L] tests)\nEnumeration tolerance "
       << options.check.exact_tolerance << "\n";
-  std::vector<VerifierReport> reports;
-  const auto catalog = verifier_catalog();
-  for (std::size_t k = 0; k < catalog.size(); ++k) {
-    progress << "[" << k + 1 << "/" << catalog.size() << "] " << catalog[k].name << " ..." << std::flush;
-    reports.push_back(check_verifier(catalog[k].id, suite, options.check));
-    progress << " " << verdict_text(reports.back().verdict) << " (" << fixed(reports.back().elapsed_seconds, 1) << " s)\n";
-  }
-  bool passed = true;
-  for (const VerifierReport& r : reports) passed = passed && r.as_expected;
-  print_table(reports, options.check.samples, out);
+  const std::vector<VerifierReport> reports = check_every_verifier(suite, [&](const VerifierInfo&) { return std::optional(options.check); }, progress);
+  const bool passed = all_as_expected(reports);
+  print_verdict_table(reports, out);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out << "\n" << (passed ? "PASS" : "FAIL") << ": every saturated verifier exact and saturated, every unsaturated one "
       << "exact and not saturated, every mutant not exact" << (passed ? "" : " -- does not hold") << " (" << fixed(seconds, 1)

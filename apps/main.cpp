@@ -2,11 +2,13 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include "apps/bench_command.hpp"
 #include "apps/check.hpp"
 #include "apps/conformance_command.hpp"
+#include "apps/live_command.hpp"
 #include "apps/theorem1_command.hpp"
 #include "sim/distributed.hpp"
 
@@ -122,6 +124,45 @@ int main(int argc, char** argv) {
   }
   check_cmd->add_option("--completion-seed", conformance_seed, "seed of the completion draws")->capture_default_str();
 
+  tev::LiveOptions live;
+  live.check.threads = check.check.threads;
+  std::vector<std::string> live_builders;
+  auto* live_cmd = app.add_subcommand(
+      "live",
+      "The same checks on live trees: a real drafter builds each tree under a context sampled from a real target,\n"
+      "whose next-token rows over the full vocabulary are the law every verifier must reproduce. Default target:\n"
+      "the CMU Sphinx US-English trigram model (72,547 words, Debian pocketsphinx-en-us); drafters: its bigram view\n"
+      "and a bigram+unigram mix. Also runs speculative generation with TEV (tokens per round against 1 + C_p) and\n"
+      "tests the first generated word against the target's row. Exit code 0 when every verdict holds.");
+  live_cmd->add_option("--lm", live.models.family, "model family: sphinx (the Debian trigram) or llama2c (a checkpoint given by --model)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, tev::LiveFamily>{{"sphinx", tev::LiveFamily::sphinx}, {"llama2c", tev::LiveFamily::llama2c}}))
+      ->capture_default_str();
+  live_cmd->add_option("--model", live.models.model_path, "model file: a llama2.c checkpoint, or another Sphinx .lm.bin");
+  live_cmd->add_option("--tokenizer", live.models.tokenizer_path, "llama2.c tokenizer.bin, to print text instead of token ids");
+  live_cmd->add_option("--drafter", live.models.drafters, "drafters (sphinx: bigram, interpolated; llama2c: layers:K) [default: all of the family's]")
+      ->delimiter(',');
+  live_cmd->add_option("--builder", live_builders, "tree builders: ddtree (per-depth marginals along the drafter's argmax chain), dynamic (EAGLE-2-style, per-node rows) [default: both]")
+      ->delimiter(',')->check(CLI::IsMember({"ddtree", "dynamic"}));
+  live_cmd->add_option("--contexts", live.contexts, "contexts per drafter x builder, sampled from the target")->check(CLI::Range(1, 10000))->capture_default_str();
+  live_cmd->add_option("--context-length", live.context_length, "tokens sampled after the start token for each context")->check(CLI::Range(1, 1000))->capture_default_str();
+  live_cmd->add_option("--budget", live.tree.budget, "draft nodes per tree, root excluded")->check(CLI::Range(1, 1024))->capture_default_str();
+  live_cmd->add_option("--temperature", live.tree.temperature, "sampling temperature of target and drafter")->check(CLI::Range(0.05, 20.0))->capture_default_str();
+  live_cmd->add_option("--samples", live.check.samples, "Monte Carlo samples per tree for verifiers with a fast path")
+      ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
+  live_cmd->add_option("--chooser-samples", live.chooser_samples, "samples per tree for the other verifiers (each draw costs O(V))")
+      ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
+  live_cmd->add_flag("--mutants", live.mutants, "also run the planted mutants (slow at V = 72,547: several redo O(N V) work per sample)");
+  live_cmd->add_option("--rounds", live.rounds, "speculative generation rounds per drafter x builder")->check(CLI::Range(1, 100000))->capture_default_str();
+  live_cmd->add_option("--first-word-samples", live.first_word_samples, "TEV rounds for the first-word test")
+      ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
+  live_cmd->add_option("--seed", live.check.seed, "seed for contexts and sampling (32-bit)")->capture_default_str();
+  live_cmd->add_option("--threads", live.check.threads, "worker threads")->check(CLI::Range(1, 1024))->capture_default_str();
+  live_cmd->add_option("--alpha", live.check.alpha, "family-wise false-alarm level of the whole run")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
+  live_cmd->add_option("--json", live.json_path, "also write the results as JSON");
+  live_cmd->add_option("--dump", live.dump_dir, "write every live tree to this folder (tree-K.json; see the README for the format)");
+  live_cmd->add_option("--from", live.from_dir, "check the live-tree dumps in this folder instead of building trees (no model needed)")
+      ->check(CLI::ExistingDirectory);
+
   auto* bench = app.add_subcommand("bench", "Measure speed (never part of ctest): the verifier stage on Qwen-sized logit rows, or Monte Carlo throughput.");
   bench->require_subcommand(1);
   std::string bench_json;
@@ -163,6 +204,14 @@ int main(int argc, char** argv) {
         return 0;
       }
       return tev::run_theorem1_command(theorem1, render, std::cout, std::cerr);
+    }
+    if (live_cmd->parsed()) {
+      if (!live_builders.empty()) {
+        live.builders.clear();
+        for (const std::string& b : live_builders) live.builders.push_back(b == "ddtree" ? tev::TreeBuilder::ddtree : tev::TreeBuilder::dynamic);
+      }
+      if (tev::Distribution::rank() != 0) live.json_path.clear();
+      return tev::run_live(live, std::cout, std::cerr);
     }
     if (rep->parsed()) return tev::run_report_command(results_path, render, std::cout);
     if (bench_verifier->parsed()) return tev::run_bench_verifier(bench_vocab, bench_seconds, bench_json, std::cout, std::cerr);

@@ -59,6 +59,8 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
   const auto start = std::chrono::steady_clock::now();
   VerifierReport report;
   report.info = verifier_info(id);
+  report.samples_per_tree = config.samples;
+  report.enumerated = config.enumerate;
   const auto trees = static_cast<std::int32_t>(suite.size());
   const double level = config.verifier_alpha();
   const double per_test_alpha = level / (2.0 * trees);  // Holm's first step
@@ -80,23 +82,25 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
 
     TreeEvidence e = sampled_evidence(c.tree, c.rows, counts);
 
-    const ExactOutcome exact = enumerate_verifier(id, c.tree, c.rows);
-    e.exact_tv = total_variation(exact.completed, canonical);
-    e.exact_mean_length = exact.mean_length;
-    e.exact_completion = exact.completion_probability;
-    e.predicted_power = e.exact_tv > config.exact_tolerance
-                            ? chi_square_power(canonical, exact.completed, groups, static_cast<double>(config.samples), per_test_alpha)
-                            : 0.0;
-    miss_probability *= 1.0 - e.predicted_power;
+    if (config.enumerate) {
+      const ExactOutcome exact = enumerate_verifier(id, c.tree, c.rows);
+      e.exact_tv = total_variation(exact.completed, canonical);
+      e.exact_mean_length = exact.mean_length;
+      e.exact_completion = exact.completion_probability;
+      e.predicted_power = e.exact_tv > config.exact_tolerance
+                              ? chi_square_power(canonical, exact.completed, groups, static_cast<double>(config.samples), per_test_alpha)
+                              : 0.0;
+      miss_probability *= 1.0 - e.predicted_power;
+      report.enumeration_says_exact = report.enumeration_says_exact && e.exact_tv <= config.exact_tolerance;
+      report.enumeration_says_saturated = report.enumeration_says_saturated &&
+                                          std::abs(e.exact_mean_length - e.ceiling) <= config.exact_tolerance &&
+                                          e.exact_completion <= config.exact_tolerance;
+    }
 
     p_values.push_back(e.chi_square.p_value);
     report.mean_length += e.mean_length / trees;
     report.mean_ceiling += e.ceiling / trees;
     report.max_exact_tv = std::max(report.max_exact_tv, e.exact_tv);
-    report.enumeration_says_exact = report.enumeration_says_exact && e.exact_tv <= config.exact_tolerance;
-    report.enumeration_says_saturated = report.enumeration_says_saturated &&
-                                        std::abs(e.exact_mean_length - e.ceiling) <= config.exact_tolerance &&
-                                        e.exact_completion <= config.exact_tolerance;
     report.trees.push_back(e);
   }
   for (const TreeEvidence& e : report.trees) p_values.push_back(e.length_p);
@@ -135,6 +139,11 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
     case VerifierKind::mutant: {
       const bool sampled = !report.sampling_says_exact;
       const bool enumerated = !report.enumeration_says_exact;
+      if (!config.enumerate) {
+        report.caught_by = sampled ? "sampling" : "not caught (no enumeration, no power estimate)";
+        report.as_expected = true;  // nothing exact to hold sampling to
+        break;
+      }
       report.caught_by = sampled && enumerated ? "sampling and enumeration"
                          : enumerated          ? "enumeration only"
                          : sampled             ? "sampling only"

@@ -23,6 +23,10 @@ struct CheckConfig {
   int verifiers_sharing_alpha = 1;
   double verifier_alpha() const { return alpha / verifiers_sharing_alpha; }
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
+  // Enumerate each verifier's exact law too. Off where it cannot be done (live trees: predraw
+  // branches V ways per node); then verdicts rest on sampling alone and a mutant that sampling
+  // misses is reported "not caught", with no power to hold it to.
+  bool enumerate = true;
 };
 
 struct TreeEvidence {
@@ -70,6 +74,8 @@ struct VerifierReport {
   double max_exact_tv = 0.0;
   double predicted_power = 0.0;       // P(sampling catches it) from the exact laws: 1 − Π(1 − power per tree)
   double elapsed_seconds = 0.0;
+  std::uint64_t samples_per_tree = 0;
+  bool enumerated = true;             // the exact_* fields and predicted_power hold
   bool as_expected = false;           // verdict matches the kind (and a mutant with ≥ 99 % power was sampled out)
   std::string caught_by;              // mutants: "sampling and enumeration", "enumeration only", ...
 };

@@ -1,0 +1,28 @@
+#pragma once
+// Runs every verifier of the catalog on a suite and reports the verdicts: the table and JSON that
+// `tevsuite check` and `tevsuite live` share.
+#include <functional>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/equivalence.hpp"
+
+namespace tev {
+
+std::string fixed(double x, int digits);
+std::string scientific(double x);
+
+// config_for(verifier) gives each verifier's settings (samples may differ with its cost), or
+// nothing to leave the verifier out.
+using ConfigFor = std::function<std::optional<CheckConfig>(const VerifierInfo&)>;
+std::vector<VerifierReport> check_every_verifier(std::span<const SuiteCase> suite, const ConfigFor& config_for,
+                                                 std::ostream& progress);
+bool all_as_expected(std::span<const VerifierReport> reports);
+void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& out);
+nlohmann::json verifiers_json(std::span<const VerifierReport> reports);
+
+}  // namespace tev
