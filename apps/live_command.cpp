@@ -160,7 +160,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
   const double share_alpha = options.check.alpha / shares;
   out << "Samples per tree: " << options.check.samples << " (verifiers with a fast path), " << options.chooser_samples
       << " (the others: O(V) per draw); seed " << options.check.seed << "; family-wise alpha " << options.check.alpha
-      << ", " << share_alpha << " per verifier or test family\nNo enumeration on live trees (V is too large): "
+      << ", " << share_alpha << " per verifier or test family\nLive trees are not enumerated (predraw alone branches V ways per node): "
       << "verdicts rest on sampling" << (options.mutants ? ", and a mutant sampling misses is reported, not failed" : "; planted mutants with --mutants")
       << '\n';
   const std::vector<VerifierReport> reports = check_every_verifier(

@@ -1,6 +1,7 @@
 #pragma once
 // A real next-token model over a fixed vocabulary: the harness's targets and drafters.
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ class LanguageModel {
   // p(· | context) over the whole vocabulary, as the model computes it: it may miss summing to 1
   // by the model's own rounding. Safe to call from several threads at once.
   virtual std::vector<double> next_row(std::span<const Token> context) const = 0;
+  // Longest context ‖ path the model can read (a transformer's seq_len).
+  virtual std::size_t max_length() const { return std::numeric_limits<std::size_t>::max(); }
   // Row of every node of a tree hung under the context (the root is the context's last token):
   // (N, V) row-major, row v = next_row(context ‖ π(v)). Transformers override this with one
   // tree-attention pass; the default asks next_row for each node, in parallel.

@@ -136,6 +136,7 @@ Generation speculative_generate(const LanguageModel& target, const LanguageModel
   Generation g;
   g.tokens.assign(prompt.begin(), prompt.end());
   for (std::int32_t r = 0; r < rounds; ++r) {
+    if (g.tokens.size() + static_cast<std::size_t>(config.budget) > std::min(target.max_length(), drafter.max_length())) break;
     const LiveTree live = build_live_tree(target, drafter, g.tokens, config);
     const ExitLaw law = ExitLaw::compute(live.tree, live.rows);
     PhiloxChooser chooser({seed, Stream::verifier, static_cast<std::uint32_t>(r), 0});

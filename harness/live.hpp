@@ -49,6 +49,7 @@ std::vector<std::vector<Token>> sample_contexts(const LanguageModel& model, std:
 
 // Speculative generation with one verifier: each round builds a live tree at the current context,
 // verifies it once (round r draws from verifier substream r of the seed) and appends π(V) ‖ Y.
+// Stops early when the next tree would not fit the target's max_length.
 struct Generation {
   std::vector<Token> tokens;         // the prompt context followed by everything generated
   std::int64_t rounds = 0;
