@@ -8,6 +8,7 @@
 #include "apps/bench_command.hpp"
 #include "apps/check.hpp"
 #include "apps/conformance_command.hpp"
+#include "apps/exittrain_command.hpp"
 #include "apps/live_command.hpp"
 #include "apps/theorem1_command.hpp"
 #include "sim/distributed.hpp"
@@ -82,9 +83,43 @@ int main(int argc, char** argv) {
   thm->add_option("--alpha", theorem1.alpha, "family-wise false-alarm level of the sweep")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
   thm->add_option("--python", render.python, "Python interpreter with matplotlib for the figures")->capture_default_str();
 
+  tev::ExitTrainOptions exittrain;
+  exittrain.threads = check.check.threads;
+  double exittrain_lambda = 0.0;
+  auto* etr = app.add_subcommand(
+      "exittrain",
+      "ExitTrain (paper section 5, appendix C): train a block drafter three ways from one warm start, with the same\n"
+      "examples, steps, learning rate and lambda: token-only (dense cross-entropy on target continuations),\n"
+      "prefix-weighted (+ lambda * P(v)(1 - w(r))/C_p on every tree node's token) and exit-guided (+ lambda * w(v),\n"
+      "eq. 14). Trees are DDTree best-first from the drafter's H marginal rows; the frozen target scores every node\n"
+      "under its real tree-parent context; weights are detached. Each trained drafter builds trees on held-out\n"
+      "contexts at B/2, B and 2B: prints the exact mean 1 + C_p (mean +- sd over seeds), paired differences, and\n"
+      "TEV's measured mean L against 1 + C_p. Exit 0 when TEV agrees everywhere, 1 when not, 2 on bad input.\n"
+      "Defaults take about 1 minute on 2 cores.");
+  etr->add_option("--mode", exittrain.mode, "sim: synthetic Markov target and linear drafter; live: real models (not available yet)")
+      ->check(CLI::IsMember({"sim", "live"}))->capture_default_str();
+  etr->add_option("--budget", exittrain.budget, "training tree budget B (non-root nodes); evaluated at B/2, B, 2B")->check(CLI::Range(2, 1024))->capture_default_str();
+  etr->add_option("--steps", exittrain.steps, "training steps per objective")->check(CLI::Range(0, 1000000))->capture_default_str();
+  etr->add_option("--warmup-steps", exittrain.warmup_steps, "shared token-only steps before the objectives split (the common initialization)")
+      ->check(CLI::Range(0, 1000000))->capture_default_str();
+  etr->add_option("--seeds", exittrain.seeds, "independent repetitions (target, data and test contexts all change with the seed)")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
+  etr->add_option("--seed", exittrain.seed, "first seed (32-bit); seed k is seed + k")->capture_default_str();
+  etr->add_option("--vocab", exittrain.vocab, "vocabulary size V of the synthetic target")->check(CLI::Range(8, 4096))->capture_default_str();
+  etr->add_option("--horizon", exittrain.horizon, "H: drafter block size and the trees' depth limit")->check(CLI::Range(1, 64))->capture_default_str();
+  etr->add_option("--batch", exittrain.batch, "contexts per training step")->check(CLI::Range(1, 4096))->capture_default_str();
+  etr->add_option("--learning-rate", exittrain.learning_rate, "Adam learning rate, the same for every objective")->check(CLI::Range(1e-6, 10.0))->capture_default_str();
+  etr->add_option("--lambda", exittrain_lambda, "weight of the tree term (default: B, fixed in advance; see the README)")->check(CLI::Range(0.0, 1e6));
+  etr->add_option("--test-contexts", exittrain.test_contexts, "held-out contexts per seed")->check(CLI::Range(1, 1000000))->capture_default_str();
+  etr->add_option("--tev-samples", exittrain.tev_samples, "TEV rounds per held-out tree")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))->capture_default_str();
+  etr->add_option("--alpha", exittrain.alpha, "family-wise level of the TEV mean-L check (Bonferroni over cells and seeds)")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
+  etr->add_option("--threads", exittrain.threads, "worker threads for TEV's Monte Carlo (results do not depend on it)")->check(CLI::Range(1, 1024))->capture_default_str();
+  etr->add_option("--json", exittrain.json_path, "also write results and training curves as JSON (tevsuite report renders it)");
+  etr->add_option("--out", exittrain.out_dir, "also write report.md, report.html and results.json into this folder");
+
   std::string results_path;
-  auto* rep = app.add_subcommand("report", "Render report.md, report.html and figures again from an existing theorem1 results.json.");
-  rep->add_option("results", results_path, "a results.json written by tevsuite theorem1")->required()->check(CLI::ExistingFile);
+  auto* rep = app.add_subcommand("report", "Render report.md, report.html (and figures) again from an existing theorem1 or exittrain results.json.");
+  rep->add_option("results", results_path, "a results.json written by tevsuite theorem1 or exittrain")->required()->check(CLI::ExistingFile);
   rep->add_option("--out", render.out_dir, "output folder")->capture_default_str();
   rep->add_option("--python", render.python, "Python interpreter with matplotlib for the figures")->capture_default_str();
 
@@ -212,6 +247,10 @@ int main(int argc, char** argv) {
       }
       if (tev::Distribution::rank() != 0) live.json_path.clear();
       return tev::run_live(live, std::cout, std::cerr);
+    }
+    if (etr->parsed()) {
+      if (etr->count("--lambda") > 0) exittrain.lambda = exittrain_lambda;
+      return tev::run_exittrain(exittrain, std::cout, std::cerr);
     }
     if (rep->parsed()) return tev::run_report_command(results_path, render, std::cout);
     if (bench_verifier->parsed()) return tev::run_bench_verifier(bench_vocab, bench_seconds, bench_json, std::cout, std::cerr);

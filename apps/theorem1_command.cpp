@@ -4,6 +4,8 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "apps/exittrain_command.hpp"
+
 namespace tev {
 
 namespace {
@@ -35,10 +37,11 @@ int run_report_command(const std::string& results_path, const RenderOptions& ren
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(results_path + " is not valid JSON: " + e.what());
   }
+  const bool exittrain = results.is_object() && results.value("command", "") == "exittrain";
   try {
-    return finish(results, render, out);
+    return exittrain ? finish_exittrain_report(results, render, out) : finish(results, render, out);
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(results_path + " is not a complete theorem1 results file: " + e.what());
+    throw std::runtime_error(results_path + " is not a complete " + (exittrain ? "exittrain" : "theorem1") + " results file: " + e.what());
   }
 }
 

@@ -1,48 +1,26 @@
 #include "reports/render.hpp"
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "reports/document.hpp"
+#include "reports/exittrain.hpp"
 
 namespace tev {
 
 namespace {
 
 using nlohmann::json;
-
-// A small document model, so Markdown and HTML carry the same content from one description.
-struct Table {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-};
-struct Block {
-  enum class Kind { heading, paragraph, table, figure } kind;
-  std::string text;  // heading / paragraph text, or the figure's caption
-  Table table;
-  std::string image;  // figure path relative to the report
-};
-using Document = std::vector<Block>;
-
-std::string num(double x, int digits = 3) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-  return buf;
-}
-
-std::string fixed(double x, int decimals = 4) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
-  return buf;
-}
-
-void heading(Document& d, std::string text) { d.push_back({Block::Kind::heading, std::move(text), {}, {}}); }
-void paragraph(Document& d, std::string text) { d.push_back({Block::Kind::paragraph, std::move(text), {}, {}}); }
-void table(Document& d, Table t) { d.push_back({Block::Kind::table, {}, std::move(t), {}}); }
-void figure(Document& d, std::string image, std::string caption) {
-  d.push_back({Block::Kind::figure, std::move(caption), {}, std::move(image)});
-}
+using report::Block;
+using report::Document;
+using report::figure;
+using report::fixed;
+using report::heading;
+using report::num;
+using report::paragraph;
+using report::Table;
+using report::table;
 
 Document build(const json& r) {
   Document d;
@@ -145,97 +123,6 @@ Document build(const json& r) {
   return d;
 }
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
-
-// Markdown's **bold** becomes <strong> in HTML.
-std::string html_inline(const std::string& s) {
-  std::string escaped = html_escape(s), out;
-  bool open = false;
-  for (std::size_t i = 0; i < escaped.size(); ++i) {
-    if (escaped.compare(i, 2, "**") == 0) {
-      out += open ? "</strong>" : "<strong>";
-      open = !open;
-      ++i;
-    } else {
-      out += escaped[i];
-    }
-  }
-  return out;
-}
-
-std::string markdown(const Document& d) {
-  std::ostringstream md;
-  bool first = true;
-  for (const Block& b : d) {
-    switch (b.kind) {
-      case Block::Kind::heading: md << (first ? "# " : "\n## ") << b.text << "\n\n"; first = false; break;
-      case Block::Kind::paragraph: md << b.text << "\n\n"; break;
-      case Block::Kind::figure: md << "![" << b.text << "](" << b.image << ")\n\n*" << b.text << "*\n\n"; break;
-      case Block::Kind::table: {
-        auto row = [&](const std::vector<std::string>& cells) {
-          md << "|";
-          for (const std::string& c : cells) {
-            std::string cell;
-            for (char ch : c) cell += ch == '|' ? std::string("\\|") : std::string(1, ch);  // a bare | would end the cell
-            md << " " << cell << " |";
-          }
-          md << "\n";
-        };
-        row(b.table.header);
-        md << "|" ;
-        for (std::size_t i = 0; i < b.table.header.size(); ++i) md << "---|";
-        md << "\n";
-        for (const auto& r : b.table.rows) row(r);
-        md << "\n";
-        break;
-      }
-    }
-  }
-  return md.str();
-}
-
-std::string html(const Document& d) {
-  std::ostringstream h;
-  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tevsuite: Theorem 1</title>\n"
-       "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.4}"
-       "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}td,th{border:1px solid #bbb;padding:3px 6px;text-align:left}"
-       "th{background:#eee}img{max-width:100%}figcaption{font-style:italic;color:#444}</style></head><body>\n";
-  bool first = true;
-  for (const Block& b : d) {
-    switch (b.kind) {
-      case Block::Kind::heading: h << (first ? "<h1>" : "<h2>") << html_escape(b.text) << (first ? "</h1>\n" : "</h2>\n"); first = false; break;
-      case Block::Kind::paragraph: h << "<p>" << html_inline(b.text) << "</p>\n"; break;
-      case Block::Kind::figure:
-        h << "<figure><img src=\"" << html_escape(b.image) << "\" alt=\"" << html_escape(b.text) << "\"><figcaption>" << html_escape(b.text) << "</figcaption></figure>\n";
-        break;
-      case Block::Kind::table:
-        h << "<table><tr>";
-        for (const std::string& c : b.table.header) h << "<th>" << html_escape(c) << "</th>";
-        h << "</tr>\n";
-        for (const auto& r : b.table.rows) {
-          h << "<tr>";
-          for (const std::string& c : r) h << "<td>" << html_inline(c) << "</td>";
-          h << "</tr>\n";
-        }
-        h << "</table>\n";
-        break;
-    }
-  }
-  h << "</body></html>\n";
-  return h.str();
-}
-
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
@@ -251,19 +138,24 @@ std::string shell_quote(const std::string& s) {
 }  // namespace
 
 RenderResult render_report(const json& results, const RenderOptions& options) {
-  if (results.value("command", "") != "theorem1" || results.value("format_version", 0) != 1) {
-    throw std::invalid_argument("not a theorem1 results file (format_version 1)");
+  const std::string kind = results.value("command", "");
+  if ((kind != "theorem1" && kind != "exittrain") || results.value("format_version", 0) != 1) {
+    throw std::invalid_argument("not a theorem1 or exittrain results file (format_version 1)");
   }
+  const bool exittrain = kind == "exittrain";
   RenderResult out;
-  const Document doc = build(results);  // first: an incomplete file must fail before anything is written
-  std::filesystem::create_directories(options.out_dir / "figures");
+  // First: an incomplete file must fail before anything is written.
+  const Document doc = exittrain ? exittrain_document(results) : build(results);
+  std::filesystem::create_directories(options.out_dir);
   const auto json_path = options.out_dir / "results.json";
   write_file(json_path, results.dump(1) + "\n");
   out.files.push_back(json_path);
-  write_file(options.out_dir / "report.md", markdown(doc));
-  write_file(options.out_dir / "report.html", html(doc));
+  write_file(options.out_dir / "report.md", report::markdown(doc));
+  write_file(options.out_dir / "report.html", report::html(doc, exittrain ? "tevsuite: ExitTrain" : "tevsuite: Theorem 1"));
   out.files.push_back(options.out_dir / "report.md");
   out.files.push_back(options.out_dir / "report.html");
+  if (exittrain) return out;  // its curves are tables; no figures
+  std::filesystem::create_directories(options.out_dir / "figures");
   const std::string command = shell_quote(options.python) + " " + shell_quote(TEV_PLOT_SCRIPT) + " " + shell_quote(json_path.string()) + " " +
                               shell_quote((options.out_dir / "figures").string());
   const int status = std::system(command.c_str());

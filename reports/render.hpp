@@ -1,6 +1,6 @@
 #pragma once
-// Renders a theorem1 results.json into report.md and report.html (same content) with figures
-// drawn by reports/plot_figures.py under Debian's matplotlib.
+// Renders a theorem1 or exittrain results.json into report.md and report.html (same content);
+// theorem1's figures are drawn by reports/plot_figures.py under Debian's matplotlib.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>

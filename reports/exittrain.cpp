@@ -1,0 +1,190 @@
+#include "reports/exittrain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace tev {
+
+namespace {
+
+using nlohmann::json;
+using report::Document;
+using report::fixed;
+using report::num;
+using report::Table;
+
+constexpr const char* kWarmStart = "warm start";
+
+json evaluation_json(const CoverageEvaluation& e) {
+  return {{"budget", e.budget},
+          {"contexts", e.contexts},
+          {"mean_ceiling", e.mean_ceiling},
+          {"tev_samples", e.tev_samples},
+          {"tev_mean_length", e.tev_mean_length},
+          {"tev_standard_error", e.tev_standard_error},
+          {"tev_p_value", e.tev_p_value}};
+}
+
+json evaluations_json(std::span<const CoverageEvaluation> evaluations) {
+  json out = json::array();
+  for (const auto& e : evaluations) out.push_back(evaluation_json(e));
+  return out;
+}
+
+// Mean and sample standard deviation (0 for a single value).
+std::pair<double, double> mean_sd(const std::vector<double>& xs) {
+  double mean = 0.0;
+  for (double x : xs) mean += x / static_cast<double>(xs.size());
+  double squares = 0.0;
+  for (double x : xs) squares += (x - mean) * (x - mean);
+  return {mean, xs.size() > 1 ? std::sqrt(squares / static_cast<double>(xs.size() - 1)) : 0.0};
+}
+
+// The per-seed values of one drafter's evaluation at budget index b.
+std::vector<double> per_seed(const json& runs, std::size_t drafter, std::size_t b, const char* field) {
+  std::vector<double> out;
+  for (const json& run : runs) out.push_back(run.at("drafters").at(drafter).at("evaluations").at(b).at(field).get<double>());
+  return out;
+}
+
+json summarize(const json& runs, const json& drafters, const json& budgets, double alpha) {
+  json ceiling = json::array(), differences = json::array(), cells = json::array();
+  const std::size_t tests = runs.size() * drafters.size() * budgets.size();
+  const double level = alpha / static_cast<double>(tests);  // Bonferroni
+  bool all_agree = true;
+  // (better, worse) drafter indices of the paired comparisons: exit vs token, exit vs prefix, prefix vs token.
+  const std::pair<std::size_t, std::size_t> pairs[] = {{3, 1}, {3, 2}, {2, 1}};
+  for (std::size_t b = 0; b < budgets.size(); ++b) {
+    for (std::size_t d = 0; d < drafters.size(); ++d) {
+      const auto values = per_seed(runs, d, b, "mean_ceiling");
+      const auto [mean, sd] = mean_sd(values);
+      ceiling.push_back({{"drafter", drafters[d]}, {"budget", budgets[b]}, {"per_seed", values}, {"mean", mean}, {"sd", sd}});
+      const auto lengths = per_seed(runs, d, b, "tev_mean_length");
+      const auto errors = per_seed(runs, d, b, "tev_standard_error");
+      const auto p_values = per_seed(runs, d, b, "tev_p_value");
+      double max_z = 0.0;
+      for (std::size_t s = 0; s < values.size(); ++s) {
+        if (errors[s] > 0.0) max_z = std::max(max_z, std::abs(lengths[s] - values[s]) / errors[s]);
+      }
+      const double min_p = *std::min_element(p_values.begin(), p_values.end());
+      const bool agrees = min_p > level;
+      all_agree = all_agree && agrees;
+      cells.push_back({{"drafter", drafters[d]}, {"budget", budgets[b]}, {"mean_ceiling", mean}, {"tev_mean_length", mean_sd(lengths).first},
+                       {"max_abs_z", max_z}, {"min_p_value", min_p}, {"agrees", agrees}});
+    }
+    for (const auto& [better, worse] : pairs) {
+      const auto a = per_seed(runs, better, b, "mean_ceiling"), c = per_seed(runs, worse, b, "mean_ceiling");
+      std::vector<double> diff(a.size());
+      int wins = 0;
+      for (std::size_t s = 0; s < a.size(); ++s) {
+        diff[s] = a[s] - c[s];
+        wins += diff[s] > 0.0;
+      }
+      const auto [mean, sd] = mean_sd(diff);
+      differences.push_back({{"pair", drafters[better].get<std::string>() + " - " + drafters[worse].get<std::string>()}, {"budget", budgets[b]},
+                             {"per_seed", diff}, {"mean", mean}, {"sd", sd}, {"wins", wins}, {"seeds", a.size()}});
+    }
+  }
+  return {{"ceiling", ceiling},
+          {"differences", differences},
+          {"tev", {{"alpha", alpha}, {"tests", tests}, {"per_test_level", level}, {"all_agree", all_agree}, {"cells", cells}}}};
+}
+
+std::string plus_minus(const json& row, int decimals) { return fixed(row.at("mean").get<double>(), decimals) + " ± " + fixed(row.at("sd").get<double>(), decimals); }
+
+}  // namespace
+
+json exittrain_results(const json& config, std::span<const ExitTrainSeedRun> runs, double alpha, double seconds) {
+  json drafters = {kWarmStart};
+  for (Objective o : kObjectives) drafters.push_back(std::string(objective_name(o)));
+  json runs_json = json::array();
+  for (const ExitTrainSeedRun& run : runs) {
+    json per_drafter = {{{"name", kWarmStart}, {"loss", json::array()}, {"coverage", json::array()}, {"evaluations", evaluations_json(run.comparison.initial)}}};
+    for (const ObjectiveRun& r : run.comparison.runs) {
+      json loss = json::array(), coverage = json::array();
+      for (const StepRecord& s : r.curve) {
+        loss.push_back(s.loss);
+        coverage.push_back(s.mean_coverage);
+      }
+      per_drafter.push_back({{"name", std::string(objective_name(r.objective))}, {"loss", loss}, {"coverage", coverage}, {"evaluations", evaluations_json(r.evaluations)}});
+    }
+    runs_json.push_back({{"seed", run.seed}, {"drafters", per_drafter}});
+  }
+  json budgets = json::array();
+  for (std::int32_t b : evaluation_budgets(config.at("budget").get<std::int32_t>())) budgets.push_back(b);
+  return {{"command", "exittrain"}, {"format_version", 1}, {"config", config}, {"seconds", seconds}, {"budgets", budgets},
+          {"drafters", drafters}, {"runs", runs_json}, {"summary", summarize(runs_json, drafters, budgets, alpha)}};
+}
+
+Document exittrain_document(const json& r) {
+  Document d;
+  const json& cfg = r.at("config");
+  const json& summary = r.at("summary");
+  const json& budgets = r.at("budgets");
+  const auto seeds = r.at("runs").size();
+  report::heading(d, "ExitTrain: token-only vs prefix-weighted vs exit-guided drafter training (" + cfg.at("mode").get<std::string>() + ")");
+  report::paragraph(d, cfg.at("setting").get<std::string>() + " Training budget B = " + std::to_string(cfg.at("budget").get<int>()) + ", " +
+                           std::to_string(cfg.at("warmup_steps").get<int>()) + " shared token-only warm-up steps, then " +
+                           std::to_string(cfg.at("steps").get<int>()) + " steps per objective (batch " + std::to_string(cfg.at("batch").get<int>()) +
+                           ", Adam, learning rate " + num(cfg.at("learning_rate").get<double>()) + "), lambda = " + num(cfg.at("lambda").get<double>()) +
+                           " (" + cfg.at("lambda_choice").get<std::string>() + "). " + std::to_string(seeds) + " seeds; " +
+                           std::to_string(cfg.at("test_contexts").get<int>()) + " held-out contexts per seed; run time " + fixed(r.at("seconds").get<double>(), 1) + " s.");
+
+  report::heading(d, "Mean 1 + C_p on held-out contexts (mean ± sd across seeds)");
+  Table ceiling{{"drafter"}, {}};
+  for (const json& b : budgets) ceiling.header.push_back("B = " + std::to_string(b.get<int>()));
+  for (const json& name : r.at("drafters")) {
+    std::vector<std::string> row = {name.get<std::string>()};
+    for (const json& c : summary.at("ceiling")) {
+      if (c.at("drafter") == name) row.push_back(plus_minus(c, 3));
+    }
+    ceiling.rows.push_back(row);
+  }
+  report::table(d, ceiling);
+
+  report::heading(d, "Paired differences in mean 1 + C_p (same seed: same target, data, initialization, test contexts)");
+  Table diff{{"difference", "budget", "mean ± sd", "seeds where positive"}, {}};
+  for (const json& c : summary.at("differences")) {
+    diff.rows.push_back({c.at("pair").get<std::string>(), std::to_string(c.at("budget").get<int>()), plus_minus(c, 4),
+                         std::to_string(c.at("wins").get<int>()) + " / " + std::to_string(c.at("seeds").get<std::size_t>())});
+  }
+  report::table(d, diff);
+
+  const json& tev = summary.at("tev");
+  report::heading(d, "TEV's measured mean L against the exact 1 + C_p");
+  report::paragraph(d, "Each cell: TEV run " + std::to_string(cfg.at("tev_samples_per_tree").get<std::uint64_t>()) +
+                           " times on every held-out tree; z-test with the exact null variance per seed, Bonferroni over " +
+                           std::to_string(tev.at("tests").get<std::size_t>()) + " tests at family alpha " + num(tev.at("alpha").get<double>()) +
+                           ". Verdict: **" + (tev.at("all_agree").get<bool>() ? "TEV's mean L agrees with 1 + C_p everywhere" : "TEV's mean L DISAGREES with 1 + C_p somewhere") + "**.");
+  Table check{{"drafter", "budget", "mean 1 + C_p", "TEV mean L", "max |z| over seeds", "min p", "agrees"}, {}};
+  for (const json& c : tev.at("cells")) {
+    check.rows.push_back({c.at("drafter").get<std::string>(), std::to_string(c.at("budget").get<int>()), fixed(c.at("mean_ceiling").get<double>()),
+                          fixed(c.at("tev_mean_length").get<double>()), fixed(c.at("max_abs_z").get<double>(), 2), num(c.at("min_p_value").get<double>()),
+                          c.at("agrees").get<bool>() ? "yes" : "**no**"});
+  }
+  report::table(d, check);
+
+  report::heading(d, "Training curves: mean 1 + C_p of the training trees at B (mean over seeds, in windows of steps)");
+  const int steps = cfg.at("steps").get<int>();
+  const int windows = std::min(steps, 10);
+  Table curves{{"steps"}, {}};
+  for (std::size_t o = 1; o < r.at("drafters").size(); ++o) curves.header.push_back(r.at("drafters").at(o).get<std::string>());
+  for (int w = 0; w < windows; ++w) {
+    const int first = w * steps / windows, last = (w + 1) * steps / windows;
+    std::vector<std::string> row = {std::to_string(first) + "–" + std::to_string(last - 1)};
+    for (std::size_t o = 1; o < r.at("drafters").size(); ++o) {
+      double total = 0.0;
+      for (const json& run : r.at("runs")) {
+        const json& coverage = run.at("drafters").at(o).at("coverage");
+        for (int s = first; s < last; ++s) total += coverage.at(static_cast<std::size_t>(s)).get<double>();
+      }
+      row.push_back(fixed(1.0 + total / (static_cast<double>(last - first) * static_cast<double>(seeds)), 3));
+    }
+    curves.rows.push_back(row);
+  }
+  report::table(d, curves);
+  return d;
+}
+
+}  // namespace tev
