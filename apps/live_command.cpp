@@ -195,7 +195,8 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
         length_p.push_back(row.generation.length_p());
         out << "  " << std::left << std::setw(8) << row.builder << std::setw(14) << row.drafter << " tokens/round "
             << fixed(row.generation.mean_length(), 3) << "  mean 1+C_p " << fixed(row.generation.mean_ceiling(), 3)
-            << "  p " << scientific(length_p.back()) << '\n';
+            << "  p " << scientific(length_p.back()) << "  rounds " << row.generation.rounds << "  row dev "
+            << scientific(row.generation.row_deviation) << '\n';
         const std::span<const Token> all = row.generation.tokens;
         out << "    \"" << render_tokens(*set.target, all.first(row.prompt_length)) << " | "
             << render_tokens(*set.target, all.subspan(row.prompt_length)) << "\"\n";
@@ -253,6 +254,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
       j["generation"]["runs"].push_back({{"drafter", g.drafter}, {"builder", g.builder}, {"rounds", g.generation.rounds},
                                          {"tokens_per_round", g.generation.mean_length()},
                                          {"mean_ceiling", g.generation.mean_ceiling()}, {"p", g.generation.length_p()},
+                                         {"row_max_deviation", g.generation.row_deviation},
                                          {"text", render_tokens(*set.target, g.generation.tokens)}});
     }
     j["seconds"] = seconds;

@@ -97,11 +97,16 @@ LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& draft
   const auto v_size = static_cast<std::size_t>(vocab);
   for (NodeId v = 0; v < live.tree.size(); ++v) {
     const std::span<double> row(rows.data() + static_cast<std::size_t>(v) * v_size, v_size);
-    live.row_deviation = std::max(live.row_deviation, std::abs(compensated_total(row) - 1.0));
+    const double deviation = std::abs(compensated_total(row) - 1.0);
+    if (!(deviation <= config.row_tolerance)) {
+      throw std::runtime_error(target.name() + ": the row after \"" + render_tokens(target, context_with_path(context, live.tree, v)) +
+                               "\" sums to 1 ± " + std::to_string(deviation) + ", beyond the tolerance " + std::to_string(config.row_tolerance));
+    }
+    live.row_deviation = std::max(live.row_deviation, deviation);
     const std::vector<double> tempered = apply_temperature(row, config.temperature);
     std::copy(tempered.begin(), tempered.end(), row.begin());
   }
-  live.rows = TargetRows::from_probabilities(rows, live.tree.size(), vocab);
+  live.rows = TargetRows::from_probabilities(rows, live.tree.size(), vocab, config.row_tolerance);
   live.root_kl = kl_divergence(live.rows.row(0), draft_row({}));
   return live;
 }
@@ -148,6 +153,7 @@ Generation speculative_generate(const LanguageModel& target, const LanguageModel
     g.emitted += static_cast<std::int64_t>(accepted.size()) + 1;
     g.ceiling_sum += law.ceiling();
     g.variance_sum += law.length_variance;
+    g.row_deviation = std::max(g.row_deviation, live.row_deviation);
   }
   return g;
 }

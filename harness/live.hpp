@@ -24,6 +24,9 @@ struct LiveTreeConfig {
   std::int32_t budget = 16;    // non-root nodes
   double temperature = 1.0;    // applied to target and drafter rows alike
   TreeBuilder builder = TreeBuilder::ddtree;
+  // Largest |Σ row − 1| accepted from the target. The Sphinx model's pruned backoff structure
+  // leaves most rows within ~1e-3 of 1 but some near 1.6e-2 (seen after "is incapable").
+  double row_tolerance = 0.05;
 };
 
 struct LiveTree {
@@ -56,6 +59,7 @@ struct Generation {
   std::int64_t emitted = 0;          // Σ L
   double ceiling_sum = 0.0;          // Σ (1 + C_p) of the rounds' trees
   double variance_sum = 0.0;         // Σ Var L of the rounds' trees (exact)
+  double row_deviation = 0.0;        // largest |Σ row − 1| of the target's rows over the rounds
   double mean_length() const { return rounds ? static_cast<double>(emitted) / static_cast<double>(rounds) : 0.0; }
   double mean_ceiling() const { return rounds ? ceiling_sum / static_cast<double>(rounds) : 0.0; }
   // Two-sided p of Σ L against Σ (1 + C_p) (independent rounds given the trees, normal approximation).
