@@ -24,9 +24,10 @@ struct LiveTreeConfig {
   std::int32_t budget = 16;    // non-root nodes
   double temperature = 1.0;    // applied to target and drafter rows alike
   TreeBuilder builder = TreeBuilder::ddtree;
-  // Largest |Σ row − 1| accepted from the target. The Sphinx model's pruned backoff structure
-  // leaves most rows within ~1e-3 of 1 but some near 1.6e-2 (seen after "is incapable").
-  double row_tolerance = 0.05;
+  // Largest |Σ row − 1| accepted from the target; rows are normalized either way and the largest
+  // deviation reported. The Sphinx model's pruned backoff weights leave most rows within ~1e-3
+  // of 1, but some far off (7.5e-2 seen after "must have able"); only a broken model goes past this.
+  double row_tolerance = 0.25;
 };
 
 struct LiveTree {
