@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -10,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "apps/results_file.hpp"
 #include "apps/verdicts.hpp"
 #include "core/exit_law.hpp"
 
@@ -54,12 +54,7 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
 
 int run_check(const CheckOptions& options, std::ostream& out, std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
-  // Open the JSON file first: a bad path should fail before the run, not after it.
-  std::ofstream json_file;
-  if (!options.json_path.empty()) {
-    json_file.open(options.json_path);
-    if (!json_file) throw std::runtime_error("cannot write " + options.json_path);
-  }
+  ResultsFile json_file(options.json_path);
   const std::vector<SuiteCase> suite = make_suite(options.suite);
   print_suite(suite, out);
   out << "Samples: " << options.check.samples << " per tree and verifier, seed " << options.check.seed << ", "
@@ -74,11 +69,7 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& prog
   out << "\n" << (passed ? "PASS" : "FAIL") << ": every saturated verifier exact and saturated, every unsaturated one "
       << "exact and not saturated, every mutant not exact" << (passed ? "" : " -- does not hold") << " (" << fixed(seconds, 1)
       << " s)\n";
-  if (!options.json_path.empty()) {
-    json_file << to_json(options, suite, reports, seconds, passed).dump(2) << '\n';
-    if (!json_file) throw std::runtime_error("error writing " + options.json_path);
-    out << "Wrote " << options.json_path << '\n';
-  }
+  if (json_file.wanted()) json_file.write(to_json(options, suite, reports, seconds, passed), out);
   return passed ? 0 : 1;
 }
 

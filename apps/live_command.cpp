@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <stdexcept>
 
+#include "apps/results_file.hpp"
 #include "apps/verdicts.hpp"
 #include "core/exit_law.hpp"
 #include "core/statistics.hpp"
@@ -126,11 +126,7 @@ struct GenerationRow {
 
 int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
-  std::ofstream json_file;
-  if (!options.json_path.empty()) {
-    json_file.open(options.json_path);
-    if (!json_file) throw std::runtime_error("cannot write " + options.json_path);
-  }
+  ResultsFile json_file(options.json_path);
   if (!options.dump_dir.empty()) fs::create_directories(options.dump_dir);
 
   const bool from_dumps = !options.from_dir.empty();
@@ -232,7 +228,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
       << "unsaturated one exact and not saturated" << (from_dumps ? "" : ", tokens per round at 1 + C_p, first word at the target's row")
       << (passed ? "" : " -- does not hold") << " (" << fixed(seconds, 1) << " s)\n";
 
-  if (!options.json_path.empty()) {
+  if (json_file.wanted()) {
     j["format_version"] = 1;
     j["command"] = "live";
     j["config"] = {{"budget", options.tree.budget},        {"temperature", options.tree.temperature},
@@ -259,9 +255,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
     }
     j["seconds"] = seconds;
     j["passed"] = passed;
-    json_file << j.dump(2) << '\n';
-    if (!json_file) throw std::runtime_error("error writing " + options.json_path);
-    out << "Wrote " << options.json_path << '\n';
+    json_file.write(j, out);
   }
   return passed ? 0 : 1;
 }
