@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "apps/bench_command.hpp"
@@ -11,10 +12,26 @@
 #include "sim/distributed.hpp"
 
 namespace {
-// Swallows the output of MPI ranks other than 0.
-class NullBuffer : public std::streambuf {
- protected:
-  int overflow(int c) override { return c; }
+// Swallows the output of MPI ranks other than 0 while it lives. It restores the streams when
+// main returns: they flush once more at exit, after main's locals (this buffer) are gone.
+class SilencedStandardStreams {
+ public:
+  SilencedStandardStreams() : cout_(std::cout.rdbuf(&null_)), cerr_(std::cerr.rdbuf(&null_)) {}
+  ~SilencedStandardStreams() {
+    std::cout.rdbuf(cout_);
+    std::cerr.rdbuf(cerr_);
+  }
+  SilencedStandardStreams(const SilencedStandardStreams&) = delete;
+  SilencedStandardStreams& operator=(const SilencedStandardStreams&) = delete;
+
+ private:
+  class NullBuffer : public std::streambuf {
+   protected:
+    int overflow(int c) override { return c; }
+  };
+  NullBuffer null_;  // declared first: constructed before the streams point at it
+  std::streambuf* cout_;
+  std::streambuf* cerr_;
 };
 }  // namespace
 
@@ -22,11 +39,8 @@ int main(int argc, char** argv) {
   // Under mpirun every rank runs the same command on its slice of the samples; rank 0 speaks
   // and writes the files.
   const tev::Distribution distribution(&argc, &argv);
-  NullBuffer silent;
-  if (tev::Distribution::rank() != 0) {
-    std::cout.rdbuf(&silent);
-    std::cerr.rdbuf(&silent);
-  }
+  std::optional<SilencedStandardStreams> silenced;
+  if (tev::Distribution::rank() != 0) silenced.emplace();
   CLI::App app{
       "tevsuite: checks that tree speculative-decoding verifiers are exact (their output has the target's law)\n"
       "and saturated (they emit 1 + C_p(T) tokens per round on average), against the canonical exit law\n"
