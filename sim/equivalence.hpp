@@ -23,6 +23,8 @@ struct CheckConfig {
   int verifiers_sharing_alpha = 1;
   double verifier_alpha() const { return alpha / verifiers_sharing_alpha; }
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
+  // The Monte Carlo engine the samples come from: the CPU's, or the GPU's under --device gpu.
+  BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&, const MonteCarloPlan&) = run_monte_carlo;
 };
 
 struct TreeEvidence {
