@@ -105,6 +105,7 @@ __device__ Token block_draw(const float* row, std::int32_t vocab, float inverse_
   for (std::int32_t a = begin; a < end; ++a) {
     if (!is_marked(excluded, a)) mine += expf((row[a] - top) * inverse_t);
   }
+  if (threadIdx.x == 0) drawn = kNoToken;  // written before the scan's barriers, read after them
   block_exclusive_scan(mine, sums);
   const double target = u * sums[kRowThreads];
   if (sums[threadIdx.x] < target && target <= sums[threadIdx.x + 1]) {
