@@ -111,4 +111,50 @@ int run_bench_montecarlo(std::uint64_t samples, int repeats, const std::string& 
   return 0;
 }
 
+int run_bench_verifier_gpu(std::int32_t vocab, const std::string& json_path, std::ostream& out, std::ostream& progress) {
+  constexpr std::int32_t kCalls = 200;
+  nlohmann::json j;
+  j["format_version"] = 1;
+  j["command"] = "bench verifier --device gpu";
+  out << "Verifier stage on the GPU: N = B + 1 rows of V = " << vocab << " float32 logits already on the device, DDTree trees;\n"
+      << "median microseconds per call over " << kCalls << " calls (CUDA events)\n\n   B    T  nodes internal  1+C_p |      TEV | predraw (eager) | predraw / TEV\n";
+  for (double temperature : {0.6, 1.0}) {
+    for (std::int32_t budget : {32, 64, 128}) {
+      progress << "  B = " << budget << ", T = " << temperature << " ..." << std::flush;
+      const StageReport r = measure_verifier_stage_gpu(make_live_workload(budget, temperature, vocab), kCalls);
+      progress << " done\n";
+      const double tev = r.micros("tev (gpu)", 1), predraw = r.micros("predraw (eager, gpu)", 1);
+      out << fmt(r.budget, "%4.0f") << ' ' << fmt(r.temperature, "%4.1f") << ' ' << fmt(r.nodes, "%6.0f") << ' ' << fmt(r.internal, "%8.0f") << ' '
+          << fmt(r.ceiling, "%6.3f") << " | " << fmt(tev, "%8.1f") << " | " << fmt(predraw, "%14.1f") << " | " << fmt(predraw / tev, "%13.2f") << '\n';
+      j["workloads"].push_back({{"budget", r.budget}, {"temperature", r.temperature}, {"vocab", r.vocab}, {"nodes", r.nodes},
+                                {"internal_nodes", r.internal}, {"ceiling", r.ceiling}, {"tev_micros", tev}, {"predraw_micros", predraw}});
+    }
+  }
+  write_json(j, json_path, out);
+  return 0;
+}
+
+int run_bench_montecarlo_gpu(std::uint64_t samples, int repeats, const std::string& json_path, std::ostream& out) {
+  const std::vector<GpuThroughput> rates = measure_montecarlo_gpu(samples, repeats);
+  const ThroughputReport fixed;
+  out << "Monte Carlo on the GPU against the CPU engine: DDTree B = " << fixed.budget << ", V = " << fixed.vocab << ", " << samples
+      << " samples per run, best of " << repeats << "; million samples per second (GPU: the sampling kernel, CUDA events)\n\n"
+      << "verifier              GPU        CPU (threads)   GPU / CPU   identical histograms\n";
+  nlohmann::json j;
+  j["format_version"] = 1;
+  j["command"] = "bench montecarlo --device gpu";
+  j["samples"] = samples;
+  bool identical = true;
+  for (const GpuThroughput& r : rates) {
+    out << r.verifier << std::string(std::max<std::size_t>(1, 20 - r.verifier.size()), ' ') << fmt(r.gpu_rate / 1e6, "%9.1f") << "  "
+        << fmt(r.cpu_rate / 1e6, "%9.1f") << " (" << r.cpu_threads << ")" << fmt(r.gpu_rate / r.cpu_rate, "%11.1f") << "   "
+        << (r.identical ? "yes" : "NO") << '\n';
+    j["rates"].push_back({{"verifier", r.verifier}, {"gpu", r.gpu_rate}, {"cpu", r.cpu_rate}, {"cpu_threads", r.cpu_threads}, {"identical", r.identical}});
+    identical = identical && r.identical;
+  }
+  j["identical"] = identical;
+  write_json(j, json_path, out);
+  return identical ? 0 : 1;
+}
+
 }  // namespace tev

@@ -35,7 +35,7 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
   j["command"] = "check";
   j["config"] = {{"trees", options.suite.trees},       {"vocab", options.suite.vocab},
                  {"budget", options.suite.budget},     {"seed", options.suite.seed},
-                 {"samples", options.check.samples},   {"threads", options.check.threads},
+                 {"samples", options.check.samples},   {"threads", options.check.threads}, {"device", options.device},
                  {"alpha", options.check.alpha}, {"alpha_per_verifier", options.check.verifier_alpha()},       {"exact_tolerance", options.check.exact_tolerance},
                  {"draft_noise", options.suite.draft_noise}};
   for (const SuiteCase& c : suite) {
@@ -58,7 +58,9 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& prog
   const std::vector<SuiteCase> suite = make_suite(options.suite);
   print_suite(suite, out);
   out << "Samples: " << options.check.samples << " per tree and verifier, seed " << options.check.seed << ", "
-      << options.check.threads << " thread(s)\nFamily-wise alpha " << options.check.alpha << " for the whole check, "
+      << options.check.threads << " thread(s)"
+      << (options.device == "gpu" ? "; Monte Carlo of the fast-path verifiers on the GPU, the others on the CPU" : "")
+      << "\nFamily-wise alpha " << options.check.alpha << " for the whole check, "
       << options.check.verifier_alpha() << " per verifier (Bonferroni over " << options.check.verifiers_sharing_alpha
       << " verifiers, Holm over each one's chi-square and E[L] tests)\nEnumeration tolerance "
       << options.check.exact_tolerance << "\n";

@@ -13,6 +13,7 @@ struct CheckOptions {
   SuiteConfig suite;
   CheckConfig check;
   std::string json_path;  // empty: no JSON
+  std::string device = "cpu";  // where the Monte Carlo runs ("gpu": the fast-path verifiers on the GPU)
 };
 
 // Runs the check, prints progress to `progress` and the table to `out`; returns the exit code:

@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "apps/bench_command.hpp"
@@ -11,13 +12,30 @@
 #include "apps/exittrain_command.hpp"
 #include "apps/live_command.hpp"
 #include "apps/theorem1_command.hpp"
+#include "gpu/gpu_engine.hpp"
 #include "sim/distributed.hpp"
 
 namespace {
-// Swallows the output of MPI ranks other than 0.
-class NullBuffer : public std::streambuf {
- protected:
-  int overflow(int c) override { return c; }
+// Swallows the output of MPI ranks other than 0 while it lives. It restores the streams when
+// main returns: they flush once more at exit, after main's locals (this buffer) are gone.
+class SilencedStandardStreams {
+ public:
+  SilencedStandardStreams() : cout_(std::cout.rdbuf(&null_)), cerr_(std::cerr.rdbuf(&null_)) {}
+  ~SilencedStandardStreams() {
+    std::cout.rdbuf(cout_);
+    std::cerr.rdbuf(cerr_);
+  }
+  SilencedStandardStreams(const SilencedStandardStreams&) = delete;
+  SilencedStandardStreams& operator=(const SilencedStandardStreams&) = delete;
+
+ private:
+  class NullBuffer : public std::streambuf {
+   protected:
+    int overflow(int c) override { return c; }
+  };
+  NullBuffer null_;  // declared first: constructed before the streams point at it
+  std::streambuf* cout_;
+  std::streambuf* cerr_;
 };
 }  // namespace
 
@@ -25,11 +43,8 @@ int main(int argc, char** argv) {
   // Under mpirun every rank runs the same command on its slice of the samples; rank 0 speaks
   // and writes the files.
   const tev::Distribution distribution(&argc, &argv);
-  NullBuffer silent;
-  if (tev::Distribution::rank() != 0) {
-    std::cout.rdbuf(&silent);
-    std::cerr.rdbuf(&silent);
-  }
+  std::optional<SilencedStandardStreams> silenced;
+  if (tev::Distribution::rank() != 0) silenced.emplace();
   CLI::App app{
       "tevsuite: checks that tree speculative-decoding verifiers are exact (their output has the target's law)\n"
       "and saturated (they emit 1 + C_p(T) tokens per round on average), against the canonical exit law\n"
@@ -61,6 +76,9 @@ int main(int argc, char** argv) {
   cmd->add_option("--alpha", check.check.alpha, "family-wise false-alarm level of the whole check (split evenly over the verifiers)")
       ->check(CLI::Range(1e-12, 0.5))->capture_default_str();
   cmd->add_option("--json", check.json_path, "also write the results as JSON to this file");
+  const auto devices = CLI::IsMember({"cpu", "gpu"});
+  cmd->add_option("--device", check.device, "where the Monte Carlo runs: cpu, or gpu (the fast-path verifiers on the GPU, bit-identical counts)")
+      ->check(devices)->capture_default_str();
 
   tev::Theorem1Options theorem1;
   theorem1.threads = check.check.threads;
@@ -200,6 +218,9 @@ int main(int argc, char** argv) {
 
   auto* bench = app.add_subcommand("bench", "Measure speed (never part of ctest): the verifier stage on Qwen-sized logit rows, or Monte Carlo throughput.");
   bench->require_subcommand(1);
+  std::string bench_device = "cpu";
+  bench->add_option("--device", bench_device, "cpu, or gpu: the GPU kernels (TEV and predraw verifier stage; Monte Carlo against the CPU engine)")
+      ->check(devices)->capture_default_str();
   std::string bench_json;
   std::int32_t bench_vocab = 151936;
   double bench_seconds = 0.5;
@@ -213,7 +234,10 @@ int main(int argc, char** argv) {
   auto* bench_mc = bench->add_subcommand("montecarlo", "Monte Carlo samples per second per verifier and for the Philox-only floor, 1 and 2 threads.");
   bench_mc->add_option("--samples", bench_samples, "samples per timed run")->check(CLI::Range(std::uint64_t{1000}, std::uint64_t{1} << 34))->capture_default_str();
   bench_mc->add_option("--repeats", bench_repeats, "runs per measurement (best is kept)")->check(CLI::Range(1, 100))->capture_default_str();
-  for (CLI::App* cmd : {bench_verifier, bench_mc}) cmd->add_option("--json", bench_json, "also write the measurements as JSON");
+  for (CLI::App* cmd : {bench_verifier, bench_mc}) {
+    cmd->add_option("--json", bench_json, "also write the measurements as JSON");
+    cmd->fallthrough();  // `bench verifier --device gpu` as well as `bench --device gpu verifier`
+  }
 
   try {
     app.parse(argc, argv);
@@ -221,8 +245,18 @@ int main(int argc, char** argv) {
     // --help exits 0; every malformed command line exits 2, like other runtime errors.
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // --device gpu where no GPU can run is a usage error: say why, exit 2.
+  const bool wants_gpu = (cmd->parsed() && check.device == "gpu") || (bench->parsed() && bench_device == "gpu");
+  if (wants_gpu) {
+    const std::string why = tev::gpu::unavailable_reason();
+    if (!why.empty()) {
+      std::cerr << "tevsuite: --device gpu: no GPU can run here: " << why << '\n';
+      return 2;
+    }
+  }
   try {
     if (cmd->parsed()) {
+      if (check.device == "gpu") check.check.monte_carlo = tev::gpu::run_monte_carlo;
       check.check.seed = check.suite.seed;
       if (tev::Distribution::rank() != 0) check.json_path.clear();
       check.check.verifiers_sharing_alpha = static_cast<int>(tev::verifier_catalog().size());
@@ -253,6 +287,8 @@ int main(int argc, char** argv) {
       return tev::run_exittrain(exittrain, std::cout, std::cerr);
     }
     if (rep->parsed()) return tev::run_report_command(results_path, render, std::cout);
+    if (bench_verifier->parsed() && bench_device == "gpu") return tev::run_bench_verifier_gpu(bench_vocab, bench_json, std::cout, std::cerr);
+    if (bench_mc->parsed() && bench_device == "gpu") return tev::run_bench_montecarlo_gpu(bench_samples, bench_repeats, bench_json, std::cout);
     if (bench_verifier->parsed()) return tev::run_bench_verifier(bench_vocab, bench_seconds, bench_json, std::cout, std::cerr);
     if (bench_mc->parsed()) return tev::run_bench_montecarlo(bench_samples, bench_repeats, bench_json, std::cout);
     if (emit_cmd->parsed()) return tev::run_conformance_emit(emit, cases_out, std::cout, std::cerr);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <thread>
+
+#include "gpu/gpu_engine.hpp"
 
 #include "sim/monte_carlo.hpp"
 #include "sim/suite.hpp"
@@ -37,7 +40,26 @@ double median_seconds_per_call(const std::function<void(std::uint64_t)>& call, d
   return per_call[per_call.size() / 2];
 }
 
+// The workload's columns of a report, before any timing.
+StageReport describe_workload(const LiveWorkload& w) {
+  StageReport report;
+  report.budget = w.budget;
+  report.temperature = w.temperature;
+  report.vocab = w.tree.vocab;
+  report.nodes = w.tree.size();
+  report.internal = static_cast<std::int32_t>(std::count_if(w.tree.child_count.begin(), w.tree.child_count.end(), [](std::int32_t c) { return c > 0; }));
+  report.ceiling = w.ceiling;
+  report.mean_top1 = w.mean_top1;
+  return report;
+}
+
 }  // namespace
+
+SuiteCase montecarlo_case() {
+  const ThroughputReport defaults;
+  const SuiteConfig config{.trees = 1, .vocab = defaults.vocab, .budget = defaults.budget, .seed = 20261130};
+  return make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0);
+}
 
 double StageReport::micros(const std::string& verifier, int threads) const {
   for (const StageTiming& t : timings) {
@@ -54,14 +76,7 @@ double ThroughputReport::rate(const std::string& verifier, int threads) const {
 }
 
 StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
-  StageReport report;
-  report.budget = w.budget;
-  report.temperature = w.temperature;
-  report.vocab = w.tree.vocab;
-  report.nodes = w.tree.size();
-  report.internal = static_cast<std::int32_t>(std::count_if(w.tree.child_count.begin(), w.tree.child_count.end(), [](std::int32_t c) { return c > 0; }));
-  report.ceiling = w.ceiling;
-  report.mean_top1 = w.mean_top1;
+  StageReport report = describe_workload(w);
   LogitScratch scratch(w.tree.vocab, w.tree.size());
   const LogitRows rows = w.view();
   using Verify = std::function<Block(DrawCounter&)>;
@@ -91,8 +106,7 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
 ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
   ThroughputReport report;
   report.samples = samples;
-  const SuiteConfig config{.trees = 1, .vocab = report.vocab, .budget = report.budget, .seed = 20261130};
-  const SuiteCase c = make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0);
+  const SuiteCase c = montecarlo_case();
   const NodeId leaf = c.tree.size() - 1;  // the last node in level order is a leaf: no completion
   auto best_rate = [&](const std::function<void()>& run) {
     double best = 0.0;
@@ -117,6 +131,37 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
                               })});
   }
   return report;
+}
+
+StageReport measure_verifier_stage_gpu(const LiveWorkload& w, std::int32_t calls) {
+  StageReport report = describe_workload(w);
+  const gpu::StageTimings t = gpu::time_verifier_stage(w.tree, w.view(), calls);
+  const auto counted = static_cast<std::uint64_t>(calls);
+  report.timings.push_back({"tev (gpu)", 1, t.tev_micros, counted});
+  report.timings.push_back({"predraw (eager, gpu)", 1, t.predraw_micros, counted});
+  return report;
+}
+
+std::vector<GpuThroughput> measure_montecarlo_gpu(std::uint64_t samples, int repeats) {
+  const SuiteCase c = montecarlo_case();
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
+  std::vector<GpuThroughput> rates;
+  for (VerifierId id : {VerifierId::tree_exit, VerifierId::predraw, VerifierId::sequential_residual, VerifierId::pathwise_walk}) {
+    GpuThroughput r{std::string(verifier_info(id).name), 0.0, 0.0, threads, true};
+    BlockCounts cpu;
+    for (int k = 0; k < repeats; ++k) {
+      const auto start = Clock::now();
+      cpu = run_monte_carlo(id, c.tree, c.rows, plan);
+      r.cpu_rate = std::max(r.cpu_rate, static_cast<double>(samples) / seconds_since(start));
+      double kernel_seconds = 0.0;
+      const BlockCounts on_gpu = gpu::monte_carlo_batch(id, std::span(&c, 1), plan, &kernel_seconds).front();
+      r.gpu_rate = std::max(r.gpu_rate, static_cast<double>(samples) / kernel_seconds);
+      r.identical = r.identical && on_gpu == cpu;
+    }
+    rates.push_back(r);
+  }
+  return rates;
 }
 
 }  // namespace tev

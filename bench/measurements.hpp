@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/workloads.hpp"
+#include "sim/suite.hpp"
 
 namespace tev {
 
@@ -49,5 +50,22 @@ struct ThroughputReport {
 // Fixed tree (DDTree, B = 64, V = 64): the Monte Carlo engine's samples per second for each
 // fast-path verifier and for the same loop with the verifier replaced by Philox output alone.
 ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats);
+
+// The fixed Monte Carlo tree: DDTree, B = 64, V = 64, Gaussian logits.
+SuiteCase montecarlo_case();
+
+// TEV and eager predraw on the GPU (CUDA events, median of `calls`), logits already on the device.
+StageReport measure_verifier_stage_gpu(const LiveWorkload& workload, std::int32_t calls);
+
+struct GpuThroughput {
+  std::string verifier;
+  double gpu_rate = 0.0;  // samples per second of the sampling kernel (best of the repeats)
+  double cpu_rate = 0.0;  // samples per second of the CPU engine on cpu_threads threads
+  int cpu_threads = 1;
+  bool identical = true;  // GPU histograms == CPU histograms in every repeat
+};
+
+// GPU Monte Carlo against the CPU engine (all hardware threads) on the fixed tree, per fast-path verifier.
+std::vector<GpuThroughput> measure_montecarlo_gpu(std::uint64_t samples, int repeats);
 
 }  // namespace tev

@@ -13,7 +13,7 @@ inline constexpr Token kNoToken = -1;
 struct Block {
   NodeId exit = 0;
   Token bonus = kNoToken;
-  friend bool operator==(const Block&, const Block&) = default;
+  bool operator==(const Block&) const = default;  // a member: nvcc 13 rejects defaulted friends
 };
 
 }  // namespace tev

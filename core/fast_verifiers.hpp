@@ -1,6 +1,6 @@
 #pragma once
 // Per-sample Monte Carlo kernels over per-tree tables (device-safe: raw pointers, no Eigen).
-// Each consumes the same uniforms, in the same order, as its chooser-path twin in verifiers.hpp
+// The CPU engine (sim/monte_carlo) and the CUDA kernels (gpu/) both call these. Each consumes the same uniforms, in the same order, as its chooser-path twin in verifiers.hpp
 // and finds the same first index of the same cumulative tables (through guide tables), so both
 // give the identical block for equal (seed, stream, tree, sample) — a property the test suite checks.
 #include <cstddef>
@@ -17,6 +17,7 @@ struct TreeTablesView {
   std::int32_t vocab = 0;
   const std::int32_t* first_child = nullptr;     // (N) first child of each node
   const std::int32_t* child_count = nullptr;     // (N) children of each node
+  const std::int32_t* depth = nullptr;           // (N) depth of each node (root 0)
   const std::int32_t* child_of_token = nullptr;  // (N, V) child reached from v by token a, or -1
   const double* exit_cum = nullptr;              // (N) cumulative w(v) in level order
   const double* row_cum = nullptr;               // (N, V) cumulative p_v
@@ -87,6 +88,51 @@ TEV_HD inline Block sequential_residual_fast(const TreeTablesView& t, DrawCounte
     }
     v = accepted;
   }
+}
+
+// Which fast per-sample kernel realizes a verifier, if any.
+enum class FastPath { none, tree_exit, predraw, sequential_residual, pathwise_walk };
+
+// The fast kernel of a path; FastPath::none is a caller error and yields {kNoNode, kNoToken}
+// (device code cannot throw: callers check first).
+TEV_HD inline Block run_fast_path(FastPath path, const TreeTablesView& t, DrawCounter& draws) {
+  switch (path) {
+    case FastPath::tree_exit: return tree_exit_verify_fast(t, draws);
+    case FastPath::predraw: return predraw_and_follow_fast(t, draws);
+    case FastPath::sequential_residual: return sequential_residual_fast(t, draws);
+    case FastPath::pathwise_walk: return pathwise_walk_fast(t, draws);
+    case FastPath::none: break;
+  }
+  return {kNoNode, kNoToken};
+}
+
+// Completion (complete_block in verifiers.hpp) over the tables: while the bonus is a drafted
+// child's token, move to that child and draw the next token from its row — the same first index
+// of the same cumulative row as the chooser's draw, so both give the same completed block.
+TEV_HD inline Block complete_block_fast(const TreeTablesView& t, Block block, DrawCounter& draws) {
+  for (NodeId c = t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)]; c != kNoNode;
+       c = t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)]) {
+    block.exit = c;
+    block.bonus = t.pick_row(t.row_cum, t.row_guide, c, draws.next());
+  }
+  return block;
+}
+
+// One Monte Carlo sample: the block the verifier returned and its completion.
+struct SampledBlock {
+  Block returned;
+  Block completed;
+};
+
+// Sample `sample` of a tree: the verifier's draws on the verifier stream, completion's on the
+// completion stream, both keyed by (seed, tree, sample) — the whole recipe the CPU engine and the
+// GPU kernels share.
+TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed, std::uint32_t tree,
+                                       std::uint64_t sample) {
+  DrawCounter draws(DrawSite{seed, Stream::verifier, tree, sample});
+  const Block returned = run_fast_path(path, t, draws);
+  DrawCounter completion(DrawSite{seed, Stream::completion, tree, sample});
+  return {returned, complete_block_fast(t, returned, completion)};
 }
 
 }  // namespace tev

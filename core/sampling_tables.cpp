@@ -13,6 +13,7 @@ TreeTables::TreeTables(const DraftTree& tree, const TargetRows& rows, const Chil
 
   first_child_ = tree.first_child;
   child_count_ = tree.child_count;
+  depth_ = tree.depth;
   child_of_token_.assign(cells, kNoNode);
   exit_cum_.resize(static_cast<std::size_t>(n));
   cumulate(law.exit.data(), n, exit_cum_.data());
@@ -72,6 +73,7 @@ TreeTables::TreeTables(const DraftTree& tree, const TargetRows& rows, const Chil
   view_.vocab = vocab;
   view_.first_child = first_child_.data();
   view_.child_count = child_count_.data();
+  view_.depth = depth_.data();
   view_.child_of_token = child_of_token_.data();
   view_.exit_cum = exit_cum_.data();
   view_.row_cum = row_cum_.data();

@@ -51,15 +51,4 @@ ChildOrder child_order_for(VerifierId id, const DraftTree& tree, const TargetRow
                                                        : ChildOrder::stored(tree);
 }
 
-Block run_fast_path(FastPath path, const TreeTablesView& tables, DrawCounter& draws) {
-  switch (path) {
-    case FastPath::tree_exit: return tree_exit_verify_fast(tables, draws);
-    case FastPath::predraw: return predraw_and_follow_fast(tables, draws);
-    case FastPath::sequential_residual: return sequential_residual_fast(tables, draws);
-    case FastPath::pathwise_walk: return pathwise_walk_fast(tables, draws);
-    case FastPath::none: break;
-  }
-  throw std::logic_error("verifier has no fast path");
-}
-
 }  // namespace tev

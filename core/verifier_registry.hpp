@@ -30,9 +30,6 @@ enum class VerifierId {
 
 enum class VerifierKind { saturated, unsaturated, mutant };
 
-// Which fast per-sample kernel (fast_verifiers.hpp) realizes a verifier, if any.
-enum class FastPath { none, tree_exit, predraw, sequential_residual, pathwise_walk };
-
 struct VerifierInfo {
   VerifierId id;
   std::string_view name;
@@ -71,8 +68,5 @@ Block run_verifier(VerifierId id, const DraftTree& tree, const TargetRows& rows,
   }
   throw std::logic_error("unknown verifier id");
 }
-
-// The fast kernel for a verifier with a fast path (FastPath::none is a caller error).
-Block run_fast_path(FastPath path, const TreeTablesView& tables, DrawCounter& draws);
 
 }  // namespace tev

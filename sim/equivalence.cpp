@@ -78,7 +78,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
     plan.tree_id = static_cast<std::uint32_t>(i);
     plan.samples = config.samples;
     plan.threads = config.threads;
-    const BlockCounts counts = run_monte_carlo(id, c.tree, c.rows, plan);
+    const BlockCounts counts = config.monte_carlo(id, c.tree, c.rows, plan);
 
     TreeEvidence e = sampled_evidence(c.tree, c.rows, counts);
 

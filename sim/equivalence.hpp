@@ -27,6 +27,8 @@ struct CheckConfig {
   // branches V ways per node); then verdicts rest on sampling alone and a mutant that sampling
   // misses is reported "not caught", with no power to hold it to.
   bool enumerate = true;
+  // The Monte Carlo engine the samples come from: the CPU's, or the GPU's under --device gpu.
+  BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&, const MonteCarloPlan&) = run_monte_carlo;
 };
 
 struct TreeEvidence {

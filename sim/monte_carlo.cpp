@@ -47,9 +47,8 @@ BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRo
   const VerifierInfo& info = verifier_info(id);
   if (plan.fast_path && info.fast_path != FastPath::none) {
     const TreeTables tables(tree, rows, child_order_for(id, tree, rows));
-    return count_blocks(tree, rows, plan, [&](const DrawSite& site, PhiloxChooser&) {
-      DrawCounter draws(site);
-      return run_fast_path(info.fast_path, tables.view(), draws);
+    return tally_samples(tree, rows, plan, [&] {
+      return [&](std::uint64_t s) { return sample_fast(info.fast_path, tables.view(), plan.seed, plan.tree_id, s); };
     });
   }
   return count_blocks(tree, rows, plan, [&](const DrawSite& site, PhiloxChooser& chooser) {

@@ -42,20 +42,18 @@ struct MonteCarloPlan {
   bool fast_path = true;          // use the per-tree tables where the verifier has them
 };
 
-// The engine: sample(site, chooser) → Block gives sample `site.sample`'s block on the verifier
-// stream (the chooser is a per-task scratch to restart); completion follows on its own stream.
-template <class SampleBlock>
-BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, SampleBlock&& sample) {
+// The engine: new_task() gives a per-task sampler, sampler(s) → SampledBlock gives sample s's
+// returned block and its completion (a sampler may keep scratch across the samples of its task).
+template <class NewTask>
+BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, NewTask&& new_task) {
   require_rows_match(tree, rows);
   if (plan.threads < 1) throw std::invalid_argument("threads must be at least 1");
   auto body = [&](const oneapi::tbb::blocked_range<std::uint64_t>& range, BlockCounts counts) {
     if (counts.completed.empty()) counts = BlockCounts(tree.size(), tree.vocab);
-    PhiloxChooser chooser({plan.seed, Stream::verifier, plan.tree_id, 0});
-    PhiloxChooser completion({plan.seed, Stream::completion, plan.tree_id, 0});
+    auto sampler = new_task();
     for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
-      const Block b = sample(DrawSite{plan.seed, Stream::verifier, plan.tree_id, s}, chooser);
-      completion.restart({plan.seed, Stream::completion, plan.tree_id, s});
-      counts.add(tree, b, complete_block(tree, rows, b, completion));
+      const SampledBlock b = sampler(s);
+      counts.add(tree, b.returned, b.completed);
     }
     return counts;
   };
@@ -72,6 +70,20 @@ BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const Mo
   if (result.completed.empty()) result = BlockCounts(tree.size(), tree.vocab);
   result.sum_over_ranks();
   return result;
+}
+
+// Chooser-path verifiers: sample(site, chooser) → Block gives sample `site.sample`'s block on the
+// verifier stream (the chooser is a per-task scratch to restart); completion follows on its own stream.
+template <class SampleBlock>
+BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, SampleBlock&& sample) {
+  return tally_samples(tree, rows, plan, [&] {
+    return [&, chooser = PhiloxChooser({plan.seed, Stream::verifier, plan.tree_id, 0}),
+            completion = PhiloxChooser({plan.seed, Stream::completion, plan.tree_id, 0})](std::uint64_t s) mutable {
+      const Block b = sample(DrawSite{plan.seed, Stream::verifier, plan.tree_id, s}, chooser);
+      completion.restart({plan.seed, Stream::completion, plan.tree_id, s});
+      return SampledBlock{b, complete_block(tree, rows, b, completion)};
+    };
+  });
 }
 
 // A registered verifier, on its fast path when it has one and plan.fast_path is set.

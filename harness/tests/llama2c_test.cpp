@@ -59,10 +59,11 @@ TEST_P(TreeAttention, EveryNodeMatchesTheSequentialForward) {
   EXPECT_LE(worst, 1e-4f);
   // The logits are not trivially equal: nodes differ from one another.
   EXPECT_GT((tree_logits.row(1) - tree_logits.row(2)).cwiseAbs().maxCoeff(), 1e-2f);
-  // next_row is the softmax of the same forward.
+  // next_row is the softmax of the same forward (float32 logits within 1e-4, so each probability
+  // within a relative 1e-4 of the tree pass's).
   const std::vector<double> row = model.next_row(context);
   const std::vector<double> rows = model.tree_rows(context, tree);
-  for (std::size_t a = 0; a < row.size(); ++a) EXPECT_NEAR(row[a], rows[a], 1e-6);
+  for (std::size_t a = 0; a < row.size(); ++a) EXPECT_NEAR(row[a], rows[a], 2e-4 * rows[a]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TreeAttention, testing::Values(mha(), gqa()),

@@ -38,22 +38,25 @@ TEST(MonteCarlo, DisjointSampleRangesAddUpToTheWholeRun) {
   EXPECT_EQ(merged, run_monte_carlo(VerifierId::predraw, suite[1].tree, suite[1].rows, whole));
 }
 
-// The fast per-sample kernels must reproduce their chooser-path verifiers block for block.
+// The fast per-sample kernels (and their table-driven completion) must reproduce their
+// chooser-path verifiers and complete_block block for block.
 TEST(FastPath, EqualsTheChooserPathSampleBySample) {
   const auto suite = small_suite();
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.fast_path == FastPath::none) continue;
     for (std::size_t i = 0; i < suite.size(); ++i) {
       const SuiteCase& c = suite[i];
+      const auto tree_id = static_cast<std::uint32_t>(i);
       const TreeTables tables(c.tree, c.rows, child_order_for(info.id, c.tree, c.rows));
       PhiloxChooser chooser({0, Stream::verifier, 0, 0});
+      PhiloxChooser completion({0, Stream::completion, 0, 0});
       for (std::uint64_t s = 0; s < 20000; ++s) {
-        const DrawSite site{99, Stream::verifier, static_cast<std::uint32_t>(i), s};
-        chooser.restart(site);
-        DrawCounter draws(site);
+        chooser.restart({99, Stream::verifier, tree_id, s});
+        completion.restart({99, Stream::completion, tree_id, s});
         const Block slow = run_verifier(info.id, c.tree, c.rows, chooser);
-        const Block fast = run_fast_path(info.fast_path, tables.view(), draws);
-        ASSERT_EQ(slow, fast) << info.name << " tree " << i << " sample " << s;
+        const SampledBlock fast = sample_fast(info.fast_path, tables.view(), 99, tree_id, s);
+        ASSERT_EQ(slow, fast.returned) << info.name << " tree " << i << " sample " << s;
+        ASSERT_EQ(complete_block(c.tree, c.rows, slow, completion), fast.completed) << info.name << " tree " << i << " sample " << s;
       }
     }
   }

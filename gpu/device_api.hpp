@@ -1,0 +1,54 @@
+#pragma once
+// The boundary between host code (g++) and the CUDA kernels (nvcc): device-safe types only, so
+// both compilers read it. Built without CUDA, no_cuda.cpp implements it: unavailable_reason()
+// says so and every other call throws.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/fast_verifiers.hpp"
+
+namespace tev::gpu {
+
+// Why no GPU can run here ("" when one can): built without CUDA, no device, a driver error.
+std::string unavailable_reason();
+
+// One tree of a Monte Carlo batch: its tables (host memory) and its counter's tree word.
+struct TallyTree {
+  TreeTablesView tables;
+  std::uint32_t tree_id = 0;
+};
+
+struct DeviceTally {
+  // Per tree, flat: (N, V) completed, then (N) exits, then {samples, completions, length_sum}.
+  std::vector<std::vector<std::uint64_t>> histograms;
+  double kernel_seconds = 0.0;  // the sampling kernel alone (CUDA events), not the table upload
+};
+
+// Samples [first_sample, first_sample + samples) of every tree of the batch with one fast path,
+// in one launch; each sample runs sample_fast exactly as the CPU engine does.
+DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, std::uint32_t seed, std::uint64_t first_sample,
+                            std::uint64_t samples);
+
+// A tree for the verifier-stage kernels: DraftTree's level-order arrays (host memory).
+struct StageTree {
+  std::int32_t nodes = 0;
+  std::int32_t vocab = 0;
+  const std::int32_t* first_child = nullptr;  // (N)
+  const std::int32_t* child_count = nullptr;  // (N)
+  const std::int32_t* token = nullptr;        // (N) token of each node (root: unused)
+};
+
+struct StageTimings {
+  double tev_micros = 0.0;      // median per call: row sums of the internal rows, level-wise P and w, exit and bonus draws
+  double predraw_micros = 0.0;  // median per call: a draw from every row, then follow the matches
+  std::vector<Block> tev_blocks;      // (calls) what each timed call returned, for sanity checks
+  std::vector<Block> predraw_blocks;  // (calls)
+};
+
+// Times TEV and eager predraw on N rows of V float32 logits at a temperature, `calls` times each
+// (call i draws with sample index i on the verifier stream, draw indices as the CPU versions in
+// sim/logit_verifiers use them). The logits are uploaded once, before the timing.
+StageTimings time_verifier_stage(const StageTree& tree, const float* logits, double temperature, std::int32_t calls);
+
+}  // namespace tev::gpu

@@ -1,0 +1,31 @@
+#pragma once
+// The GPU as a Monte Carlo engine and a verifier stage, in the suite's own types. Every call but
+// unavailable_reason() throws when no GPU can run (see gpu::unavailable_reason for why).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/verifier_registry.hpp"
+#include "gpu/device_api.hpp"
+#include "sim/logit_verifiers.hpp"
+#include "sim/monte_carlo.hpp"
+#include "sim/suite.hpp"
+
+namespace tev::gpu {
+
+// One launch over a batch of trees for a verifier with a fast path: counts[i] equals the CPU
+// engine's run_monte_carlo(id, cases[i].tree, cases[i].rows, plan) with tree_id plan.tree_id + i,
+// bit for bit (plan.threads and plan.fast_path do not apply). Under mpirun each rank samples its
+// slice and the counts are summed over ranks, as on the CPU. kernel_seconds, when given,
+// receives the sampling kernel's time.
+std::vector<BlockCounts> monte_carlo_batch(VerifierId id, std::span<const SuiteCase> cases, const MonteCarloPlan& plan,
+                                           double* kernel_seconds = nullptr);
+
+// The engine behind `--device gpu`: a verifier with a fast path runs on the GPU, any other on
+// the CPU engine (the GPU has kernels only for the fast paths).
+BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan);
+
+// TEV and eager predraw on the GPU over the given logit rows (see time_verifier_stage).
+StageTimings time_verifier_stage(const DraftTree& tree, const LogitRows& logits, std::int32_t calls);
+
+}  // namespace tev::gpu
