@@ -143,7 +143,7 @@ ExitTrainOptions with_live_defaults(ExitTrainOptions o, const std::function<bool
   };
   fallback("--budget", &ExitTrainOptions::budget, 8);
   fallback("--steps", &ExitTrainOptions::steps, 100);
-  fallback("--warmup-steps", &ExitTrainOptions::warmup_steps, 100);
+  fallback("--warmup-steps", &ExitTrainOptions::warmup_steps, 500);
   fallback("--seeds", &ExitTrainOptions::seeds, 3);
   fallback("--vocab", &ExitTrainOptions::vocab, 1024);
   fallback("--horizon", &ExitTrainOptions::horizon, 4);

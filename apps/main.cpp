@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
       "contexts at B/2, B and 2B: prints the exact mean 1 + C_p (mean +- sd over seeds), paired differences, and\n"
       "TEV's measured mean L against 1 + C_p. Exit 0 when TEV agrees everywhere, 1 when not, 2 on bad input.\n"
       "Sim defaults take about 1 minute on 2 cores. --mode live trains a frequent-words block drafter against the\n"
-      "Sphinx English trigram; its defaults differ (B 8, 100 + 100 steps, 3 seeds, K = --vocab 1024, H 4, batch 4,\n"
-      "32 held-out contexts, sequences of 16 words) and take about LIVE_MINUTES minutes on 2 cores.");
+      "Sphinx English trigram; its defaults differ (B 8, 500 warm-up + 100 steps, 3 seeds, K = --vocab 1024, H 4, batch 4,\n"
+      "32 held-out contexts, sequences of 16 words) and take about 11 minutes on 2 cores.");
   etr->add_option("--mode", exittrain.mode, "sim: synthetic Markov target and linear drafter; live: the Sphinx trigram and a frequent-words drafter")
       ->check(CLI::IsMember({"sim", "live"}))->capture_default_str();
   etr->add_option("--budget", exittrain.budget, "training tree budget B (non-root nodes); evaluated at B/2, B, 2B")->check(CLI::Range(2, 1024))->capture_default_str();
