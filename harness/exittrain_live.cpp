@@ -8,7 +8,6 @@
 
 #include "core/compensated_sum.hpp"
 #include "sim/philox_engine.hpp"
-#include "sim/trees.hpp"
 
 namespace tev {
 
@@ -135,10 +134,6 @@ void FrequentWordsDrafter::backpropagate(std::span<const Token> context, std::sp
   for (std::size_t row : embedding_rows(context)) {
     for (std::size_t i = 0; i < d; ++i) gradient[row + i] += embedding_gradient[i];
   }
-}
-
-std::vector<Token> most_probable_tokens(std::span<const double> row, std::int32_t count) {
-  return rank_row(row, count).tokens;
 }
 
 std::vector<TrainingExample> examples_from_sequences(std::span<const std::vector<Token>> sequences, std::int32_t horizon,

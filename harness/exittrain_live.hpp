@@ -49,7 +49,6 @@ class FrequentWordsDrafter final : public BlockDrafter {
   void backpropagate(std::span<const Token> context, std::span<const double> logit_gradient, std::span<double> gradient) const override;
   std::span<double> parameters() override { return weights_; }
   std::span<const double> parameters() const override { return weights_; }
-  std::int32_t buckets() const { return other_ + 1; }  // K + 1
 
  private:
   // Offsets into weights_ of the embedding rows (D each) the context reads.
@@ -67,9 +66,6 @@ class FrequentWordsDrafter final : public BlockDrafter {
   // Flat parameters: embeddings (lookback, K + 1, D), then heads (H, K + 1, D), then biases (H, K + 1).
   std::vector<double> weights_;
 };
-
-// The `count` most probable tokens of a row (ties by token id), e.g. of a unigram row.
-std::vector<Token> most_probable_tokens(std::span<const double> row, std::int32_t count);
 
 // Every (context, next H tokens) pair of each sequence whose context holds at least two tokens
 // (begin_token and a word), in an order shuffled from the seed so that a minibatch mixes sequences.

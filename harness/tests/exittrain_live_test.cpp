@@ -149,10 +149,5 @@ TEST(ExamplesFromSequences, CutsEveryContextWithItsContinuation) {
   for (std::size_t i = 0; i < examples.size(); ++i) EXPECT_EQ(examples[i].context, again[i].context);
 }
 
-TEST(MostProbableTokens, RanksByProbabilityThenId) {
-  const std::vector<double> row = {0.1, 0.4, 0.1, 0.3, 0.1};
-  EXPECT_EQ(most_probable_tokens(row, 3), (std::vector<Token>{1, 3, 0}));
-}
-
 }  // namespace
 }  // namespace tev
