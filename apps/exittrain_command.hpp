@@ -26,7 +26,7 @@ struct ExitTrainOptions {
   double target_scale = 3.0;       // logit standard deviation per lag of the synthetic target
   std::int32_t lookback = 1;       // tokens the drafter sees
   std::int32_t embedding = 32;     // live: the drafter's embedding size D
-  std::int32_t context_length = 8; // live: words per sampled sequence (after <s>)
+  std::int32_t context_length = 8; // sim: context length; live: words per sampled sequence (after <s>)
   std::int32_t batch = 16;
   double learning_rate = 0.02;
   std::optional<double> lambda;    // default: B (see lambda_rationale)
