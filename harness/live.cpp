@@ -2,6 +2,7 @@
 
 #include <boost/math/distributions/normal.hpp>
 #include <nlohmann/json.hpp>
+#include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
@@ -114,8 +115,10 @@ LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& draft
 
 std::vector<std::vector<Token>> sample_contexts(const LanguageModel& model, std::int32_t count, std::int32_t length,
                                                 std::uint32_t seed, Token avoid) {
-  std::vector<std::vector<Token>> contexts;
-  for (std::int32_t i = 0; i < count; ++i) {
+  std::vector<std::vector<Token>> contexts(static_cast<std::size_t>(std::max(count, 0)));
+  // Rows can cost milliseconds (the Sphinx model scores every word), so contexts are drawn in
+  // parallel; each has its own substream, so the result does not depend on the thread count.
+  oneapi::tbb::parallel_for(std::int32_t{0}, count, [&](std::int32_t i) {
     PhiloxChooser chooser({seed, Stream::generation, static_cast<std::uint32_t>(i), 0});
     std::vector<Token> context = {model.begin_token()};
     for (std::int32_t k = 0; k < length; ++k) {
@@ -124,8 +127,8 @@ std::vector<std::vector<Token>> sample_contexts(const LanguageModel& model, std:
       row[static_cast<std::size_t>(model.begin_token())] = 0.0;  // a context never restarts mid-way
       context.push_back(static_cast<Token>(chooser.categorical(row)));
     }
-    contexts.push_back(std::move(context));
-  }
+    contexts[static_cast<std::size_t>(i)] = std::move(context);
+  });
   return contexts;
 }
 

@@ -49,6 +49,17 @@ class Adam {
 
 }  // namespace
 
+void NextTokenModel::tree_rows(std::span<const Token> context, const DraftTree& tree, std::span<double> out) const {
+  const auto v_size = static_cast<std::size_t>(vocab());
+  std::vector<Token> sequence(context.begin(), context.end());
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    const auto path = tree.path_tokens(v);
+    sequence.resize(context.size());
+    sequence.insert(sequence.end(), path.begin(), path.end());
+    next_token_row(sequence, out.subspan(static_cast<std::size_t>(v) * v_size, v_size));
+  }
+}
+
 double weighted_cross_entropy(std::span<const double> logits, std::int32_t vocab, std::span<const RowTerm> terms,
                               std::span<double> logit_gradient) {
   const auto rows = static_cast<std::int32_t>(logits.size() / static_cast<std::size_t>(vocab));
@@ -99,14 +110,7 @@ ContextTree build_context_tree(const BlockDrafter& drafter, const NextTokenModel
   drafter.logits(context, logits);
   DraftTree tree = ddtree_best_first(marginal_rows(logits, horizon, vocab), budget).tree;
   std::vector<double> probs(static_cast<std::size_t>(tree.size()) * static_cast<std::size_t>(vocab));  // (N, V) p_v
-  std::vector<Token> sequence(context.begin(), context.end());
-  for (NodeId v = 0; v < tree.size(); ++v) {
-    const auto path = tree.path_tokens(v);
-    sequence.resize(context.size());
-    sequence.insert(sequence.end(), path.begin(), path.end());
-    target.next_token_row(sequence, std::span<double>(probs).subspan(static_cast<std::size_t>(v) * static_cast<std::size_t>(vocab),
-                                                                     static_cast<std::size_t>(vocab)));
-  }
+  target.tree_rows(context, tree, probs);
   TargetRows rows = TargetRows::from_probabilities(probs, tree.size(), vocab);
   ExitLaw law = ExitLaw::compute(tree, rows);
   return {std::move(tree), std::move(rows), std::move(law)};
@@ -148,6 +152,7 @@ PreparedBatch prepare_batch(const BlockDrafter& drafter, const NextTokenModel& t
     const TrainingExample& example = examples[batch[i]];
     if (static_cast<std::int32_t>(example.continuation.size()) < horizon) throw std::invalid_argument("a continuation is shorter than the drafter's horizon");
     for (std::int32_t h = 0; h < horizon; ++h) prepared.terms[i].push_back({h, example.continuation[static_cast<std::size_t>(h)], token_weight});
+    if (spec.objective == Objective::token_only && !spec.track_coverage) continue;
     trees.push_back(build_context_tree(drafter, target, example.context, spec.budget));
     drafted_nodes += static_cast<std::size_t>(trees.back().tree.size() - 1);
     prepared.mean_coverage += trees.back().law.coverage / static_cast<double>(batch.size());
@@ -250,6 +255,7 @@ Comparison compare_objectives(BlockDrafter& drafter, const NextTokenModel& targe
   };
   TrainingConfig warm = config.training;
   warm.spec.objective = Objective::token_only;
+  warm.spec.track_coverage = false;  // the warm-up's curve is not reported
   warm.steps = config.warmup_steps;
   say("warm-up (token-only, " + std::to_string(warm.steps) + " steps)");
   if (warm.steps > 0) train(drafter, target, warmup, warm);

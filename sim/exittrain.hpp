@@ -21,6 +21,9 @@ class NextTokenModel {
   virtual std::int32_t vocab() const = 0;
   // out (vocab): p(· | sequence), a probability row.
   virtual void next_token_row(std::span<const Token> sequence, std::span<double> out) const = 0;
+  // out (N, vocab): the row of every node of a tree hung under the context, row v = p(· | context ‖
+  // π(v)). The default asks next_token_row node by node; models with costly rows batch them.
+  virtual void tree_rows(std::span<const Token> context, const DraftTree& tree, std::span<double> out) const;
 };
 
 // A DFlash-style block drafter: from a context alone, one logit row per future position 1..H
@@ -86,6 +89,9 @@ struct ObjectiveSpec {
   Objective objective = Objective::exit_guided;
   std::int32_t budget = 32;  // tree budget B (non-root nodes) of the builder
   double lambda = 1.0;       // weight of the tree term: L = L_tok + λ L_tree
+  // Whether token-only steps still build trees to record the mean C_p (their training curve); a
+  // warm-up whose curve nobody reads skips them, which matters when target rows are costly.
+  bool track_coverage = true;
 };
 
 // The loss terms of a minibatch with the trees and weights frozen, so that the loss is a plain
@@ -93,7 +99,7 @@ struct ObjectiveSpec {
 struct PreparedBatch {
   std::vector<std::size_t> examples;         // (batch) indices into the example set
   std::vector<std::vector<RowTerm>> terms;   // (batch) each example's weighted row terms
-  double mean_coverage = 0.0;                // mean C_p of the batch's trees at the spec's budget
+  double mean_coverage = 0.0;                // mean C_p of the batch's trees at the spec's budget (0 when not tracked)
 };
 
 // L_tok = (1 / (n H)) Σ_i Σ_h −log q_h(Z_ih | c_i) over the target continuations, plus for the
