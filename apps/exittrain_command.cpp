@@ -1,7 +1,6 @@
 #include "apps/exittrain_command.hpp"
 
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -9,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/results_file.hpp"
 #include "harness/exittrain_live.hpp"
 #include "harness/live.hpp"
 #include "harness/sphinx_model.hpp"
@@ -159,11 +159,7 @@ int run_exittrain(const ExitTrainOptions& o, std::ostream& out, std::ostream& pr
   if (o.mode == "sim" && o.vocab > 4096) throw std::invalid_argument("--vocab: the synthetic target's tables hold V^2 entries per lag, V at most 4096");
   if (o.mode == "sim" && 2 * o.budget > o.vocab * o.horizon) throw std::invalid_argument("--budget: 2B must fit in V x H tree positions");
   if (o.mode == "live" && o.context_length < o.horizon + 1) throw std::invalid_argument("--horizon: a sampled sequence must hold a context and H more words");
-  std::ofstream json_file;
-  if (!o.json_path.empty()) {
-    json_file.open(o.json_path);  // fail on a bad path before the long run
-    if (!json_file) throw std::runtime_error("cannot write " + o.json_path);
-  }
+  ResultsFile json_file(o.json_path);
   const double lambda = o.lambda.value_or(static_cast<double>(o.budget));
   const auto start = std::chrono::steady_clock::now();
   std::optional<LiveSetup> live;
@@ -178,11 +174,7 @@ int run_exittrain(const ExitTrainOptions& o, std::ostream& out, std::ostream& pr
   const std::string setting = live ? live_setting(o, *live) : sim_setting(o);
   const nlohmann::json results = exittrain_results(config_json(o, lambda, setting), runs, o.alpha, seconds);
   out << report::markdown(exittrain_document(results));
-  if (!o.json_path.empty()) {
-    json_file << results.dump(1) << '\n';
-    if (!json_file) throw std::runtime_error("error writing " + o.json_path);
-    out << "wrote " << o.json_path << '\n';
-  }
+  json_file.write(results, out, 1);
   int status = results.at("summary").at("tev").at("all_agree").get<bool>() ? 0 : 1;
   if (!o.out_dir.empty()) status = finish_exittrain_report(results, {o.out_dir}, out);
   return status;
