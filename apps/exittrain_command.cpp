@@ -74,7 +74,7 @@ LiveSetup load_live(const ExitTrainOptions& o) {
   auto file = std::make_shared<const SphinxFile>();
   if (o.vocab >= file->vocab()) throw std::invalid_argument("--vocab: the drafter's K frequent words must be fewer than the model's " + std::to_string(file->vocab()));
   auto model = std::make_shared<const SphinxModel>(file, SphinxView::trigram, kLiveCacheRows);
-  return {model, LanguageModelTarget(model, LiveTreeConfig{}.row_tolerance), rank_row(file->scores(1, kNoToken, kNoToken), o.vocab).tokens};
+  return {model, LanguageModelTarget(model, kModelRowTolerance), rank_row(file->scores(1, kNoToken, kNoToken), o.vocab).tokens};
 }
 
 // One seed of the live comparison: sequences sampled from the trigram (substream i of the seed

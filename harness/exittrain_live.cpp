@@ -6,36 +6,25 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/compensated_sum.hpp"
 #include "sim/philox_engine.hpp"
 
 namespace tev {
-
-namespace {
-
-// out = row / Σ row, after checking that the model's own total is near 1.
-void normalize_into(std::span<const double> row, std::span<double> out, double tolerance, const LanguageModel& model) {
-  const double total = compensated_total(row);
-  if (!(std::abs(total - 1.0) <= tolerance)) {
-    throw std::runtime_error(model.name() + ": a row sums to " + std::to_string(total) + ", beyond 1 ± " + std::to_string(tolerance));
-  }
-  std::transform(row.begin(), row.end(), out.begin(), [total](double p) { return p / total; });
-}
-
-}  // namespace
 
 LanguageModelTarget::LanguageModelTarget(std::shared_ptr<const LanguageModel> model, double row_tolerance)
     : model_(std::move(model)), row_tolerance_(row_tolerance) {}
 
 void LanguageModelTarget::next_token_row(std::span<const Token> sequence, std::span<double> out) const {
-  normalize_into(model_->next_row(sequence), out, row_tolerance_, *model_);
+  const std::vector<double> row = model_->next_row(sequence);
+  std::copy(row.begin(), row.end(), out.begin());
+  normalize_row(out, *model_, sequence, row_tolerance_);
 }
 
 void LanguageModelTarget::tree_rows(std::span<const Token> context, const DraftTree& tree, std::span<double> out) const {
   const std::vector<double> rows = model_->tree_rows(context, tree);  // (N, V)
+  std::copy(rows.begin(), rows.end(), out.begin());
   const auto v_size = static_cast<std::size_t>(vocab());
-  for (std::size_t v = 0; v < static_cast<std::size_t>(tree.size()); ++v) {
-    normalize_into(std::span<const double>(rows).subspan(v * v_size, v_size), out.subspan(v * v_size, v_size), row_tolerance_, *model_);
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    normalize_row(out.subspan(static_cast<std::size_t>(v) * v_size, v_size), *model_, context_with_path(context, tree, v), row_tolerance_);
   }
 }
 

@@ -11,9 +11,8 @@
 
 namespace tev {
 
-// A LanguageModel as ExitTrain's target: its rows normalized (the Sphinx model's miss 1 by ~1e-3,
-// some by 7.5e-2), a tree's rows computed in parallel by the model's tree_rows. Throws
-// std::runtime_error on a row further than row_tolerance from 1.
+// A LanguageModel as ExitTrain's target: its rows normalized by normalize_row (which throws on a
+// row further than row_tolerance from 1), a tree's rows computed in parallel by the model's tree_rows.
 class LanguageModelTarget final : public NextTokenModel {
  public:
   LanguageModelTarget(std::shared_ptr<const LanguageModel> model, double row_tolerance);

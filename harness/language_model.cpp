@@ -3,7 +3,10 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+
+#include "core/compensated_sum.hpp"
 
 namespace tev {
 
@@ -12,6 +15,26 @@ std::vector<Token> context_with_path(std::span<const Token> context, const Draft
   const std::vector<Token> path = tree.path_tokens(v);
   out.insert(out.end(), path.begin(), path.end());
   return out;
+}
+
+std::string render_tokens(const LanguageModel& model, std::span<const Token> tokens) {
+  std::string text;
+  for (Token t : tokens) {
+    if (!text.empty()) text += ' ';
+    text += model.token_text(t);
+  }
+  return text;
+}
+
+double normalize_row(std::span<double> row, const LanguageModel& model, std::span<const Token> context, double tolerance) {
+  const double total = compensated_total(row);
+  const double deviation = std::abs(total - 1.0);
+  if (!(deviation <= tolerance)) {
+    throw std::runtime_error(model.name() + ": the row after \"" + render_tokens(model, context) + "\" sums to 1 ± " +
+                             std::to_string(deviation) + ", beyond the tolerance " + std::to_string(tolerance));
+  }
+  for (double& p : row) p /= total;
+  return deviation;
 }
 
 std::vector<double> LanguageModel::tree_rows(std::span<const Token> context, const DraftTree& tree) const {

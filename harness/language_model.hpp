@@ -32,4 +32,18 @@ class LanguageModel {
 // context ‖ π(v): the context followed by the tokens on the path from the root to v.
 std::vector<Token> context_with_path(std::span<const Token> context, const DraftTree& tree, NodeId v);
 
+// Tokens as text joined by spaces (words for the Sphinx model).
+std::string render_tokens(const LanguageModel& model, std::span<const Token> tokens);
+
+// Largest |Σ row − 1| a model's own row may show. The Sphinx model's pruned backoff weights leave
+// most rows within ~1e-3 of 1 but some far off (7.5e-2 seen after "must have able"); only a broken
+// model goes past this.
+inline constexpr double kModelRowTolerance = 0.25;
+
+// Scales `row`, the model's row after `context`, to sum to 1 and returns how far its own total
+// was from 1. Throws std::runtime_error naming the model and the context when that is beyond
+// `tolerance`.
+double normalize_row(std::span<double> row, const LanguageModel& model, std::span<const Token> context,
+                     double tolerance = kModelRowTolerance);
+
 }  // namespace tev

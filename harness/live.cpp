@@ -44,13 +44,6 @@ std::vector<double> apply_temperature(std::span<const double> row, double temper
 
 namespace {
 
-std::vector<double> normalized(std::vector<double> row) {
-  const double total = compensated_total(row);
-  if (!(total > 0.0)) throw std::invalid_argument("a row without positive mass");
-  for (double& p : row) p /= total;
-  return row;
-}
-
 double log_of(double q) { return q > 0.0 ? std::log(q) : -std::numeric_limits<double>::infinity(); }
 
 }  // namespace
@@ -64,7 +57,9 @@ LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& draft
   auto draft_row = [&](std::span<const Token> path) {
     extended.assign(context.begin(), context.end());
     extended.insert(extended.end(), path.begin(), path.end());
-    return normalized(apply_temperature(drafter.next_row(extended), config.temperature));
+    std::vector<double> q = drafter.next_row(extended);
+    normalize_row(q, drafter, extended, config.row_tolerance);
+    return apply_temperature(q, config.temperature);
   };
 
   LiveTree live;
@@ -99,12 +94,7 @@ LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& draft
   const auto v_size = static_cast<std::size_t>(vocab);
   for (NodeId v = 0; v < live.tree.size(); ++v) {
     const std::span<double> row(rows.data() + static_cast<std::size_t>(v) * v_size, v_size);
-    const double deviation = std::abs(compensated_total(row) - 1.0);
-    if (!(deviation <= config.row_tolerance)) {
-      throw std::runtime_error(target.name() + ": the row after \"" + render_tokens(target, context_with_path(context, live.tree, v)) +
-                               "\" sums to 1 ± " + std::to_string(deviation) + ", beyond the tolerance " + std::to_string(config.row_tolerance));
-    }
-    live.row_deviation = std::max(live.row_deviation, deviation);
+    live.row_deviation = std::max(live.row_deviation, normalize_row(row, target, context_with_path(context, live.tree, v), config.row_tolerance));
     const std::vector<double> tempered = apply_temperature(row, config.temperature);
     std::copy(tempered.begin(), tempered.end(), row.begin());
   }
@@ -160,15 +150,6 @@ Generation speculative_generate(const LanguageModel& target, const LanguageModel
     g.row_deviation = std::max(g.row_deviation, live.row_deviation);
   }
   return g;
-}
-
-std::string render_tokens(const LanguageModel& model, std::span<const Token> tokens) {
-  std::string text;
-  for (Token t : tokens) {
-    if (!text.empty()) text += ' ';
-    text += model.token_text(t);
-  }
-  return text;
 }
 
 void write_live_dump(const std::filesystem::path& file, const LiveTree& live, const LiveDumpInfo& info,

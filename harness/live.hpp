@@ -24,10 +24,7 @@ struct LiveTreeConfig {
   std::int32_t budget = 16;    // non-root nodes
   double temperature = 1.0;    // applied to target and drafter rows alike
   TreeBuilder builder = TreeBuilder::ddtree;
-  // Largest |Σ row − 1| accepted from the target; rows are normalized either way and the largest
-  // deviation reported. The Sphinx model's pruned backoff weights leave most rows within ~1e-3
-  // of 1, but some far off (7.5e-2 seen after "must have able"); only a broken model goes past this.
-  double row_tolerance = 0.25;
+  double row_tolerance = kModelRowTolerance;  // largest |Σ row − 1| accepted from either model
 };
 
 struct LiveTree {
@@ -68,9 +65,6 @@ struct Generation {
 };
 Generation speculative_generate(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> prompt,
                                 const LiveTreeConfig& config, VerifierId verifier, std::int32_t rounds, std::uint32_t seed);
-
-// Tokens as text joined by spaces (words for the Sphinx model).
-std::string render_tokens(const LanguageModel& model, std::span<const Token> tokens);
 
 // The live-tree dump: a conformance case (format_version, case_id, vocab, parents, tokens, probs
 // dense or sparse, samples) with the live fields next to it (kind "tevsuite-live-tree", model,
