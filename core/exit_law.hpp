@@ -25,6 +25,13 @@ struct ExitLaw {
   static ExitLaw compute(const DraftTree& tree, const TargetRows& rows);
 };
 
+// The law of the emitted length L = depth(exit) + 1 under the exit law.
+struct LengthLaw {
+  std::vector<double> lengths;  // (max depth + 1) the values L takes: 1, 2, ...
+  std::vector<double> mass;     // (max depth + 1) P(L = lengths[d]): the exit mass of depth d
+};
+LengthLaw length_law(const DraftTree& tree, const ExitLaw& law);
+
 // The joint law of (exit node, bonus token) of every saturated exact verifier, (N, V) row-major:
 // cell (v, a) = w(v) p_v^res(a) = P(v) p_v(a) 1[a ∉ children of v]. Computed from the target
 // rows only, never from a verifier.

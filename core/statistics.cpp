@@ -4,59 +4,84 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/non_central_chi_squared.hpp>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 #include "core/compensated_sum.hpp"
 
 namespace tev {
 
+namespace {
+
+// Every index into a bin or group vector goes through here: a bad index (a miscompiled sentinel,
+// a negative group) stops the run with a message instead of writing out of bounds.
+std::size_t checked_index(std::int64_t index, std::size_t size, const char* what) {
+  if (index < 0 || static_cast<std::uint64_t>(index) >= size) {
+    throw std::logic_error(std::string(what) + ": index " + std::to_string(index) + " outside [0, " + std::to_string(size) + ")");
+  }
+  return static_cast<std::size_t>(index);
+}
+
+// The bin that a cell of positive probability falls in; cells of zero probability have none and
+// are never asked for (callers decide impossibility from the probability itself).
+std::size_t bin_of(const Binning& bins, std::size_t cell) {
+  return checked_index(bins.bin_of_cell[cell], bins.bin_probability.size(), "pool_cells: a possible cell without a bin");
+}
+
+}  // namespace
+
 Binning pool_cells(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
                    double samples) {
   if (probability.size() != group_of_cell.size()) throw std::invalid_argument("pool_cells: one group per cell");
-  const std::int32_t groups = group_of_cell.empty() ? 0 : *std::max_element(group_of_cell.begin(), group_of_cell.end()) + 1;
+  std::int32_t groups = 0;
+  for (std::int32_t g : group_of_cell) {
+    if (g < 0) throw std::invalid_argument("pool_cells: negative group " + std::to_string(g));
+    groups = std::max(groups, g + 1);
+  }
   Binning b;
   b.bin_of_cell.assign(probability.size(), kImpossibleCell);
   std::vector<double> tail(static_cast<std::size_t>(groups), 0.0);
-  constexpr std::int32_t kInTail = -2;
+  // Pass 1: cells large enough get their own bin; small ones add to their group's tail. Cells
+  // are classified by their probability alone in both passes (no sentinel values are read back).
   for (std::size_t i = 0; i < probability.size(); ++i) {
     if (!(probability[i] > 0.0)) continue;
     if (samples * probability[i] >= kMinExpectedCount) {
       b.bin_of_cell[i] = static_cast<std::int32_t>(b.bin_probability.size());
       b.bin_probability.push_back(probability[i]);
     } else {
-      b.bin_of_cell[i] = kInTail;
-      tail[static_cast<std::size_t>(group_of_cell[i])] += probability[i];
+      tail[checked_index(group_of_cell[i], tail.size(), "pool_cells: group")] += probability[i];
     }
   }
   // Each group's tail becomes a bin if large enough; the rest pool into one global tail.
-  constexpr std::int32_t kGlobal = -3;
-  std::vector<std::int32_t> tail_bin(static_cast<std::size_t>(groups), kGlobal);
+  std::vector<std::int64_t> tail_bin(static_cast<std::size_t>(groups), -1);  // (groups) its bin, or −1: global tail
   double global = 0.0;
-  for (std::int32_t g = 0; g < groups; ++g) {
+  for (std::size_t g = 0; g < tail.size(); ++g) {
     if (!(tail[g] > 0.0)) continue;
     if (samples * tail[g] >= kMinExpectedCount) {
-      tail_bin[g] = static_cast<std::int32_t>(b.bin_probability.size());
+      tail_bin[g] = static_cast<std::int64_t>(b.bin_probability.size());
       b.bin_probability.push_back(tail[g]);
     } else {
       global += tail[g];
     }
   }
-  std::int32_t global_bin = -1;
+  std::int64_t global_bin = -1;
   if (global > 0.0) {
     if (samples * global >= kMinExpectedCount || b.bin_probability.empty()) {
-      global_bin = static_cast<std::int32_t>(b.bin_probability.size());
+      global_bin = static_cast<std::int64_t>(b.bin_probability.size());
       b.bin_probability.push_back(global);
     } else {
-      global_bin = static_cast<std::int32_t>(std::min_element(b.bin_probability.begin(), b.bin_probability.end()) -
-                                             b.bin_probability.begin());
-      b.bin_probability[global_bin] += global;
+      global_bin = std::min_element(b.bin_probability.begin(), b.bin_probability.end()) - b.bin_probability.begin();
+      b.bin_probability[static_cast<std::size_t>(global_bin)] += global;
     }
   }
+  // Pass 2: the small cells learn their tail's bin.
   for (std::size_t i = 0; i < probability.size(); ++i) {
-    if (b.bin_of_cell[i] != kInTail) continue;
-    const std::int32_t t = tail_bin[static_cast<std::size_t>(group_of_cell[i])];
-    b.bin_of_cell[i] = t == kGlobal ? global_bin : t;
+    if (!(probability[i] > 0.0) || samples * probability[i] >= kMinExpectedCount) continue;
+    const std::int64_t t = tail_bin[checked_index(group_of_cell[i], tail_bin.size(), "pool_cells: group")];
+    const std::int64_t bin = t >= 0 ? t : global_bin;
+    b.bin_of_cell[i] = static_cast<std::int32_t>(checked_index(bin, b.bin_probability.size(), "pool_cells: tail bin"));
   }
   return b;
 }
@@ -77,11 +102,11 @@ ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
   const Binning bins = pool_cells(probability, group_of_cell, static_cast<double>(n));
   std::vector<std::uint64_t> observed(bins.bin_probability.size(), 0);
   for (std::size_t i = 0; i < counts.size(); ++i) {
-    if (bins.bin_of_cell[i] == kImpossibleCell) {
+    if (!(probability[i] > 0.0)) {  // impossible by the law itself, whatever the binning says
       if (counts[i] > 0 && r.first_impossible < 0) r.first_impossible = static_cast<std::int64_t>(i);
       r.impossible += counts[i];
     } else {
-      observed[static_cast<std::size_t>(bins.bin_of_cell[i])] += counts[i];
+      observed[bin_of(bins, i)] += counts[i];
     }
   }
   r.bins = static_cast<std::int32_t>(observed.size());
@@ -106,10 +131,10 @@ double chi_square_power(std::span<const double> probability, std::span<const dou
   std::vector<double> alt(bins.bin_probability.size(), 0.0);
   double impossible = 0.0;
   for (std::size_t i = 0; i < alternative.size(); ++i) {
-    if (bins.bin_of_cell[i] == kImpossibleCell) {
+    if (!(probability[i] > 0.0)) {
       impossible += alternative[i];
     } else {
-      alt[static_cast<std::size_t>(bins.bin_of_cell[i])] += alternative[i];
+      alt[bin_of(bins, i)] += alternative[i];
     }
   }
   double chi_power = alpha;
@@ -134,14 +159,14 @@ double chi_square_power(std::span<const double> probability, std::span<const dou
   return 1.0 - no_impossible * (1.0 - chi_power);
 }
 
-double smallest_detectable_tv(std::span<const double> probability, std::span<const double> wrong,
-                              std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power) {
+std::optional<double> smallest_detectable_tv(std::span<const double> probability, std::span<const double> wrong,
+                                             std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power) {
   std::vector<double> mixture(probability.size());
   auto power_at = [&](double eps) {
     for (std::size_t i = 0; i < mixture.size(); ++i) mixture[i] = (1.0 - eps) * probability[i] + eps * wrong[i];
     return chi_square_power(probability, mixture, group_of_cell, samples, alpha);
   };
-  if (power_at(1.0) < power) return 0.0;
+  if (power_at(1.0) < power) return std::nullopt;
   double lo = 0.0, hi = 1.0;  // bisection on ε: TV is linear in it
   for (int i = 0; i < 50; ++i) {
     const double mid = 0.5 * (lo + hi);
@@ -178,6 +203,105 @@ double mean_below_p_value(double sample_mean, std::uint64_t samples, double mean
   if (!(var0 > 0.0)) return sample_mean < mean0 - 1e-9 * std::max(1.0, std::abs(mean0)) ? 0.0 : 1.0;
   const double z = (sample_mean - mean0) / std::sqrt(var0 / static_cast<double>(samples));
   return 0.5 * std::erfc(-z / std::sqrt(2.0));
+}
+
+namespace {
+
+// Σ_t n_t log Σ_k p_tk e^{θ v_tk} and its derivative, the tilted mean of the sum.
+struct Tilted {
+  double log_mgf;
+  double mean;
+};
+Tilted tilt(std::span<const DrawnLaw> laws, double theta) {
+  Tilted sum{0.0, 0.0};
+  for (const DrawnLaw& law : laws) {
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < law.values.size(); ++k) {
+      if (law.probabilities[k] > 0.0) top = std::max(top, theta * law.values[k] + std::log(law.probabilities[k]));
+    }
+    double total = 0.0, weighted = 0.0;
+    for (std::size_t k = 0; k < law.values.size(); ++k) {
+      if (!(law.probabilities[k] > 0.0)) continue;
+      const double e = std::exp(theta * law.values[k] + std::log(law.probabilities[k]) - top);
+      total += e;
+      weighted += e * law.values[k];
+    }
+    sum.log_mgf += law.draws * (top + std::log(total));
+    sum.mean += law.draws * weighted / total;
+  }
+  return sum;
+}
+
+}  // namespace
+
+double sum_below_bound_p(double observed_sum, std::span<const DrawnLaw> laws) {
+  // The sum's smallest possible value, its probability, and its mean.
+  double lowest = 0.0, log_lowest_mass = 0.0;
+  CompensatedSum mean;
+  for (const DrawnLaw& law : laws) {
+    if (law.values.size() != law.probabilities.size()) throw std::invalid_argument("sum_below_bound_p: one probability per value");
+    double low = std::numeric_limits<double>::infinity(), low_mass = 0.0;
+    for (std::size_t k = 0; k < law.values.size(); ++k) {
+      if (!(law.probabilities[k] > 0.0)) continue;
+      mean.add(law.draws * law.values[k] * law.probabilities[k]);
+      if (law.values[k] < low) low = law.values[k], low_mass = 0.0;
+      if (law.values[k] == low) low_mass += law.probabilities[k];
+    }
+    if (!std::isfinite(low)) throw std::invalid_argument("sum_below_bound_p: a law without mass");
+    lowest += law.draws * low;
+    log_lowest_mass += law.draws * std::log(low_mass);
+  }
+  // The observed sum is a sum of values in floating point: compare with a slack for that rounding.
+  const double slack = 1e-12 * std::max({1.0, std::abs(lowest), std::abs(mean.value())});
+  if (observed_sum >= mean.value() - slack) return 1.0;
+  if (observed_sum < lowest - slack) return 0.0;  // below every value the laws allow
+  if (observed_sum <= lowest + slack) return std::exp(log_lowest_mass);  // every draw at its lowest value
+  // The tilt θ < 0 whose tilted mean is the observed sum; the tilted mean grows with θ.
+  double lo = -1.0, hi = 0.0;
+  while (tilt(laws, lo).mean > observed_sum) {
+    hi = lo;
+    lo *= 2.0;
+    if (lo < -1e12) return std::exp(log_lowest_mass);
+  }
+  for (int i = 0; i < 200 && hi - lo > 1e-15 * std::max(1.0, std::abs(lo)); ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (tilt(laws, mid).mean > observed_sum ? hi : lo) = mid;
+  }
+  const double theta = 0.5 * (lo + hi);
+  const double rate = theta * observed_sum - tilt(laws, theta).log_mgf;  // Cramér's n·I ≥ 0
+  return std::min(1.0, std::exp(-std::max(0.0, rate)));
+}
+
+double sum_above_bound_p(double observed_sum, std::span<const DrawnLaw> laws) {
+  std::vector<std::vector<double>> negated;
+  std::vector<DrawnLaw> mirrored;
+  negated.reserve(laws.size());
+  for (const DrawnLaw& law : laws) {
+    negated.emplace_back(law.values.begin(), law.values.end());
+    for (double& v : negated.back()) v = -v;
+    mirrored.push_back({negated.back(), law.probabilities, law.draws});
+  }
+  return sum_below_bound_p(-observed_sum, mirrored);
+}
+
+double sum_two_sided_bound_p(double observed_sum, std::span<const DrawnLaw> laws) {
+  return std::min(1.0, 2.0 * std::min(sum_below_bound_p(observed_sum, laws), sum_above_bound_p(observed_sum, laws)));
+}
+
+double mean_below_bound_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
+                          std::span<const double> probabilities) {
+  if (samples == 0) throw std::invalid_argument("mean_below_bound_p: no samples");
+  const auto n = static_cast<double>(samples);
+  const DrawnLaw law{values, probabilities, n};
+  return sum_below_bound_p(sample_mean * n, std::span(&law, 1));
+}
+
+double mean_above_bound_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
+                          std::span<const double> probabilities) {
+  if (samples == 0) throw std::invalid_argument("mean_above_bound_p: no samples");
+  const auto n = static_cast<double>(samples);
+  const DrawnLaw law{values, probabilities, n};
+  return sum_above_bound_p(sample_mean * n, std::span(&law, 1));
 }
 
 }  // namespace tev

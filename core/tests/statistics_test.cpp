@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "core/statistics.hpp"
@@ -41,6 +42,41 @@ TEST(PoolCells, SmallCellsPoolIntoGroupThenGlobalTails) {
   EXPECT_EQ(b.bin_of_cell[5], b.bin_of_cell[1]);
   EXPECT_EQ(b.bin_of_cell[6], kImpossibleCell);
   EXPECT_NEAR(b.bin_probability[static_cast<std::size_t>(b.bin_of_cell[1])], .10, 1e-15);
+}
+
+// The loop shape g++ 12.2 miscompiled with AVX-512 (zero cells came back with bins 2, 3): zero
+// cells interleaved with positive ones, at every length that crosses 4-, 8- and 16-lane vectors.
+TEST(PoolCells, ZeroCellsStayImpossibleAtEveryVectorWidth) {
+  for (std::size_t cells = 1; cells <= 67; ++cells) {
+    std::vector<double> p(cells);
+    std::vector<std::int32_t> groups(cells);
+    for (std::size_t i = 0; i < cells; ++i) {
+      p[i] = i % 3 == 2 ? 0.0 : 1.0 / static_cast<double>(1 + i % 5);
+      groups[i] = static_cast<std::int32_t>(i % 4);
+    }
+    for (double samples : {1.0, 10.0, 1e6}) {
+      const Binning b = pool_cells(p, groups, samples);
+      for (std::size_t i = 0; i < cells; ++i) {
+        if (p[i] > 0.0) {
+          ASSERT_GE(b.bin_of_cell[i], 0) << cells << " cells, cell " << i;
+          ASSERT_LT(static_cast<std::size_t>(b.bin_of_cell[i]), b.bin_probability.size()) << cells << " cells, cell " << i;
+        } else {
+          ASSERT_EQ(b.bin_of_cell[i], kImpossibleCell) << cells << " cells, cell " << i;
+        }
+      }
+    }
+  }
+}
+
+// A sample in a zero cell is impossible whatever bin the pooling gave it: the decision reads the
+// cell's own probability. A negative group is refused instead of indexing out of bounds.
+TEST(PearsonChiSquare, ImpossibilityComesFromTheProbabilityAndGroupsAreChecked) {
+  const std::vector<double> p = {.5, 0.0, .5};
+  const ChiSquareResult r = pearson_chi_square(std::vector<std::uint64_t>{10, 1, 10}, p, std::vector<std::int32_t>{0, 0, 0});
+  EXPECT_EQ(r.impossible, 1u);
+  EXPECT_EQ(r.first_impossible, 1);
+  EXPECT_EQ(r.p_value, 0.0);
+  EXPECT_THROW(pool_cells(p, std::vector<std::int32_t>{0, -2, 0}, 10.0), std::invalid_argument);
 }
 
 TEST(Holm, StepDownAdjustment) {
@@ -122,6 +158,51 @@ TEST(Kolmogorov, UniformSampleTest) {
   std::vector<double> squared = even;
   for (double& x : squared) x *= x;
   EXPECT_LT(ks_uniform(squared).p_value, 1e-10);
+}
+
+}  // namespace
+}  // namespace tev
+
+namespace tev {
+namespace {
+
+// Fair coins: the Chernoff bound of a mean of 0.3 over 100 is e^{−100 KL(0.3 ‖ 0.5)} in closed form.
+TEST(MeanBound, MatchesTheBernoulliClosedForm) {
+  const std::vector<double> values = {0.0, 1.0}, probs = {.5, .5};
+  const double kl = 0.3 * std::log(0.6) + 0.7 * std::log(1.4);
+  EXPECT_NEAR(mean_below_bound_p(0.3, 100, values, probs), std::exp(-100.0 * kl), 1e-12);
+  EXPECT_NEAR(mean_above_bound_p(0.7, 100, values, probs), std::exp(-100.0 * kl), 1e-12);
+  EXPECT_EQ(mean_below_bound_p(0.6, 100, values, probs), 1.0);  // on the other side of the mean
+  EXPECT_NEAR(mean_below_bound_p(0.0, 10, values, probs), std::pow(0.5, 10), 1e-15);  // every sample at the bottom
+  EXPECT_EQ(mean_below_bound_p(-0.1, 10, values, probs), 0.0);  // below every value the law allows
+}
+
+// The bound is a valid p-value: for every outcome k of Binomial(n, q), the bound at k/n is at least
+// the exact lower tail P(X ≤ k). Checked exhaustively, including n·q = 0.2, where the z-test is
+// anti-conservative by orders of magnitude.
+TEST(MeanBound, NeverBelowTheExactTail) {
+  for (const auto& [n, q] : std::vector<std::pair<std::uint64_t, double>>{{50, 0.5}, {1000, 0.2e-3}, {5000, 0.01}}) {
+    const std::vector<double> values = {0.0, 1.0}, probs = {1.0 - q, q};
+    double tail = 0.0, term = std::pow(1.0 - q, static_cast<double>(n));
+    for (std::uint64_t k = 0; k <= std::min<std::uint64_t>(n, 200); ++k) {
+      tail += term;
+      const double mean = static_cast<double>(k) / static_cast<double>(n);
+      EXPECT_GE(mean_below_bound_p(mean, n, values, probs) * (1.0 + 1e-9), std::min(1.0, tail)) << "n " << n << " q " << q << " k " << k;
+      term *= static_cast<double>(n - k) / static_cast<double>(k + 1) * q / (1.0 - q);
+    }
+  }
+}
+
+// What the bound replaces: three events of mass q = 2e-4 at n = 1000 (n·q = 0.2) under the null
+// give the z-test p ≈ 1e-9 (it believes the variance is the normal one); the bound stays large.
+TEST(MeanBound, RareEventsDoNotFoolIt) {
+  const std::uint64_t n = 1000;
+  const double q = 2e-4;
+  const std::vector<double> values = {0.0, 10.0}, probs = {1.0 - q, q};
+  const double mean = 3.0 * 10.0 / static_cast<double>(n);
+  EXPECT_LT(mean_test_p_value(mean, n, 10.0 * q, 100.0 * q * (1.0 - q)), 1e-8);
+  // Exact: P(X ≥ 3) for X ~ Binomial(1000, 2e-4) ≈ 1.1e-3; the bound must not be below it.
+  EXPECT_GT(mean_above_bound_p(mean, n, values, probs), 1.1e-3);
 }
 
 }  // namespace
