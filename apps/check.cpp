@@ -12,6 +12,8 @@
 #include "apps/results_file.hpp"
 #include "apps/verdicts.hpp"
 #include "core/exit_law.hpp"
+#include "reports/verdict_json.hpp"
+#include "sim/selftest.hpp"
 
 namespace tev {
 
@@ -31,12 +33,13 @@ void print_suite(const std::vector<SuiteCase>& suite, std::ostream& out) {
 nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>& suite,
                        const std::vector<VerifierReport>& reports, double seconds, bool passed) {
   nlohmann::json j;
-  j["format_version"] = 1;
+  j["format_version"] = 2;
   j["command"] = "check";
   j["config"] = {{"trees", options.suite.trees},       {"vocab", options.suite.vocab},
                  {"budget", options.suite.budget},     {"seed", options.suite.seed},
                  {"samples", options.check.samples},   {"threads", options.check.threads}, {"device", options.device},
-                 {"alpha", options.check.alpha}, {"alpha_per_verifier", options.check.verifier_alpha()},       {"exact_tolerance", options.check.exact_tolerance},
+                 {"alpha", options.check.alpha}, {"alpha_per_verifier", options.check.verifier_alpha()},
+                 {"verdict_policy", policy_json(options.check.policy(), suite.size())}, {"exact_tolerance", options.check.exact_tolerance},
                  {"draft_noise", options.suite.draft_noise}};
   for (const SuiteCase& c : suite) {
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
@@ -52,9 +55,22 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
 
 }  // namespace
 
+int run_selftest_command(bool verbose, std::ostream& out) {
+  const std::vector<KnownAnswer> answers = run_selftest();
+  std::size_t failed = 0;
+  for (const KnownAnswer& a : answers) {
+    if (!a.passed) ++failed;
+    if (verbose || !a.passed) out << (a.passed ? "  ok    " : "  FAIL  ") << a.name << ": " << a.detail << '\n';
+  }
+  out << "selftest: " << answers.size() - failed << " of " << answers.size() << " known-answer tests of the statistics core passed"
+      << (failed == 0 ? "" : " -- this build cannot be trusted to judge anything") << '\n';
+  return failed == 0 ? 0 : 1;
+}
+
 int run_check(const CheckOptions& options, std::ostream& out, std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
   ResultsFile json_file(options.json_path);
+  if (run_selftest_command(false, out) != 0) return 1;
   const std::vector<SuiteCase> suite = make_suite(options.suite);
   print_suite(suite, out);
   out << "Samples: " << options.check.samples << " per tree and verifier, seed " << options.check.seed << ", "
@@ -62,7 +78,8 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& prog
       << (options.device == "gpu" ? "; Monte Carlo of the fast-path verifiers on the GPU, the others on the CPU" : "")
       << "\nFamily-wise alpha " << options.check.alpha << " for the whole check, "
       << options.check.verifier_alpha() << " per verifier (Bonferroni over " << options.check.verifiers_sharing_alpha
-      << " verifiers, Holm over each one's chi-square and E[L] tests)\nEnumeration tolerance "
+      << " verifiers); each verifier spends half on exactness (Holm over its chi-square tests) and half on saturation\n"
+      << "(Holm over its E[L] and per-node acceptance tests)\nEnumeration tolerance "
       << options.check.exact_tolerance << "\n";
   const std::vector<VerifierReport> reports = check_every_verifier(suite, [&](const VerifierInfo&) { return std::optional(options.check); }, progress);
   const bool passed = all_as_expected(reports);

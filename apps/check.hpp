@@ -21,4 +21,8 @@ struct CheckOptions {
 // saturated, and every mutant not exact.
 int run_check(const CheckOptions& options, std::ostream& out, std::ostream& progress);
 
+// Runs the known-answer tests of the statistics core (sim/selftest.hpp); prints every result when
+// verbose, else only failures and a summary line. Returns 0 when all pass, 1 otherwise.
+int run_selftest_command(bool verbose, std::ostream& out);
+
 }  // namespace tev

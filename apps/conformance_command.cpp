@@ -11,6 +11,7 @@
 
 #include "conformance/judge.hpp"
 #include "core/statistics.hpp"
+#include "reports/verdict_json.hpp"
 
 namespace tev {
 
@@ -55,19 +56,25 @@ std::string num(double x) {
   return buf;
 }
 
+std::string tv_text(const std::optional<double>& tv) { return tv ? num(*tv) : "none"; }
+
 json report_json(const ConformanceReport& report) {
   json j;
-  j["format_version"] = 1;
+  j["format_version"] = 2;
   j["command"] = "conformance";
-  j["alpha"] = report.alpha;
+  j["alpha"] = report.policy.alpha;
+  j["policy"] = policy_json(report.policy, report.cases.size());
+  j["exactness_tests"] = report.exactness_tests;
+  j["saturation_tests"] = report.saturation_tests;
   j["overall"] = verdict_text(report.overall);
+  j["exit_code"] = verdict_exit_code(report.overall);
   j["first_failing_case"] = report.first_failing;
   for (const CaseResult& r : report.cases) {
-    j["cases"].push_back({{"case_id", r.id}, {"label", r.label}, {"samples", r.samples}, {"impossible", r.impossible},
-                          {"first_impossible", r.first_impossible}, {"completions", r.evidence.completions},
-                          {"chi2_p", r.evidence.chi_square.p_value}, {"exactness_p_holm", r.exactness_p_holm},
-                          {"saturation_p_holm", r.saturation_p_holm}, {"mean_L", r.evidence.mean_length},
-                          {"ceiling", r.evidence.ceiling}, {"min_detectable_tv", r.min_detectable_tv}, {"verdict", verdict_text(r.verdict)}});
+    json c = evidence_json(r.evidence, r.decision);
+    c["case_id"] = r.id;
+    c["label"] = r.label;
+    c["first_impossible"] = r.first_impossible;
+    j["cases"].push_back(std::move(c));
   }
   return j;
 }
@@ -78,15 +85,20 @@ int print_report(const ConformanceReport& report, const std::string& json_path, 
       << "1+C_p" << std::setw(11) << "TV@99%" << std::setw(23) << "verdict" << "what it exercises\n";
   for (const CaseResult& r : report.cases) {
     out << std::left << std::setw(6) << r.id << std::setw(10) << r.samples << std::setw(11) << r.impossible << std::setw(12)
-        << r.evidence.completions << std::setw(11) << num(r.exactness_p_holm) << std::setw(10) << num(r.saturation_p_holm) << std::setw(9)
-        << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling) << std::setw(11) << num(r.min_detectable_tv)
-        << std::setw(23) << verdict_text(r.verdict) << r.label << '\n';
+        << r.evidence.completions << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(10) << num(r.decision.saturation_p_holm)
+        << std::setw(9) << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling) << std::setw(11)
+        << tv_text(r.evidence.detectable_tv) << std::setw(23) << verdict_text(r.decision.verdict) << r.label << '\n';
   }
   for (const CaseResult& r : report.cases) {
     if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
   }
-  out << "\nalpha " << report.alpha << " family-wise (Holm; half for exactness, half for saturation). TV@99% is the smallest "
-      << "contamination (toward uniform noise over possible blocks) each case's sample count detects with 99 % power.\n";
+  const VerdictPolicy& p = report.policy;
+  out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests
+      << " chi-square tests), " << p.saturation_alpha() << " for saturation (Holm over " << report.saturation_tests
+      << " E[L] and per-node acceptance tests).\nTV@99%: the smallest contamination (toward uniform noise over possible blocks) "
+      << "each case's chi-square detects with " << p.required_power * 100 << " % power at its Bonferroni level "
+      << num(p.chi_square_level(report.cases.size())) << "; 'none': no contamination is detected that often.\nA case that "
+      << "cannot detect TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
   out << "overall: " << verdict_text(report.overall);
   if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
   out << '\n';
@@ -96,7 +108,7 @@ int print_report(const ConformanceReport& report, const std::string& json_path, 
     if (!file) throw InputError("cannot write " + json_path);
     out << "wrote " << json_path << '\n';
   }
-  return exit_code(report.overall);
+  return verdict_exit_code(report.overall);
 }
 
 }  // namespace
@@ -105,18 +117,31 @@ int run_conformance_emit(const EmitConfig& config, const std::string& out_path, 
   std::ofstream file(out_path);
   if (!file) throw InputError("cannot write " + out_path);
   const std::vector<std::string> lines = emit_cases(config);
+  // The level each case's chi-square is held to when `conformance check` judges all of them at its default alpha.
+  const VerdictPolicy policy;
+  const double level = policy.chi_square_level(lines.size());
   std::vector<double> tvs;
+  std::size_t undetectable = 0;
   for (std::size_t k = 0; k < lines.size(); ++k) {
     file << lines[k] << '\n';
     const Case c = parse_case(lines[k], "emitted case " + std::to_string(k));  // every emitted case must read back
-    tvs.push_back(min_detectable_tv(c.tree, c.rows, c.samples, 1e-3 / 2.0));
+    const std::optional<double> tv = detectable_tv(c.tree, c.rows, c.samples, level, policy.required_power);
+    if (tv) {
+      tvs.push_back(*tv);
+    } else {
+      ++undetectable;
+    }
     progress << "  " << c.id << ": " << c.tree.size() << " nodes, depth " << c.tree.max_depth() << ", V = " << c.tree.vocab << " - " << c.label << '\n';
   }
   if (!file) throw InputError("error writing " + out_path);
   std::sort(tvs.begin(), tvs.end());
-  out << "wrote " << lines.size() << " cases to " << out_path << " (" << config.samples << " samples each)\n"
-      << "at alpha 1e-3 each case detects a contamination of TV >= " << num(tvs.front()) << " .. " << num(tvs.back())
-      << " (median " << num(tvs[tvs.size() / 2]) << ") with 99 % power\n";
+  out << "wrote " << lines.size() << " cases to " << out_path << " (" << config.samples << " samples each)\n";
+  if (!tvs.empty()) {
+    out << "judged at family alpha " << policy.alpha << " (chi-square level " << num(level) << " per case), each case detects a "
+        << "contamination of TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " (median " << num(tvs[tvs.size() / 2])
+        << ") with 99 % power\n";
+  }
+  if (undetectable > 0) out << undetectable << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
   return 0;
 }
 

@@ -157,8 +157,8 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
   out << "Samples per tree: " << options.check.samples << " (verifiers with a fast path), " << options.chooser_samples
       << " (the others: O(V) per draw); seed " << options.check.seed << "; family-wise alpha " << options.check.alpha
       << ", " << share_alpha << " per verifier or test family\nLive trees are not enumerated (predraw alone branches V ways per node): "
-      << "verdicts rest on sampling" << (options.mutants ? ", and a mutant sampling misses is reported, not failed" : "; planted mutants with --mutants")
-      << '\n';
+      << "verdicts rest on sampling, and a tree whose chi-square cannot detect TV 0.05 with 99 % power makes its verifier 'inconclusive'"
+      << (options.mutants ? "; a mutant sampling misses is reported, not failed" : "; planted mutants with --mutants") << '\n';
   const std::vector<VerifierReport> reports = check_every_verifier(
       suite,
       [&](const VerifierInfo& info) -> std::optional<CheckConfig> {
@@ -172,6 +172,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
       progress);
   print_verdict_table(reports, out);
   bool passed = all_as_expected(reports);
+  const bool inconclusive = only_inconclusive_unexpected(reports);
 
   nlohmann::json j;
   std::vector<GenerationRow> generations;
@@ -226,10 +227,11 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out << "\n" << (passed ? "PASS" : "FAIL") << ": on live trees every saturated verifier exact and saturated, every "
       << "unsaturated one exact and not saturated" << (from_dumps ? "" : ", tokens per round at 1 + C_p, first word at the target's row")
-      << (passed ? "" : " -- does not hold") << " (" << fixed(seconds, 1) << " s)\n";
+      << (passed ? "" : inconclusive ? " -- inconclusive: too few samples (--samples, --chooser-samples)" : " -- does not hold")
+      << " (" << fixed(seconds, 1) << " s)\n";
 
   if (json_file.wanted()) {
-    j["format_version"] = 1;
+    j["format_version"] = 2;
     j["command"] = "live";
     j["config"] = {{"budget", options.tree.budget},        {"temperature", options.tree.temperature},
                    {"contexts", options.contexts},         {"context_length", options.context_length},
@@ -257,7 +259,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
     j["passed"] = passed;
     json_file.write(j, out);
   }
-  return passed ? 0 : 1;
+  return passed ? 0 : inconclusive ? verdict_exit_code(Verdict::inconclusive) : 1;
 }
 
 }  // namespace tev

@@ -59,9 +59,10 @@ int main(int argc, char** argv) {
       "Run every verifier (saturated, unsaturated, planted mutants) on a suite of synthetic trees.\n"
       "Each verifier's blocks are completed (an in-tree bonus is extended by target draws) and their\n"
       "(exit node, next token) counts tested against the canonical law with Pearson's chi-square;\n"
-      "E[L] is tested against 1 + C_p with the exact null variance; the verifier's exact law is also\n"
-      "enumerated on every tree and compared with the canonical law to 1e-12. Exit code 0 only when\n"
-      "every verdict is the one its kind calls for.");
+      "E[L] is tested against 1 + C_p (Chernoff bound under the exact law of L) and every node's acceptance\n"
+      "against P(u); the verifier's exact law is also enumerated on every tree and compared with the canonical\n"
+      "law to 1e-12. The known-answer selftest runs first. Exit code 0 only when every verdict is the one its\n"
+      "kind calls for.");
   cmd->add_option("--trees", check.suite.trees, "trees in the suite (cycles through 8 shape/family recipes)")
       ->check(CLI::Range(1, 10000))->capture_default_str();
   cmd->add_option("--samples", check.check.samples, "Monte Carlo samples per tree and verifier")
@@ -79,6 +80,13 @@ int main(int argc, char** argv) {
   const auto devices = CLI::IsMember({"cpu", "gpu"});
   cmd->add_option("--device", check.device, "where the Monte Carlo runs: cpu, or gpu (the fast-path verifiers on the GPU, bit-identical counts)")
       ->check(devices)->capture_default_str();
+
+  auto* selftest = app.add_subcommand(
+      "selftest",
+      "Run the known-answer tests of the statistics core and the verdict policy (an impossible event fails at once,\n"
+      "a chi-square and a Holm adjustment computed by hand, an exact binomial test, a Chernoff bound, the Kolmogorov\n"
+      "distribution, pooling across vector widths): proof that this build's compiler and flags compute what the\n"
+      "suite's verdicts rest on. `check` runs them first. Exit code 0 when all pass, 1 otherwise.");
 
   tev::Theorem1Options theorem1;
   theorem1.threads = check.check.threads;
@@ -151,7 +159,8 @@ int main(int argc, char** argv) {
       "conformance",
       "Check a verifier written elsewhere (any language) against the canonical law, through files or a subprocess.\n"
       "Cases and samples are JSON lines (see the README for the schema). Verdicts per case and overall:\n"
-      "exit 0 exact and saturated, 1 not exact, 3 exact but not saturated, 2 bad input or a failing verifier.");
+      "exit 0 exact and saturated, 1 not exact, 3 exact but not saturated, 4 inconclusive (a case too small to\n"
+      "detect a TV of 0.05 with 99 % power at its level: give it more samples), 2 bad input or a failing verifier.");
   conf->require_subcommand(1);
   tev::conformance::EmitConfig emit;
   std::string cases_out = "cases.jsonl", cases_in, samples_in, conformance_json;
@@ -261,6 +270,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    if (selftest->parsed()) return tev::run_selftest_command(true, std::cout);
     if (cmd->parsed()) {
       if (check.device == "gpu") check.check.monte_carlo = tev::gpu::run_monte_carlo;
       check.check.seed = check.suite.seed;

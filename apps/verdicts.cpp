@@ -1,8 +1,11 @@
 #include "apps/verdicts.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+
+#include "reports/verdict_json.hpp"
 
 namespace tev {
 
@@ -39,17 +42,43 @@ bool all_as_expected(std::span<const VerifierReport> reports) {
   return passed;
 }
 
+bool only_inconclusive_unexpected(std::span<const VerifierReport> reports) {
+  bool any = false;
+  for (const VerifierReport& r : reports) {
+    if (r.as_expected) continue;
+    if (r.verdict != Verdict::inconclusive) return false;
+    any = true;
+  }
+  return any;
+}
+
+namespace {
+
+// The largest detectable TV over the verifier's trees: what its weakest tree can see; "none" when
+// some tree detects no TV at all.
+std::string worst_detectable_tv(const VerifierReport& r) {
+  double worst = 0.0;
+  for (const TreeEvidence& e : r.trees) {
+    if (!e.detectable_tv) return "none";
+    worst = std::max(worst, *e.detectable_tv);
+  }
+  return scientific(worst);
+}
+
+}  // namespace
+
 void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& out) {
   out << '\n'
       << std::left << std::setw(36) << "verifier" << std::setw(12) << "kind" << std::setw(6) << "trees" << std::setw(9)
-      << "samples" << std::setw(10) << "min p(H)"
+      << "samples" << std::setw(10) << "exact p" << std::setw(10) << "sat p" << std::setw(10) << "TV@99%"
       << std::setw(23) << "verdict" << std::setw(9) << "mean L" << std::setw(9) << "1+C_p" << std::setw(10)
       << "exact TV" << std::setw(9) << "power" << "caught by\n";
-  out << std::string(155, '-') << '\n';
+  out << std::string(175, '-') << '\n';
   for (const VerifierReport& r : reports) {
     out << std::left << std::setw(36) << r.info.name << std::setw(12) << kind_name(r.info.kind) << std::setw(6)
-        << r.trees.size() << std::setw(9) << r.samples_per_tree << std::setw(10)
-        << scientific(r.min_p_holm) << std::setw(23) << verdict_text(r.verdict) << std::setw(9) << fixed(r.mean_length, 4)
+        << r.trees.size() << std::setw(9) << r.samples_per_tree << std::setw(10) << scientific(r.decision.min_exactness_p_holm)
+        << std::setw(10) << scientific(r.decision.min_saturation_p_holm) << std::setw(10) << worst_detectable_tv(r)
+        << std::setw(23) << verdict_text(r.verdict) << std::setw(9) << fixed(r.mean_length, 4)
         << std::setw(9) << fixed(r.mean_ceiling, 4) << std::setw(10) << (r.enumerated ? scientific(r.max_exact_tv) : "-");
     if (r.info.kind == VerifierKind::mutant) {
       out << std::setw(9) << (r.enumerated ? fixed(r.predicted_power, 3) : "-") << r.caught_by;
@@ -58,44 +87,15 @@ void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& 
     }
     out << (r.as_expected ? "" : "   <-- UNEXPECTED") << '\n';
   }
+  out << "exact p / sat p: smallest Holm-adjusted p of the verifier's exactness family (chi-square per tree) and saturation\n"
+         "family (E[L] shortfall per tree, acceptance = P(u) per node), each at half the verifier's alpha. TV@99%: the\n"
+         "largest over its trees of the smallest contamination TV the chi-square detects with 99 % power at its Bonferroni\n"
+         "level; without enumeration a tree that cannot detect TV 0.05 is 'inconclusive'.\n";
 }
 
 nlohmann::json verifiers_json(std::span<const VerifierReport> reports) {
   nlohmann::json all = nlohmann::json::array();
-  for (const VerifierReport& r : reports) {
-    nlohmann::json v = {{"name", r.info.name},
-                        {"kind", kind_name(r.info.kind)},
-                        {"description", r.info.description},
-                        {"exact", r.verdict != Verdict::not_exact},
-                        {"saturated", r.verdict == Verdict::exact_saturated},
-                        {"verdict", verdict_text(r.verdict)},
-                        {"as_expected", r.as_expected},
-                        {"trees", r.trees.size()},
-                        {"samples_per_tree", r.samples_per_tree},
-                        {"min_p_holm", r.min_p_holm},
-                        {"min_acceptance_p_holm", r.min_acceptance_p_holm},
-                        {"min_excess_p_holm", r.min_excess_p_holm},
-                        {"mean_L", r.mean_length},
-                        {"mean_ceiling", r.mean_ceiling},
-                        {"sampling_says_exact", r.sampling_says_exact},
-                        {"enumerated", r.enumerated},
-                        {"enumeration_says_exact", r.enumeration_says_exact},
-                        {"max_exact_tv", r.max_exact_tv},
-                        {"seconds", r.elapsed_seconds}};
-    if (r.info.kind == VerifierKind::mutant) {
-      v["exact_tv"] = r.max_exact_tv;
-      v["predicted_power"] = r.predicted_power;
-      v["caught_by"] = r.caught_by;
-    }
-    for (const TreeEvidence& e : r.trees) {
-      v["per_tree"].push_back({{"chi2", e.chi_square.statistic}, {"dof", e.chi_square.dof}, {"chi2_p", e.chi_square.p_value},
-                               {"impossible", e.chi_square.impossible}, {"length_p", e.length_p},
-                               {"mean_L", e.mean_length}, {"ceiling", e.ceiling}, {"completions", e.completions},
-                               {"exact_tv", e.exact_tv}, {"exact_mean_L", e.exact_mean_length},
-                               {"exact_completion", e.exact_completion}, {"predicted_power", e.predicted_power}});
-    }
-    all.push_back(v);
-  }
+  for (const VerifierReport& r : reports) all.push_back(verifier_json(r));
   return all;
 }
 

@@ -22,6 +22,9 @@ using ConfigFor = std::function<std::optional<CheckConfig>(const VerifierInfo&)>
 std::vector<VerifierReport> check_every_verifier(std::span<const SuiteCase> suite, const ConfigFor& config_for,
                                                  std::ostream& progress);
 bool all_as_expected(std::span<const VerifierReport> reports);
+// True when every verifier not judged as its kind requires is "inconclusive" (and at least one
+// is): the run lacked samples, and the command exits 4 rather than 1.
+bool only_inconclusive_unexpected(std::span<const VerifierReport> reports);
 void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& out);
 nlohmann::json verifiers_json(std::span<const VerifierReport> reports);
 

@@ -10,7 +10,6 @@ namespace tev::conformance {
 
 namespace {
 using nlohmann::json;
-constexpr double kPower = 0.99;
 
 std::int64_t token_field(const json& j, const std::string& where, const std::string& what) {
   if (!j.is_number_integer()) throw InputError(where + ": " + what + " must be an integer token, got " + j.dump());
@@ -74,9 +73,9 @@ void CaseJudge::add_line(std::string_view line, const std::string& where) {
 
 ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha) {
   ConformanceReport report;
-  report.alpha = alpha;
-  std::vector<double> exactness, saturation;  // p-values of every case, in order
-  std::vector<std::pair<std::size_t, std::size_t>> exactness_range, saturation_range;  // per case [begin, end)
+  report.policy.alpha = alpha;
+  const double level = report.policy.chi_square_level(judges.size());
+  std::vector<TreeEvidence> evidence;
   for (const CaseJudge& judge : judges) {
     const Case& c = judge.spec();
     if (judge.lines() != c.samples) {
@@ -88,60 +87,24 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha) {
     r.samples = judge.lines();
     r.impossible = judge.impossible();
     r.first_impossible = judge.first_impossible();
-    const std::size_t e0 = exactness.size(), s0 = saturation.size();
-    if (judge.counts().samples > 0) {
-      r.evidence = sampled_evidence(c.tree, c.rows, judge.counts());
-      exactness.push_back(r.evidence.chi_square.p_value);
-      exactness.insert(exactness.end(), r.evidence.acceptance_excess_p.begin(), r.evidence.acceptance_excess_p.end());
-      saturation.push_back(r.evidence.shortfall_p);
-      saturation.insert(saturation.end(), r.evidence.acceptance_p.begin(), r.evidence.acceptance_p.end());
-      r.min_detectable_tv = min_detectable_tv(c.tree, c.rows, c.samples, alpha / 2.0);
-    }
-    exactness_range.emplace_back(e0, exactness.size());
-    saturation_range.emplace_back(s0, saturation.size());
+    r.evidence = sampled_evidence(c.tree, c.rows, judge.counts());
+    r.evidence.invalid = judge.impossible();
+    r.evidence.detectable_tv = detectable_tv(c.tree, c.rows, c.samples, level, report.policy.required_power);
+    evidence.push_back(r.evidence);
     report.cases.push_back(std::move(r));
   }
-  const auto exact_adj = holm_adjust(exactness), sat_adj = holm_adjust(saturation);
-  auto min_in = [](const std::vector<double>& v, std::pair<std::size_t, std::size_t> range) {
-    double m = 1.0;
-    for (std::size_t i = range.first; i < range.second; ++i) m = std::min(m, v[i]);
-    return m;
-  };
-  for (std::size_t k = 0; k < report.cases.size(); ++k) {
-    CaseResult& r = report.cases[k];
-    r.exactness_p_holm = min_in(exact_adj, exactness_range[k]);
-    r.saturation_p_holm = min_in(sat_adj, saturation_range[k]);
-    if (r.impossible > 0 || r.exactness_p_holm < alpha / 2.0) {
-      r.verdict = Verdict::not_exact;
-    } else if (r.evidence.completions > 0 || r.saturation_p_holm < alpha / 2.0) {
-      r.verdict = Verdict::exact_not_saturated;
-    }
-    report.overall = std::min(report.overall, r.verdict);  // the enum orders worst first
-  }
+  const SubjectVerdict decision = decide(evidence, report.policy);
+  report.overall = decision.verdict;
+  report.exactness_tests = decision.exactness_tests;
+  report.saturation_tests = decision.saturation_tests;
+  for (std::size_t k = 0; k < report.cases.size(); ++k) report.cases[k].decision = decision.cases[k];
   for (const CaseResult& r : report.cases) {
-    if (report.overall != Verdict::exact_saturated && r.verdict == report.overall) {
+    if (report.overall != Verdict::exact_saturated && r.decision.verdict == report.overall) {
       report.first_failing = r.id;
       break;
     }
   }
   return report;
-}
-
-double min_detectable_tv(const DraftTree& tree, const TargetRows& rows, std::uint64_t samples, double alpha) {
-  const std::vector<double> canonical = canonical_block_law(tree, rows, ExitLaw::compute(tree, rows));
-  const auto support = static_cast<double>(std::count_if(canonical.begin(), canonical.end(), [](double p) { return p > 0.0; }));
-  std::vector<double> uniform(canonical.size(), 0.0);
-  for (std::size_t i = 0; i < canonical.size(); ++i) uniform[i] = canonical[i] > 0.0 ? 1.0 / support : 0.0;
-  return smallest_detectable_tv(canonical, uniform, node_groups(tree.size(), tree.vocab), static_cast<double>(samples), alpha, kPower);
-}
-
-int exit_code(Verdict v) {
-  switch (v) {
-    case Verdict::exact_saturated: return 0;
-    case Verdict::not_exact: return 1;
-    case Verdict::exact_not_saturated: return 3;
-  }
-  return 1;
 }
 
 }  // namespace tev::conformance

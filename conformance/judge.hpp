@@ -46,34 +46,25 @@ struct CaseResult {
   std::string id;
   std::string label;
   std::uint64_t samples = 0;
-  std::uint64_t impossible = 0;
+  std::uint64_t impossible = 0;     // samples outside the tree or the vocabulary, or of zero target probability
   std::string first_impossible;
-  TreeEvidence evidence;            // χ², E[L], acceptance (empty when every sample was impossible)
-  double min_detectable_tv = 0.0;   // smallest contamination TV this many samples catch with 99 % power
-  double exactness_p_holm = 1.0;    // smallest Holm-adjusted p of its exactness tests
-  double saturation_p_holm = 1.0;   // smallest Holm-adjusted p of its saturation tests
-  Verdict verdict = Verdict::exact_saturated;
+  TreeEvidence evidence;            // χ², E[L], acceptance, detectable TV (tests empty when every sample was impossible)
+  CaseVerdict decision;             // the verdict policy's answer for this case
 };
 
 struct ConformanceReport {
   std::vector<CaseResult> cases;
   Verdict overall = Verdict::exact_saturated;
   std::string first_failing;  // the first case with the overall verdict, when not saturated
-  double alpha = 1e-3;
+  VerdictPolicy policy;
+  std::size_t exactness_tests = 0;
+  std::size_t saturation_tests = 0;
 };
 
-// Exactness family (Holm at alpha/2): χ² of the completed law per case and one-sided
-// "acceptance above P(u)" per node. Saturation family (Holm at alpha/2): "E[L] below 1 + C_p" per
-// case and two-sided acceptance = P(u) per node. Any impossible event makes a case not exact; any
-// in-tree bonus (completion) makes it not saturated. Every judge must hold its case's full sample
-// count (InputError otherwise).
+// The outside verifier is one subject of the verdict policy (sim/verdict_policy.hpp) at family
+// level alpha: χ² per case in the exactness family, E[L] shortfall per case and acceptance per node
+// in the saturation family; a case whose χ² cannot detect the policy's TV is "inconclusive". Every
+// judge must hold its case's full sample count (InputError otherwise).
 ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha);
-
-// The smallest TV of a contamination toward uniform noise over the possible blocks that a case's
-// χ² test at alpha with `samples` samples detects with 99 % power (closed form, cheap for any V).
-double min_detectable_tv(const DraftTree& tree, const TargetRows& rows, std::uint64_t samples, double alpha);
-
-// The exit code of a verdict: 0 exact and saturated, 1 not exact, 3 exact but not saturated.
-int exit_code(Verdict v);
 
 }  // namespace tev::conformance

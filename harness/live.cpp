@@ -1,6 +1,5 @@
 #include "harness/live.hpp"
 
-#include <boost/math/distributions/normal.hpp>
 #include <nlohmann/json.hpp>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -16,6 +15,7 @@
 #include "core/choosers.hpp"
 #include "core/compensated_sum.hpp"
 #include "core/exit_law.hpp"
+#include "core/statistics.hpp"
 #include "sim/synthetic.hpp"
 #include "sim/trees.hpp"
 
@@ -124,10 +124,9 @@ std::vector<std::vector<Token>> sample_contexts(const LanguageModel& model, std:
 
 double Generation::length_p() const {
   if (rounds == 0) return 1.0;
-  const double sd = std::sqrt(variance_sum);
-  if (!(sd > 0.0)) return static_cast<double>(emitted) == ceiling_sum ? 1.0 : 0.0;
-  const double z = (static_cast<double>(emitted) - ceiling_sum) / sd;
-  return 2.0 * boost::math::cdf(boost::math::complement(boost::math::normal(), std::abs(z)));
+  std::vector<DrawnLaw> laws;
+  for (const LengthLaw& l : length_laws) laws.push_back({l.lengths, l.mass, 1.0});
+  return sum_two_sided_bound_p(static_cast<double>(emitted), laws);
 }
 
 Generation speculative_generate(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> prompt,
@@ -146,7 +145,7 @@ Generation speculative_generate(const LanguageModel& target, const LanguageModel
     ++g.rounds;
     g.emitted += static_cast<std::int64_t>(accepted.size()) + 1;
     g.ceiling_sum += law.ceiling();
-    g.variance_sum += law.length_variance;
+    g.length_laws.push_back(length_law(live.tree, law));
     g.row_deviation = std::max(g.row_deviation, live.row_deviation);
   }
   return g;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/draft_tree.hpp"
+#include "core/exit_law.hpp"
 #include "core/target_rows.hpp"
 #include "core/verifier_registry.hpp"
 #include "harness/language_model.hpp"
@@ -56,11 +57,12 @@ struct Generation {
   std::int64_t rounds = 0;
   std::int64_t emitted = 0;          // Σ L
   double ceiling_sum = 0.0;          // Σ (1 + C_p) of the rounds' trees
-  double variance_sum = 0.0;         // Σ Var L of the rounds' trees (exact)
+  std::vector<LengthLaw> length_laws;  // (rounds) each round's tree's exact law of L
   double row_deviation = 0.0;        // largest |Σ row − 1| of the target's rows over the rounds
   double mean_length() const { return rounds ? static_cast<double>(emitted) / static_cast<double>(rounds) : 0.0; }
   double mean_ceiling() const { return rounds ? ceiling_sum / static_cast<double>(rounds) : 0.0; }
-  // Two-sided p of Σ L against Σ (1 + C_p) (independent rounds given the trees, normal approximation).
+  // Two-sided p of Σ L against Σ (1 + C_p): rounds are independent given their trees, and the
+  // Chernoff bound of the sum under the rounds' exact length laws holds however rare a long path.
   double length_p() const;
 };
 Generation speculative_generate(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> prompt,

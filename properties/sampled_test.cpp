@@ -29,17 +29,17 @@ TEST_P(SampledCheck, VerdictMatchesItsKind) {
                ", n " + std::to_string(config.samples));
   switch (r.info.kind) {
     case VerifierKind::saturated:
-      EXPECT_EQ(verdict_text(r.verdict), "exact and saturated") << r.info.name << " min Holm p " << r.min_p_holm;
+      EXPECT_EQ(verdict_text(r.verdict), "exact and saturated") << r.info.name << " min Holm p exactness " << r.decision.min_exactness_p_holm << ", saturation " << r.decision.min_saturation_p_holm;
       break;
     case VerifierKind::unsaturated:
-      EXPECT_EQ(verdict_text(r.verdict), "exact, not saturated") << r.info.name << " min Holm p " << r.min_p_holm;
+      EXPECT_EQ(verdict_text(r.verdict), "exact, not saturated") << r.info.name << " min Holm p exactness " << r.decision.min_exactness_p_holm << ", saturation " << r.decision.min_saturation_p_holm;
       EXPECT_LT(r.mean_length, r.mean_ceiling) << r.info.name;
       break;
     case VerifierKind::mutant:
-      EXPECT_FALSE(r.enumeration_says_exact) << r.info.name;
+      EXPECT_FALSE(r.decision.enumeration_says_exact) << r.info.name;
       // Sampling must catch every mutant whose predicted power at this budget is ≥ 99 %.
       if (r.predicted_power >= 0.99) {
-        EXPECT_FALSE(r.sampling_says_exact) << r.info.name << " power " << r.predicted_power;
+        EXPECT_FALSE(r.decision.sampling_says_exact) << r.info.name << " power " << r.predicted_power;
       }
       break;
   }

@@ -28,9 +28,9 @@ def mean_length_vs_ceiling(r, out):
     fig, ax = plt.subplots(figsize=(6.5, 6))
     lo, hi = math.inf, -math.inf
     for v in r["sweep"]["verifiers"]:
-        xs = [e["ceiling"] for e in v["per_case"]]
-        ys = [e["mean_L"] for e in v["per_case"]]
-        err = [[e["mean_L"] - e["ci_low"] for e in v["per_case"]], [e["ci_high"] - e["mean_L"] for e in v["per_case"]]]
+        xs = [e["ceiling"] for e in v["per_tree"]]
+        ys = [e["mean_L"] for e in v["per_tree"]]
+        err = [[e["mean_L"] - e["ci_low"] for e in v["per_tree"]], [e["ci_high"] - e["mean_L"] for e in v["per_tree"]]]
         marker = "o" if v["kind"] == "saturated" else "x"
         ax.errorbar(xs, ys, yerr=err, fmt=marker, ms=4, alpha=0.7, label=f'{v["name"]} ({v["kind"]})')
         lo, hi = min(lo, *xs, *ys), max(hi, *xs, *ys)

@@ -16,6 +16,7 @@
 #include "sim/equivalence.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/power.hpp"
+#include "reports/verdict_json.hpp"
 
 namespace tev {
 
@@ -23,7 +24,6 @@ namespace {
 
 using nlohmann::json;
 constexpr double kExactTolerance = 1e-12;
-constexpr double kZ95 = 1.959963984540054;  // two-sided 95 % normal quantile
 // TEV reference samples for two-sample tests use their own tree words, far from the sweep's.
 constexpr std::uint32_t kReferenceTreeOffset = 1u << 20;
 
@@ -68,32 +68,8 @@ json case_json(const SuiteCase& c) {
           {"row_max_deviation", c.rows.max_deviation()}};
 }
 
-json verifier_json(const VerifierReport& r, std::uint64_t samples) {
-  json v = {{"name", r.info.name},
-            {"kind", kind_name(r.info.kind)},
-            {"verdict", verdict_text(r.verdict)},
-            {"as_expected", r.as_expected},
-            {"min_p_holm", r.min_p_holm},
-            {"min_acceptance_p_holm", r.min_acceptance_p_holm},
-            {"min_excess_p_holm", r.min_excess_p_holm},
-            {"acceptance_tests", r.acceptance_tests},
-            {"max_exact_tv", r.max_exact_tv},
-            {"mean_L", r.mean_length},
-            {"mean_ceiling", r.mean_ceiling},
-            {"seconds", r.elapsed_seconds}};
-  v["per_case"] = json::array();
-  for (const TreeEvidence& e : r.trees) {
-    const double half = kZ95 * e.length_sd / std::sqrt(static_cast<double>(samples));
-    v["per_case"].push_back({{"mean_L", e.mean_length}, {"ci_low", e.mean_length - half}, {"ci_high", e.mean_length + half},
-                             {"ceiling", e.ceiling}, {"exact_mean_L", e.exact_mean_length}, {"exact_tv", e.exact_tv},
-                             {"chi2_p", e.chi_square.p_value}, {"impossible", e.chi_square.impossible},
-                             {"length_p", e.length_p}, {"shortfall_p", e.shortfall_p}, {"excess_p", e.excess_p}, {"completions", e.completions}});
-  }
-  return v;
-}
-
 json series_json(const CalibrationSeries& s) {
-  return {{"test", s.test}, {"ks_statistic", s.ks.statistic}, {"ks_p", s.ks.p_value},
+  return {{"test", s.test}, {"case", s.case_label}, {"gates", s.gates}, {"ks_statistic", s.ks.statistic}, {"ks_p", s.ks.p_value},
           {"false_alarms_05", s.false_alarms_05}, {"false_alarms_01", s.false_alarms_01}, {"p_values", s.p_values}};
 }
 
@@ -113,89 +89,140 @@ double min_holm(const std::vector<double>& p) {
   return *std::min_element(a.begin(), a.end());
 }
 
-// The table a reviewer reads first: each claim of Theorem 1 (and its lemmas and corollaries)
-// with the measurement that supports or refutes it.
-json claims_json(const json& results, double verifier_alpha) {
+std::string fmt(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+// The families that share theorem1's one family-wise α, each spending an equal share.
+enum Family { kSweep, kEq8, kEq9, kHomogeneity, kComposition, kCalibration, kFamilies };
+constexpr const char* kFamilyNames[kFamilies] = {"sweep verdicts (every exact verifier, Bonferroni over verifiers)",
+                                                 "eq. 8: acceptance above P(u), one-sided binomial, Holm over every node",
+                                                 "eq. 9: E[L] above 1 + C_p, one-sided Chernoff bound, Holm over every tree",
+                                                 "homogeneity: saturated verifiers vs an independent TEV sample, Holm",
+                                                 "composition: first n tokens vs the exact V^n law, Holm over exact verifiers",
+                                                 "calibration: false-alarm rates not above nominal, one-sided binomial, Holm"};
+
+struct HomogeneityResult {
+  std::string pair;
+  std::vector<double> p_values;  // one per tree
+};
+
+// Everything the claims are computed from, typed.
+struct Theorem1Evidence {
+  std::span<const SuiteCase> cases;
+  std::span<const VerifierReport> reports;
+  std::span<const HomogeneityResult> homogeneity;
+  std::span<const CompositionResult> composition;
+  std::span<const CalibrationSeries> calibration;
+  std::uint32_t calibration_seeds = 0;
+  double family_alpha = 0.0;  // each family's share of α
+};
+
+// The nominal rates calibration checks, and the p-value that a series' false alarms at one of
+// them exceed it: P(X ≥ observed) for X ~ Binomial(seeds, rate).
+constexpr double kNominalRates[] = {0.05, 0.01};
+double false_alarm_excess_p(const CalibrationSeries& s, double rate) {
+  const auto seeds = static_cast<std::uint64_t>(s.p_values.size());
+  const auto alarms = static_cast<std::uint64_t>(std::count_if(s.p_values.begin(), s.p_values.end(), [&](double p) { return p < rate; }));
+  return binomial_upper_p(alarms, seeds, rate);
+}
+
+json claims_json(const Theorem1Evidence& ev) {
   json claims = json::array();
+  const double level = ev.family_alpha;
   auto add = [&](std::string claim, std::string where, std::string evidence, bool holds) {
     claims.push_back({{"claim", std::move(claim)}, {"reference", std::move(where)}, {"evidence", std::move(evidence)}, {"holds", holds}});
   };
-  auto fmt = [](double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", x);
-    return std::string(buf);
-  };
-  const json& cases = results.at("sweep").at("cases");
   double worst_mass = 0.0, worst_gap = 0.0;
-  for (const json& c : cases) {
-    worst_mass = std::max(worst_mass, c.at("exit_mass_error").get<double>());
-    worst_gap = std::max(worst_gap, c.at("coverage_forms_gap").get<double>());
+  for (const SuiteCase& c : ev.cases) {
+    const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
+    worst_mass = std::max(worst_mass, std::abs(compensated_total(law.exit) - 1.0));
+    worst_gap = std::max(worst_gap, std::abs(law.coverage - law.coverage_by_depth));
   }
-  const std::string n_cases = std::to_string(cases.size());
+  const std::string n_cases = std::to_string(ev.cases.size());
   add("The exit law is a distribution: sum_v w(v) = 1", "Lemma 1, eq. 5",
       "largest |sum w - 1| over " + n_cases + " trees: " + fmt(worst_mass), worst_mass <= kExactTolerance);
   add("Two forms of coverage agree: sum_u P(u) = sum_v w(v) depth(v)", "eq. 6",
       "largest gap over " + n_cases + " trees: " + fmt(worst_gap), worst_gap <= kExactTolerance);
 
-  const json& verifiers = results.at("sweep").at("verifiers");
-  double min_excess = 1.0, min_length_excess = 1.0;
+  std::vector<double> node_excess, length_excess, saturated_chi;
   bool saturated_ok = true, unsaturated_ok = true;
-  std::size_t node_tests = 0, shortfall_cases = 0, unsaturated_cases = 0;
-  double sat_min_chi = 1.0, sat_max_tv = 0.0, sat_min_accept = 1.0;
-  for (const json& v : verifiers) {
-    min_excess = std::min(min_excess, v.at("min_excess_p_holm").get<double>());
-    node_tests += v.at("acceptance_tests").get<std::size_t>();
-    std::vector<double> excess;
-    for (const json& e : v.at("per_case")) excess.push_back(e.at("excess_p").get<double>());
-    min_length_excess = std::min(min_length_excess, min_holm(excess));
-    if (v.at("kind") == "saturated") {
-      saturated_ok = saturated_ok && v.at("verdict") == "exact and saturated";
-      sat_max_tv = std::max(sat_max_tv, v.at("max_exact_tv").get<double>());
-      sat_min_accept = std::min(sat_min_accept, v.at("min_acceptance_p_holm").get<double>());
-      std::vector<double> chi;
-      for (const json& e : v.at("per_case")) chi.push_back(e.at("chi2_p").get<double>());
-      sat_min_chi = std::min(sat_min_chi, min_holm(chi));
+  std::size_t shortfall_cases = 0, unsaturated_cases = 0;
+  double sat_max_tv = 0.0, sat_min_saturation_p = 1.0;
+  for (const VerifierReport& r : ev.reports) {
+    for (const TreeEvidence& e : r.trees) {
+      node_excess.insert(node_excess.end(), e.acceptance_excess_p.begin(), e.acceptance_excess_p.end());
+      length_excess.push_back(e.excess_p);
+    }
+    if (r.info.kind == VerifierKind::saturated) {
+      saturated_ok = saturated_ok && r.verdict == Verdict::exact_saturated;
+      sat_max_tv = std::max(sat_max_tv, r.max_exact_tv);
+      sat_min_saturation_p = std::min(sat_min_saturation_p, r.decision.min_saturation_p_holm);
+      for (const TreeEvidence& e : r.trees) saturated_chi.push_back(e.chi_square.p_value);
     } else {
-      unsaturated_ok = unsaturated_ok && v.at("verdict") == "exact, not saturated";
-      for (const json& e : v.at("per_case")) {
+      unsaturated_ok = unsaturated_ok && r.verdict == Verdict::exact_not_saturated;
+      for (const TreeEvidence& e : r.trees) {
         ++unsaturated_cases;
-        if (e["exact_mean_L"].get<double>() < e.at("ceiling").get<double>() - 1e-9) ++shortfall_cases;
+        if (e.exact_mean_length < e.ceiling - 1e-9) ++shortfall_cases;
       }
     }
   }
+  const double min_node_excess = min_holm(node_excess), min_length_excess = min_holm(length_excess);
   add("Every exact verifier accepts node u with probability at most P(u)", "Theorem 1, eq. 8",
-      std::to_string(node_tests) + " one-sided exact binomial tests (all exact verifiers, all nodes): smallest Holm-adjusted p per verifier family " +
-          fmt(min_excess) + " (level " + fmt(verifier_alpha) + ")",
-      min_excess >= verifier_alpha);
+      std::to_string(node_excess.size()) + " one-sided exact binomial tests (all exact verifiers, all nodes): smallest Holm-adjusted p " +
+          fmt(min_node_excess) + " (family level " + fmt(level) + ")",
+      min_node_excess >= level);
   add("E[L] <= 1 + C_p for every exact verifier", "Theorem 1, eq. 9",
-      "one-sided z-tests of mean L above the ceiling with the exact null variance: smallest Holm-adjusted p " + fmt(min_length_excess),
-      min_length_excess >= verifier_alpha);
+      std::to_string(length_excess.size()) + " one-sided Chernoff-bound tests of mean L above the ceiling: smallest Holm-adjusted p " +
+          fmt(min_length_excess) + " (family level " + fmt(level) + ")",
+      min_length_excess >= level);
   add("The bound is strict for exact unsaturated verifiers", "Theorem 1 (equality case)",
       "exact E[L] below 1 + C_p on " + std::to_string(shortfall_cases) + " of " + std::to_string(unsaturated_cases) +
           " (verifier, tree) pairs by enumeration; verdicts 'exact, not saturated'",
       unsaturated_ok);
   add("Saturated verifiers realize w(v) and the residual bonus law", "Theorem 1, eq. 10",
-      "chi-square after completion, smallest Holm-adjusted p " + fmt(sat_min_chi) + "; enumeration max TV " + fmt(sat_max_tv) +
-          "; per-node acceptance = P(u), smallest Holm-adjusted p " + fmt(sat_min_accept),
-      saturated_ok && sat_min_chi >= verifier_alpha && sat_max_tv <= kExactTolerance);
-  double min_homogeneity = 1.0;
-  for (const json& h : results.at("homogeneity")) min_homogeneity = std::min(min_homogeneity, h.at("min_p_holm").get<double>());
+      "verdicts 'exact and saturated' under the verdict policy; chi-square after completion, smallest p over " +
+          std::to_string(saturated_chi.size()) + " (verifier, tree) pairs " + fmt(saturated_chi.empty() ? 1.0 : *std::min_element(saturated_chi.begin(), saturated_chi.end())) +
+          "; enumeration max TV " + fmt(sat_max_tv) + "; saturation family (E[L], acceptance = P(u)) smallest Holm-adjusted p " + fmt(sat_min_saturation_p),
+      saturated_ok && sat_max_tv <= kExactTolerance);
+  std::vector<double> homogeneity;
+  for (const HomogeneityResult& h : ev.homogeneity) homogeneity.insert(homogeneity.end(), h.p_values.begin(), h.p_values.end());
+  const double min_homogeneity = min_holm(homogeneity);
   add("Predraw and sequential residual are saturated and share one law with TEV", "Corollary 1",
-      "verdicts 'exact and saturated'; two-sample homogeneity against an independent TEV sample, smallest Holm-adjusted p " +
-          fmt(min_homogeneity),
-      saturated_ok && min_homogeneity >= verifier_alpha);
+      "verdicts 'exact and saturated'; " + std::to_string(homogeneity.size()) +
+          " two-sample homogeneity tests against an independent TEV sample, smallest Holm-adjusted p " + fmt(min_homogeneity) +
+          " (family level " + fmt(level) + ")",
+      saturated_ok && min_homogeneity >= level);
   bool tev_ok = false;
-  for (const json& v : verifiers) tev_ok = tev_ok || (v.at("name") == "tev" && v.at("verdict") == "exact and saturated");
+  for (const VerifierReport& r : ev.reports) tev_ok = tev_ok || (r.info.id == VerifierId::tree_exit && r.verdict == Verdict::exact_saturated);
   add("TEV is exact and saturated", "Corollary 2", "TEV's verdict over the sweep: " + std::string(tev_ok ? "exact and saturated" : "NOT exact and saturated"), tev_ok);
-  bool composition_ok = true;
+  std::vector<double> exact_composition;
   std::string composition_evidence;
-  for (const json& r : results.at("composition").at("results")) {
-    const bool rejected = r.at("p_value").get<double>() < verifier_alpha;
-    composition_ok = composition_ok && (rejected == r.at("reuses_randomness").get<bool>());
-    if (r.at("reuses_randomness").get<bool>()) composition_evidence += "randomness-reusing mutant p = " + fmt(r.at("p_value").get<double>()) + "; ";
+  for (const CompositionResult& r : ev.composition) {
+    if (!r.reuses_randomness) exact_composition.push_back(r.chi_square.p_value);
+  }
+  const auto exact_adjusted = holm_adjust(exact_composition);
+  bool composition_ok = std::all_of(exact_adjusted.begin(), exact_adjusted.end(), [&](double p) { return p >= level; });
+  for (const CompositionResult& r : ev.composition) {
+    if (!r.reuses_randomness) continue;
+    composition_ok = composition_ok && r.chi_square.p_value < level;
+    composition_evidence += "randomness-reusing mutant p = " + fmt(r.chi_square.p_value) + "; ";
   }
   add("Exact rounds compose: the first n tokens follow the target's exact law", "Lemma 2",
-      composition_evidence + "every exact verifier's chi-square against the exact V^n law at or above " + fmt(verifier_alpha), composition_ok);
+      composition_evidence + "every exact verifier's chi-square against the exact V^n law, Holm-adjusted, at or above " + fmt(level),
+      composition_ok);
+  std::vector<double> calibration;
+  for (const CalibrationSeries& s : ev.calibration) {
+    if (!s.gates) continue;
+    for (double rate : kNominalRates) calibration.push_back(false_alarm_excess_p(s, rate));
+  }
+  const double min_calibration = min_holm(calibration);
+  add("The suite's tests hold their level: false-alarm rates under true nulls not above nominal", "Statistics (calibration)",
+      std::to_string(calibration.size()) + " one-sided binomial tests of the false alarms at 0.05 and 0.01 over " +
+          std::to_string(ev.calibration_seeds) + " seeds: smallest Holm-adjusted p " + fmt(min_calibration) + " (family level " + fmt(level) + ")",
+      min_calibration >= level);
   return claims;
 }
 
@@ -222,11 +249,16 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.kind != VerifierKind::mutant) exact_ids.push_back(info.id);
   }
-  CheckConfig check{.samples = options.samples, .seed = options.seed, .threads = options.threads, .alpha = options.alpha,
+  // One family-wise α, split evenly over the families of tests that claims are made from.
+  const double family_alpha = options.alpha / kFamilies;
+  CheckConfig check{.samples = options.samples, .seed = options.seed, .threads = options.threads, .alpha = family_alpha,
                     .verifiers_sharing_alpha = static_cast<int>(exact_ids.size())};
+  json split = json::array();
+  for (const char* name : kFamilyNames) split.push_back({{"family", name}, {"alpha", family_alpha}});
   results["config"] = {{"quick", options.quick}, {"samples", options.samples}, {"vocab", options.vocab},
                        {"seed", options.seed}, {"threads", options.threads}, {"alpha", options.alpha},
-                       {"alpha_per_verifier", check.verifier_alpha()}, {"calibration_seeds", options.calibration_seeds},
+                       {"alpha_split", split}, {"alpha_per_verifier", check.verifier_alpha()},
+                       {"verdict_policy", policy_json(check.policy(), cases.size())}, {"calibration_seeds", options.calibration_seeds},
                        {"calibration_samples", options.calibration_samples},
                        {"composition_sequences", options.composition_sequences}, {"power_replicates", options.power_replicates}};
 
@@ -239,7 +271,7 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
     reports.push_back(check_verifier(id, cases, check));
     progress << "  " << verifier_info(id).name << ": " << verdict_text(reports.back().verdict) << " ("
              << static_cast<int>(reports.back().elapsed_seconds * 10) / 10.0 << " s)\n" << std::flush;
-    results["sweep"]["verifiers"].push_back(verifier_json(reports.back(), options.samples));
+    results["sweep"]["verifiers"].push_back(verifier_json(reports.back()));
   }
 
   // 2. Per-node acceptance for one showcase tree: the DDTree, largest budget, T = 0.6 logits.
@@ -270,12 +302,14 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
                               .samples = options.samples, .first_sample = 0, .threads = options.threads};
     reference.push_back(run_monte_carlo(VerifierId::tree_exit, cases[i].tree, cases[i].rows, plan));
   }
+  std::vector<HomogeneityResult> homogeneity;
   results["homogeneity"] = json::array();
   for (const VerifierReport& r : reports) {
     if (r.info.kind != VerifierKind::saturated) continue;
-    std::vector<double> p;
-    for (std::size_t i = 0; i < cases.size(); ++i) p.push_back(homogeneity_chi_square(reference[i].completed, r.trees[i].completed_counts).p_value);
-    results["homogeneity"].push_back({{"pair", "independent tev vs " + std::string(r.info.name)}, {"min_p_holm", min_holm(p)}, {"p_values", p}});
+    HomogeneityResult h{"independent tev vs " + std::string(r.info.name), {}};
+    for (std::size_t i = 0; i < cases.size(); ++i) h.p_values.push_back(homogeneity_chi_square(reference[i].completed, r.trees[i].completed_counts).p_value);
+    results["homogeneity"].push_back({{"pair", h.pair}, {"min_p_holm", min_holm(h.p_values)}, {"p_values", h.p_values}});
+    homogeneity.push_back(std::move(h));
   }
 
   // 4. Calibration of the tests under true nulls.
@@ -286,21 +320,21 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   calibration["case"] = calibration_case.label;
   calibration["seeds"] = options.calibration_seeds;
   calibration["samples"] = options.calibration_samples;
-  for (const CalibrationSeries& s : calibrate_tests(calibration_case, options.calibration_seeds, options.calibration_samples, options.threads)) {
-    calibration["series"].push_back(series_json(s));
-  }
+  const std::vector<CalibrationSeries> series = calibrate_tests(calibration_case, options.calibration_seeds, options.calibration_samples, options.threads);
+  for (const CalibrationSeries& s : series) calibration["series"].push_back(series_json(s));
 
   // 5. Power against every mutant and against contamination, on the same tree.
   progress << "power: mutants and contamination (" << options.power_replicates << " replicates per spot check)\n" << std::flush;
-  const PowerConfig power{.alpha = check.verifier_alpha(), .default_budget = options.samples, .replicates = options.power_replicates,
+  const PowerConfig power{.alpha = check.policy().chi_square_level(cases.size()), .default_budget = options.samples, .replicates = options.power_replicates,
                           .spot_check_cap = options.quick ? 2000u : 200000u, .seed = options.seed, .threads = options.threads};
   json& pj = results["power"];
   pj["case"] = calibration_case.label;
   pj["alpha"] = power.alpha;
+  pj["gates"] = false;  // descriptive: predictions and spot checks, in no claim
   pj["default_budget"] = power.default_budget;
   for (const PowerCurve& c : mutant_power(calibration_case, power)) pj["mutants"].push_back(curve_json(c));
   for (const PowerCurve& c : contamination_power(calibration_case, {0.01, 0.003, 0.001}, power)) pj["contamination"].push_back(curve_json(c));
-  pj["smallest_detectable_tv"] = smallest_detectable_tv(calibration_case, power);
+  pj["smallest_detectable_tv"] = optional_json(smallest_detectable_tv(calibration_case, power));
   pj["power_at_tv_0006"] = contamination_power_at_tv(calibration_case, power, 0.006);
 
   // 6. Multi-round composition.
@@ -309,13 +343,15 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   json& cj = results["composition"];
   cj["config"] = {{"vocab", composition.vocab}, {"tokens", composition.tokens}, {"budget", composition.budget},
                   {"depth", composition.depth}, {"rounds", composition.rounds}, {"sequences", composition.sequences}};
-  for (const CompositionResult& r : run_composition(composition, exact_ids)) {
+  const std::vector<CompositionResult> composition_results = run_composition(composition, exact_ids);
+  for (const CompositionResult& r : composition_results) {
     cj["results"].push_back({{"verifier", r.verifier}, {"reuses_randomness", r.reuses_randomness}, {"chi2", r.chi_square.statistic},
                              {"dof", r.chi_square.dof}, {"p_value", r.chi_square.p_value}, {"tokens_per_round", r.tokens_per_round},
                              {"ceiling_per_round", r.ceiling_per_round}});
   }
 
-  results["claims"] = claims_json(results, check.verifier_alpha());
+  results["claims"] = claims_json({.cases = cases, .reports = reports, .homogeneity = homogeneity, .composition = composition_results,
+                                   .calibration = series, .calibration_seeds = options.calibration_seeds, .family_alpha = family_alpha});
   bool passed = true;
   for (const json& c : results["claims"]) passed = passed && c["holds"].get<bool>();
   for (const VerifierReport& r : reports) passed = passed && r.as_expected;

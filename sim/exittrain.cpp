@@ -215,10 +215,12 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const NextToke
   e.contexts = static_cast<std::int32_t>(contexts.size());
   double ceiling_sum = 0.0, variance_sum = 0.0;
   std::uint64_t length_sum = 0;
+  std::vector<LengthLaw> length_laws;  // (contexts) each tree's exact law of L
   for (std::size_t i = 0; i < contexts.size(); ++i) {
     const ContextTree t = build_context_tree(drafter, target, contexts[i], budget);
     ceiling_sum += t.law.ceiling();
     variance_sum += t.law.length_variance;
+    length_laws.push_back(length_law(t.tree, t.law));
     MonteCarloPlan plan;
     plan.seed = seed;
     plan.tree_id = static_cast<std::uint32_t>(i);
@@ -234,7 +236,9 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const NextToke
   // Equal samples per tree: the pooled mean's null variance is the trees' mean Var L over all samples.
   const double mean_variance = variance_sum / n;
   e.tev_standard_error = std::sqrt(mean_variance / static_cast<double>(e.tev_samples));
-  e.tev_p_value = mean_test_p_value(e.tev_mean_length, e.tev_samples, e.mean_ceiling, mean_variance);
+  std::vector<DrawnLaw> laws;
+  for (const LengthLaw& l : length_laws) laws.push_back({l.lengths, l.mass, static_cast<double>(samples_per_tree)});
+  e.tev_p_value = sum_two_sided_bound_p(static_cast<double>(length_sum), laws);
   return e;
 }
 

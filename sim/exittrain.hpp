@@ -137,7 +137,7 @@ struct CoverageEvaluation {
   std::uint64_t tev_samples = 0;   // TEV rounds in all (samples_per_tree per context)
   double tev_mean_length = 0.0;    // mean L of those rounds
   double tev_standard_error = 0.0; // of tev_mean_length under the exact law: √(mean Var L / samples)
-  double tev_p_value = 1.0;        // two-sided z-test of tev_mean_length against mean_ceiling
+  double tev_p_value = 1.0;        // two-sided Chernoff bound of TEV's Σ L against its trees' exact length laws
 };
 
 // Builds the drafter's tree for every held-out context at `budget`, averages the exact 1 + C_p,

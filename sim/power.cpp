@@ -124,7 +124,7 @@ double contamination_power_at_tv(const SuiteCase& c, const PowerConfig& config, 
   return chi_square_power(laws.canonical, mixture, laws.groups, static_cast<double>(config.default_budget), config.alpha);
 }
 
-double smallest_detectable_tv(const SuiteCase& c, const PowerConfig& config) {
+std::optional<double> smallest_detectable_tv(const SuiteCase& c, const PowerConfig& config) {
   const Laws laws = laws_of(c);
   const std::vector<double> wrong = enumerate_verifier(VerifierId::mutant_bonus_from_full_row, c.tree, c.rows).completed;
   return tev::smallest_detectable_tv(laws.canonical, wrong, laws.groups, static_cast<double>(config.default_budget), config.alpha, kTarget);

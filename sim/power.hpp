@@ -2,6 +2,7 @@
 // Power of the sampled χ² test against each mutant and against contaminated laws, predicted from
 // the exact laws and spot-checked by Monte Carlo.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,9 @@ std::vector<PowerCurve> mutant_power(const SuiteCase& c, const PowerConfig& conf
 std::vector<PowerCurve> contamination_power(const SuiteCase& c, const std::vector<double>& epsilons, const PowerConfig& config);
 
 // The smallest TV from the canonical law (along the same contamination direction) that a single
-// χ² test at config.alpha with config.default_budget samples detects with ≥ 99 % power; 0 when
+// χ² test at config.alpha with config.default_budget samples detects with ≥ 99 % power; none when
 // even the uncontaminated wrong law is missed.
-double smallest_detectable_tv(const SuiteCase& c, const PowerConfig& config);
+std::optional<double> smallest_detectable_tv(const SuiteCase& c, const PowerConfig& config);
 
 // Predicted power of that test against the contamination of the given TV (≤ the wrong law's TV).
 double contamination_power_at_tv(const SuiteCase& c, const PowerConfig& config, double tv);

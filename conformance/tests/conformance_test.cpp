@@ -130,6 +130,17 @@ TEST(Judge, GivesEachKindOfVerifierItsVerdict) {
   EXPECT_EQ(judge_verifier(c, VerifierId::mutant_bonus_from_full_row), Verdict::not_exact);
 }
 
+// One sample cannot detect any contamination at the policy's level: the case is inconclusive
+// (exit 4), never exact, even though the sample itself is a valid TEV block.
+TEST(Judge, TooFewSamplesAreInconclusiveNeverExact) {
+  EmitConfig config;
+  config.samples = 1;
+  const Case c = parse_case(emit_cases(config)[1], "ddtree case");
+  const Verdict v = judge_verifier(c, VerifierId::tree_exit);
+  EXPECT_EQ(v, Verdict::inconclusive);
+  EXPECT_EQ(verdict_exit_code(v), 4);
+}
+
 TEST(Judge, ImpossibleEventsAndBadSamples) {
   json j = good_case();
   j["probs"][1] = {0.0, 0.3, 0.7};  // after token 0, token 0 has zero probability

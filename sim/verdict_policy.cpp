@@ -1,0 +1,124 @@
+#include "sim/verdict_policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/exit_law.hpp"
+
+namespace tev {
+
+std::string verdict_text(Verdict v) {
+  switch (v) {
+    case Verdict::not_exact: return "not exact";
+    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::exact_not_saturated: return "exact, not saturated";
+    case Verdict::exact_saturated: return "exact and saturated";
+  }
+  return "unknown";
+}
+
+int verdict_exit_code(Verdict v) {
+  switch (v) {
+    case Verdict::exact_saturated: return 0;
+    case Verdict::not_exact: return 1;
+    case Verdict::exact_not_saturated: return 3;
+    case Verdict::inconclusive: return 4;
+  }
+  return 1;
+}
+
+TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const BlockCounts& counts) {
+  const ExitLaw law = ExitLaw::compute(tree, rows);
+  TreeEvidence e;
+  e.samples = counts.samples;
+  e.ceiling = law.ceiling();
+  e.prefix = law.prefix;
+  if (counts.samples == 0) return e;
+  const std::vector<double> canonical = canonical_block_law(tree, rows, law);
+  e.chi_square = pearson_chi_square(counts.completed, canonical, node_groups(tree.size(), tree.vocab));
+  e.mean_length = counts.mean_length();
+  const LengthLaw length = length_law(tree, law);
+  e.shortfall_p = mean_below_bound_p(e.mean_length, counts.samples, length.lengths, length.mass);
+  e.excess_p = mean_above_bound_p(e.mean_length, counts.samples, length.lengths, length.mass);
+  e.completions = counts.completions;
+  double second_moment = 0.0;
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    const double length = tree.depth[v] + 1.0;
+    second_moment += static_cast<double>(counts.exits[static_cast<std::size_t>(v)]) * length * length;
+  }
+  const auto n = static_cast<double>(counts.samples);
+  e.length_sd = std::sqrt(std::max(0.0, (second_moment / n - e.mean_length * e.mean_length) * n / std::max(1.0, n - 1.0)));
+  // Node u is accepted exactly when the returned exit lies in u's subtree; level order lets a
+  // backward pass add each subtree into its parent.
+  e.completed_counts = counts.completed;
+  e.accepted = counts.exits;
+  for (NodeId v = tree.size() - 1; v >= 1; --v) e.accepted[static_cast<std::size_t>(tree.parent[v])] += e.accepted[static_cast<std::size_t>(v)];
+  for (NodeId u = 1; u < tree.size(); ++u) {
+    e.acceptance_p.push_back(binomial_two_sided_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
+    e.acceptance_excess_p.push_back(binomial_upper_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
+  }
+  return e;
+}
+
+std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows, std::uint64_t samples, double level, double power) {
+  if (samples == 0) return std::nullopt;
+  const std::vector<double> canonical = canonical_block_law(tree, rows, ExitLaw::compute(tree, rows));
+  const auto support = static_cast<double>(std::count_if(canonical.begin(), canonical.end(), [](double p) { return p > 0.0; }));
+  std::vector<double> noise(canonical.size(), 0.0);
+  for (std::size_t i = 0; i < canonical.size(); ++i) noise[i] = canonical[i] > 0.0 ? 1.0 / support : 0.0;
+  return smallest_detectable_tv(canonical, noise, node_groups(tree.size(), tree.vocab), static_cast<double>(samples), level, power);
+}
+
+SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& policy) {
+  SubjectVerdict out;
+  // The two families' p-values, case after case, and each case's range [begin, end) in them.
+  std::vector<double> exactness, saturation;
+  std::vector<std::pair<std::size_t, std::size_t>> exactness_range, saturation_range;
+  for (const TreeEvidence& e : cases) {
+    const std::size_t e0 = exactness.size(), s0 = saturation.size();
+    if (e.samples > 0) {
+      exactness.push_back(e.chi_square.p_value);
+      saturation.push_back(e.shortfall_p);
+      saturation.insert(saturation.end(), e.acceptance_p.begin(), e.acceptance_p.end());
+    }
+    exactness_range.emplace_back(e0, exactness.size());
+    saturation_range.emplace_back(s0, saturation.size());
+  }
+  out.exactness_tests = exactness.size();
+  out.saturation_tests = saturation.size();
+  const std::vector<double> exact_adjusted = holm_adjust(exactness), saturation_adjusted = holm_adjust(saturation);
+  auto min_in = [](const std::vector<double>& v, std::pair<std::size_t, std::size_t> range) {
+    double m = 1.0;
+    for (std::size_t i = range.first; i < range.second; ++i) m = std::min(m, v[i]);
+    return m;
+  };
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const TreeEvidence& e = cases[k];
+    CaseVerdict c;
+    c.exactness_p_holm = min_in(exact_adjusted, exactness_range[k]);
+    c.saturation_p_holm = min_in(saturation_adjusted, saturation_range[k]);
+    c.sampled_not_exact = e.invalid > 0 || e.chi_square.impossible > 0 || c.exactness_p_holm < policy.exactness_alpha();
+    c.sampled_not_saturated = e.completions > 0 || c.saturation_p_holm < policy.saturation_alpha();
+    if (e.enumerated) {
+      c.enumerated_not_exact = e.exact_tv > policy.exact_tolerance;
+      c.enumerated_not_saturated = std::abs(e.exact_mean_length - e.ceiling) > policy.exact_tolerance || e.exact_completion > policy.exact_tolerance;
+    }
+    c.powered = e.enumerated || (e.detectable_tv && *e.detectable_tv <= policy.max_detectable_tv);
+    const bool not_exact = c.sampled_not_exact || c.enumerated_not_exact;
+    const bool not_saturated = c.sampled_not_saturated || c.enumerated_not_saturated;
+    c.verdict = not_exact ? Verdict::not_exact
+                : !c.powered ? Verdict::inconclusive
+                : not_saturated ? Verdict::exact_not_saturated
+                                : Verdict::exact_saturated;
+    out.verdict = std::min(out.verdict, c.verdict);
+    out.min_exactness_p_holm = std::min(out.min_exactness_p_holm, c.exactness_p_holm);
+    out.min_saturation_p_holm = std::min(out.min_saturation_p_holm, c.saturation_p_holm);
+    out.sampling_says_exact = out.sampling_says_exact && !c.sampled_not_exact;
+    out.enumeration_says_exact = out.enumeration_says_exact && !c.enumerated_not_exact;
+    out.powered = out.powered && c.powered;
+    out.cases.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace tev

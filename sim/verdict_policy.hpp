@@ -1,0 +1,107 @@
+#pragma once
+// The one verdict policy: `check`, `live`, `theorem1` and `conformance` all decide "exact" and
+// "saturated" here, from the same typed evidence, with the same split of α and the same power rule.
+//
+// A *subject* (one verifier judged on a suite of cases) spends one family-wise level α:
+// - exactness family, α/2, Holm: Pearson χ² of each case's completed (exit node, next token) law
+//   against the canonical law; any sample in a zero-probability cell (or outside every cell: an
+//   invalid path) makes its case not exact at once.
+// - saturation family, α/2, Holm: per case E[L] below 1 + C_p (Chernoff bound, valid however rare
+//   the events that carry Var L), and per node the two-sided exact binomial test of acceptance
+//   against P(u); any bonus equal to a drafted child's token proves non-saturation at once.
+// - exact enumeration, where it ran, decides with no noise: TV and |E[L] − (1 + C_p)| within the
+//   tolerance. Sampling and enumeration must both say "exact".
+// - power: where no enumeration ran, a case may be called exact only if its χ², at the Bonferroni
+//   level it is actually tested at (α/2 over the exactness family), detects a contamination of TV
+//   max_detectable_tv with the required power; otherwise its verdict is "inconclusive".
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/draft_tree.hpp"
+#include "core/statistics.hpp"
+#include "core/target_rows.hpp"
+#include "sim/monte_carlo.hpp"
+
+namespace tev {
+
+// Ordered worst first, so std::min of verdicts is the worse one.
+enum class Verdict { not_exact, inconclusive, exact_not_saturated, exact_saturated };
+std::string verdict_text(Verdict v);
+// The exit code a command returns for its overall verdict: 0 exact and saturated, 1 not exact,
+// 3 exact but not saturated, 4 inconclusive (too few samples to call it exact).
+int verdict_exit_code(Verdict v);
+
+// Everything one case (a tree and its target rows) says about a verifier.
+struct TreeEvidence {
+  std::uint64_t samples = 0;        // samples counted into the law (those with a valid path and bonus)
+  std::uint64_t invalid = 0;        // samples no cell holds (a path off the tree, a bonus out of range): impossible
+  ChiSquareResult chi_square;       // completed block law vs canonical law
+  double shortfall_p = 1.0;         // one-sided: E[L] below 1 + C_p (an unsaturated verifier's gap)
+  double excess_p = 1.0;            // one-sided: E[L] above 1 + C_p (what Theorem 1, eq. 9 forbids)
+  double mean_length = 0.0;         // sampled
+  double ceiling = 0.0;             // 1 + C_p
+  double length_sd = 0.0;           // sample standard deviation of L, for confidence intervals
+  std::uint64_t completions = 0;    // sampled blocks ending on a drafted child's token
+  std::optional<double> detectable_tv;  // smallest TV its χ² detects at the policy's level and power; none: no TV
+  bool enumerated = false;          // the exact_* fields hold
+  double exact_tv = 0.0;            // TV(enumerated completed law, canonical law)
+  double exact_mean_length = 0.0;   // enumerated E[L]
+  double exact_completion = 0.0;    // enumerated P(bonus is a drafted child's token)
+  double predicted_power = 0.0;     // P(this case's χ² rejects at its level) given the exact law
+  std::vector<double> prefix;                // (N) P(u)
+  std::vector<std::uint64_t> accepted;       // (N) samples that accepted u (returned exit in u's subtree)
+  std::vector<double> acceptance_p;          // (N − 1) u ≠ root: two-sided exact binomial p, accepted vs P(u)
+  std::vector<double> acceptance_excess_p;   // (N − 1) u ≠ root: one-sided P(X ≥ accepted): above the ceiling P(u)
+  std::vector<std::uint64_t> completed_counts;  // (N, V) the sampled completed blocks, for two-sample tests
+};
+
+// Everything the samples alone say about a verifier on one tree (no enumeration, no power).
+TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const BlockCounts& counts);
+
+struct VerdictPolicy {
+  double alpha = 1e-3;             // family-wise false-alarm level of one subject
+  double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
+  double required_power = 0.99;
+  double max_detectable_tv = 0.05;  // sampling alone calls a case exact only if it detects this TV
+
+  double exactness_alpha() const { return alpha / 2.0; }
+  double saturation_alpha() const { return alpha / 2.0; }
+  // The level one case's χ² is held to: Bonferroni over the exactness family (Holm's first step),
+  // the level at which power and detectable TV are stated.
+  double chi_square_level(std::size_t cases) const { return exactness_alpha() / static_cast<double>(cases == 0 ? 1 : cases); }
+};
+
+// The smallest contamination TV (toward uniform noise over the blocks the target can produce)
+// that a case's χ² at `level` with `samples` samples detects with `power`; none when even pure
+// noise is not detected that often.
+std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows, std::uint64_t samples, double level, double power);
+
+struct CaseVerdict {
+  double exactness_p_holm = 1.0;   // smallest Holm-adjusted p of the case's exactness tests
+  double saturation_p_holm = 1.0;  // smallest Holm-adjusted p of the case's saturation tests
+  bool sampled_not_exact = false;
+  bool sampled_not_saturated = false;
+  bool enumerated_not_exact = false;
+  bool enumerated_not_saturated = false;
+  bool powered = true;             // enumerated, or detects max_detectable_tv
+  Verdict verdict = Verdict::exact_saturated;
+};
+
+struct SubjectVerdict {
+  std::vector<CaseVerdict> cases;  // one per case, in order
+  Verdict verdict = Verdict::exact_saturated;  // the worst case's
+  std::size_t exactness_tests = 0;
+  std::size_t saturation_tests = 0;
+  double min_exactness_p_holm = 1.0;
+  double min_saturation_p_holm = 1.0;
+  bool sampling_says_exact = true;
+  bool enumeration_says_exact = true;
+  bool powered = true;
+};
+
+SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& policy);
+
+}  // namespace tev
