@@ -13,7 +13,7 @@ namespace tev::gpu {
 
 namespace {
 
-constexpr int kRowThreads = 1024;  // one block per row
+constexpr int kRowThreads = 1024;  // one block per row (__launch_bounds__: at most 64 registers a thread)
 constexpr int kWarps = kRowThreads / 32;
 constexpr unsigned kAllLanes = 0xffffffffu;
 
@@ -108,7 +108,7 @@ __device__ Token block_draw(const float* row, std::int32_t vocab, float inverse_
 
 // TEV, step 1: per internal row v, p_v(x_c) for each child c and ρ(v) summed directly over the
 // non-child tokens (never 1 − Σ children).
-__global__ void tev_row_sums(DeviceTree tree, const float* logits, float inverse_t, double* child_probability, double* rho) {
+__global__ void __launch_bounds__(kRowThreads) tev_row_sums(DeviceTree tree, const float* logits, float inverse_t, double* child_probability, double* rho) {
   extern __shared__ std::uint32_t excluded[];  // (ceil(V / 32)) v's child tokens
   __shared__ float max_slots[32];
   __shared__ double sum_slots[32];
@@ -135,7 +135,7 @@ __global__ void tev_row_sums(DeviceTree tree, const float* logits, float inverse
 
 // TEV, step 2 (one block): P and w in level order (parents come first), the exit draw against
 // the cumulative w, then the bonus from the exit's residual row.
-__global__ void tev_exit_and_bonus(DeviceTree tree, const float* logits, float inverse_t, const double* child_probability,
+__global__ void __launch_bounds__(kRowThreads) tev_exit_and_bonus(DeviceTree tree, const float* logits, float inverse_t, const double* child_probability,
                                    const double* rho, double* prefix, double* exit_cum, std::uint64_t call, Block* out) {
   extern __shared__ std::uint32_t excluded[];  // (ceil(V / 32)) the exit's child tokens
   __shared__ NodeId exit;
@@ -159,7 +159,7 @@ __global__ void tev_exit_and_bonus(DeviceTree tree, const float* logits, float i
 }
 
 // Predraw, step 1: R_v ~ p_v at every node, draw index v (as the CPU's eager predraw).
-__global__ void predraw_rows(DeviceTree tree, const float* logits, float inverse_t, std::uint64_t call, Token* drawn) {
+__global__ void __launch_bounds__(kRowThreads) predraw_rows(DeviceTree tree, const float* logits, float inverse_t, std::uint64_t call, Token* drawn) {
   const NodeId v = blockIdx.x;
   const DrawCounter draws(stage_draw_site(call));
   const float* row = logits + static_cast<std::size_t>(v) * static_cast<std::size_t>(tree.vocab);
