@@ -46,9 +46,13 @@ struct StageTimings {
   std::vector<Block> predraw_blocks;  // (calls)
 };
 
+// The draws of verifier-stage call i: sample index i on the verifier stream, draw indices as the
+// CPU versions in sim/logit_verifiers use them (TEV: 0 exit, 1 bonus; predraw: v at node v).
+inline constexpr std::uint32_t kStageSeed = 20261130;
+TEV_HD inline DrawSite stage_draw_site(std::uint64_t call) { return {kStageSeed, Stream::verifier, 0, call}; }
+
 // Times TEV and eager predraw on N rows of V float32 logits at a temperature, `calls` times each
-// (call i draws with sample index i on the verifier stream, draw indices as the CPU versions in
-// sim/logit_verifiers use them). The logits are uploaded once, before the timing.
+// (call i draws at stage_draw_site(i)). The logits are uploaded once, before the timing.
 StageTimings time_verifier_stage(const StageTree& tree, const float* logits, double temperature, std::int32_t calls);
 
 }  // namespace tev::gpu

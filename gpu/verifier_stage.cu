@@ -13,8 +13,9 @@ namespace tev::gpu {
 
 namespace {
 
-constexpr int kRowThreads = 1024;  // one block per row: 32 warps
-constexpr std::uint32_t kSeed = 20261130;
+constexpr int kRowThreads = 1024;  // one block per row (__launch_bounds__: at most 64 registers a thread)
+constexpr int kWarps = kRowThreads / 32;
+constexpr unsigned kAllLanes = 0xffffffffu;
 
 struct DeviceTree {
   std::int32_t nodes;
@@ -27,48 +28,13 @@ struct DeviceTree {
 // Block-wide reductions over kRowThreads threads through 32 shared slots; every thread gets the result.
 template <class T, class Combine>
 __device__ T block_reduce(T x, Combine combine, T* shared) {
-  for (int offset = 16; offset > 0; offset /= 2) x = combine(x, __shfl_down_sync(0xffffffffu, x, offset));
+  for (int offset = 16; offset > 0; offset /= 2) x = combine(x, __shfl_down_sync(kAllLanes, x, offset));
   __syncthreads();  // shared may still be read from a previous reduction
   if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = x;
   __syncthreads();
   T total = shared[0];
-  for (int w = 1; w < kRowThreads / 32; ++w) total = combine(total, shared[w]);
+  for (int w = 1; w < kWarps; ++w) total = combine(total, shared[w]);
   return total;
-}
-
-// Exclusive prefix sums of one nonnegative double per thread: sums[t] for thread t and the total
-// in sums[kRowThreads]. Added sequentially in a fixed order (each of 32 lanes over 32 entries,
-// then lane 0 over the lane totals), so the sums never decrease and the intervals
-// (sums[t], sums[t + 1]] tile (0, total]: exactly one thread's interval holds any target in it.
-__device__ void block_exclusive_scan(double x, double* sums) {
-  __shared__ double lane_offset[32];
-  constexpr int kPerLane = kRowThreads / 32;
-  __syncthreads();  // sums may still be read from a previous scan
-  sums[threadIdx.x] = x;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    double* entries = sums + threadIdx.x * kPerLane;
-    double acc = 0.0;
-    for (int i = 0; i < kPerLane; ++i) {
-      const double here = entries[i];
-      entries[i] = acc;
-      acc += here;
-    }
-    lane_offset[threadIdx.x] = acc;  // the lane's total until lane 0 turns it into an offset
-    __syncwarp();
-    if (threadIdx.x == 0) {
-      double run = 0.0;
-      for (int lane = 0; lane < 32; ++lane) {
-        const double total = lane_offset[lane];
-        lane_offset[lane] = run;
-        run += total;
-      }
-      sums[kRowThreads] = run;
-    }
-    __syncwarp();
-    for (int i = 0; i < kPerLane; ++i) entries[i] = lane_offset[threadIdx.x] + entries[i];
-  }
-  __syncthreads();
 }
 
 __device__ float row_max(const float* row, std::int32_t vocab, float* shared) {
@@ -91,34 +57,50 @@ __device__ void mark_children(const DeviceTree& tree, NodeId v, std::uint32_t* e
 __device__ bool is_marked(const std::uint32_t* excluded, std::int32_t a) { return excluded && (excluded[a / 32] >> (a % 32)) & 1u; }
 
 // An inverse-CDF draw with u ∈ (0, 1] from exp((row − max) / T) without the marked tokens
-// (excluded may be null): each thread owns a contiguous chunk, the block scans the chunk sums,
-// and the one thread whose interval holds u · total scans its chunk (which then has positive
-// mass). If rounding runs past the chunk's end, its last positive unmarked token is taken.
+// (excluded may be null), in token order as on the CPU. Each warp owns a contiguous chunk of the
+// row and reads it 32 consecutive floats at a time (coalesced). One thread turns the chunk sums
+// into offsets, added in a fixed order so that they never decrease and the intervals
+// (offsets[w], offsets[w + 1]] tile (0, total]: exactly one warp's interval holds u · total, and
+// its chunk then has positive mass. That warp scans its chunk 32 tokens at a time with a warp
+// prefix sum; if rounding runs past the chunk's end, its last positive unmarked token is taken.
 __device__ Token block_draw(const float* row, std::int32_t vocab, float inverse_t, const std::uint32_t* excluded, double u) {
-  __shared__ float max_slots[32];
-  __shared__ double sums[kRowThreads + 1];
+  __shared__ float max_slots[kWarps];
+  __shared__ double offsets[kWarps + 1];
   __shared__ Token drawn;
   const float top = row_max(row, vocab, max_slots);
-  const std::int32_t chunk = (vocab + kRowThreads - 1) / kRowThreads;
-  const std::int32_t begin = min(vocab, static_cast<std::int32_t>(threadIdx.x) * chunk), end = min(vocab, begin + chunk);
+  const std::int32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::int32_t chunk = (vocab + kWarps - 1) / kWarps;
+  const std::int32_t begin = min(vocab, warp * chunk), end = min(vocab, begin + chunk);
+  const auto mass = [&](std::int32_t a) { return a < end && !is_marked(excluded, a) ? static_cast<double>(expf((row[a] - top) * inverse_t)) : 0.0; };
   double mine = 0.0;
-  for (std::int32_t a = begin; a < end; ++a) {
-    if (!is_marked(excluded, a)) mine += expf((row[a] - top) * inverse_t);
+  for (std::int32_t a = begin + lane; a < end; a += 32) mine += mass(a);
+  for (int offset = 16; offset > 0; offset /= 2) mine += __shfl_down_sync(kAllLanes, mine, offset);
+  if (lane == 0) offsets[warp + 1] = mine;  // row_max's barriers already passed any earlier reader
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    offsets[0] = 0.0;
+    for (int w = 1; w <= kWarps; ++w) offsets[w] += offsets[w - 1];
+    drawn = kNoToken;
   }
-  if (threadIdx.x == 0) drawn = kNoToken;  // written before the scan's barriers, read after them
-  block_exclusive_scan(mine, sums);
-  const double target = u * sums[kRowThreads];
-  if (sums[threadIdx.x] < target && target <= sums[threadIdx.x + 1]) {
-    double acc = sums[threadIdx.x];
-    Token last = kNoToken;
-    for (std::int32_t a = begin; a < end && acc < target; ++a) {
-      if (is_marked(excluded, a)) continue;
-      const double e = expf((row[a] - top) * inverse_t);
-      if (e <= 0.0) continue;
-      acc += e;
-      last = a;
+  __syncthreads();
+  const double target = u * offsets[kWarps];
+  if (offsets[warp] < target && target <= offsets[warp + 1]) {  // the same answer in every lane of a warp
+    double acc = offsets[warp];
+    Token hit = kNoToken, last = kNoToken;
+    for (std::int32_t base = begin; base < end && hit == kNoToken; base += 32) {
+      const double e = mass(base + lane);
+      double inclusive = e;  // Σ e over lanes 0..lane of this step
+      for (int offset = 1; offset < 32; offset *= 2) {
+        const double below = __shfl_up_sync(kAllLanes, inclusive, offset);
+        if (lane >= offset) inclusive += below;
+      }
+      const unsigned positive = __ballot_sync(kAllLanes, e > 0.0);
+      const unsigned reached = __ballot_sync(kAllLanes, e > 0.0 && acc + inclusive >= target);
+      if (reached) hit = base + __ffs(static_cast<int>(reached)) - 1;
+      if (positive) last = base + 31 - __clz(static_cast<int>(positive));
+      acc += __shfl_sync(kAllLanes, inclusive, 31);
     }
-    drawn = last;
+    if (lane == 0) drawn = hit != kNoToken ? hit : last;
   }
   __syncthreads();
   return drawn;
@@ -126,7 +108,7 @@ __device__ Token block_draw(const float* row, std::int32_t vocab, float inverse_
 
 // TEV, step 1: per internal row v, p_v(x_c) for each child c and ρ(v) summed directly over the
 // non-child tokens (never 1 − Σ children).
-__global__ void tev_row_sums(DeviceTree tree, const float* logits, float inverse_t, double* child_probability, double* rho) {
+__global__ void __launch_bounds__(kRowThreads) tev_row_sums(DeviceTree tree, const float* logits, float inverse_t, double* child_probability, double* rho) {
   extern __shared__ std::uint32_t excluded[];  // (ceil(V / 32)) v's child tokens
   __shared__ float max_slots[32];
   __shared__ double sum_slots[32];
@@ -153,11 +135,11 @@ __global__ void tev_row_sums(DeviceTree tree, const float* logits, float inverse
 
 // TEV, step 2 (one block): P and w in level order (parents come first), the exit draw against
 // the cumulative w, then the bonus from the exit's residual row.
-__global__ void tev_exit_and_bonus(DeviceTree tree, const float* logits, float inverse_t, const double* child_probability,
+__global__ void __launch_bounds__(kRowThreads) tev_exit_and_bonus(DeviceTree tree, const float* logits, float inverse_t, const double* child_probability,
                                    const double* rho, double* prefix, double* exit_cum, std::uint64_t call, Block* out) {
   extern __shared__ std::uint32_t excluded[];  // (ceil(V / 32)) the exit's child tokens
   __shared__ NodeId exit;
-  const DrawCounter draws(DrawSite{kSeed, Stream::verifier, 0, call});
+  const DrawCounter draws(stage_draw_site(call));
   if (threadIdx.x == 0) {
     prefix[0] = 1.0;
     double acc = 0.0;
@@ -177,9 +159,9 @@ __global__ void tev_exit_and_bonus(DeviceTree tree, const float* logits, float i
 }
 
 // Predraw, step 1: R_v ~ p_v at every node, draw index v (as the CPU's eager predraw).
-__global__ void predraw_rows(DeviceTree tree, const float* logits, float inverse_t, std::uint64_t call, Token* drawn) {
+__global__ void __launch_bounds__(kRowThreads) predraw_rows(DeviceTree tree, const float* logits, float inverse_t, std::uint64_t call, Token* drawn) {
   const NodeId v = blockIdx.x;
-  const DrawCounter draws(DrawSite{kSeed, Stream::verifier, 0, call});
+  const DrawCounter draws(stage_draw_site(call));
   const float* row = logits + static_cast<std::size_t>(v) * static_cast<std::size_t>(tree.vocab);
   const Token r = block_draw(row, tree.vocab, inverse_t, nullptr, draws.at(static_cast<std::uint32_t>(v)));
   if (threadIdx.x == 0) drawn[v] = r;
