@@ -288,20 +288,23 @@ double sum_two_sided_bound_p(double observed_sum, std::span<const DrawnLaw> laws
   return std::min(1.0, 2.0 * std::min(sum_below_bound_p(observed_sum, laws), sum_above_bound_p(observed_sum, laws)));
 }
 
+namespace {
+DrawnLaw one_law(std::uint64_t samples, std::span<const double> values, std::span<const double> probabilities) {
+  if (samples == 0) throw std::invalid_argument("mean bound: no samples");
+  return {values, probabilities, static_cast<double>(samples)};
+}
+}  // namespace
+
 double mean_below_bound_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
                           std::span<const double> probabilities) {
-  if (samples == 0) throw std::invalid_argument("mean_below_bound_p: no samples");
-  const auto n = static_cast<double>(samples);
-  const DrawnLaw law{values, probabilities, n};
-  return sum_below_bound_p(sample_mean * n, std::span(&law, 1));
+  const DrawnLaw law = one_law(samples, values, probabilities);
+  return sum_below_bound_p(sample_mean * law.draws, std::span(&law, 1));
 }
 
 double mean_above_bound_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
                           std::span<const double> probabilities) {
-  if (samples == 0) throw std::invalid_argument("mean_above_bound_p: no samples");
-  const auto n = static_cast<double>(samples);
-  const DrawnLaw law{values, probabilities, n};
-  return sum_above_bound_p(sample_mean * n, std::span(&law, 1));
+  const DrawnLaw law = one_law(samples, values, probabilities);
+  return sum_above_bound_p(sample_mean * law.draws, std::span(&law, 1));
 }
 
 }  // namespace tev

@@ -44,30 +44,6 @@ TEST(PoolCells, SmallCellsPoolIntoGroupThenGlobalTails) {
   EXPECT_NEAR(b.bin_probability[static_cast<std::size_t>(b.bin_of_cell[1])], .10, 1e-15);
 }
 
-// The loop shape g++ 12.2 miscompiled with AVX-512 (zero cells came back with bins 2, 3): zero
-// cells interleaved with positive ones, at every length that crosses 4-, 8- and 16-lane vectors.
-TEST(PoolCells, ZeroCellsStayImpossibleAtEveryVectorWidth) {
-  for (std::size_t cells = 1; cells <= 67; ++cells) {
-    std::vector<double> p(cells);
-    std::vector<std::int32_t> groups(cells);
-    for (std::size_t i = 0; i < cells; ++i) {
-      p[i] = i % 3 == 2 ? 0.0 : 1.0 / static_cast<double>(1 + i % 5);
-      groups[i] = static_cast<std::int32_t>(i % 4);
-    }
-    for (double samples : {1.0, 10.0, 1e6}) {
-      const Binning b = pool_cells(p, groups, samples);
-      for (std::size_t i = 0; i < cells; ++i) {
-        if (p[i] > 0.0) {
-          ASSERT_GE(b.bin_of_cell[i], 0) << cells << " cells, cell " << i;
-          ASSERT_LT(static_cast<std::size_t>(b.bin_of_cell[i]), b.bin_probability.size()) << cells << " cells, cell " << i;
-        } else {
-          ASSERT_EQ(b.bin_of_cell[i], kImpossibleCell) << cells << " cells, cell " << i;
-        }
-      }
-    }
-  }
-}
-
 // A sample in a zero cell is impossible whatever bin the pooling gave it: the decision reads the
 // cell's own probability. A negative group is refused instead of indexing out of bounds.
 TEST(PearsonChiSquare, ImpossibilityComesFromTheProbabilityAndGroupsAreChecked) {
