@@ -57,7 +57,9 @@ TEST(Theorem1Quick, CalibrationSeriesHoldTheirLevel) {
       const auto alarms = static_cast<std::uint64_t>(std::count_if(p.begin(), p.end(), [&](double x) { return x < rate; }));
       EXPECT_GE(binomial_upper_p(alarms, p.size(), rate), 1e-3) << s["test"] << " at " << rate;
     }
-    if (s["test"].get<std::string>().find("chi-square") != std::string::npos) EXPECT_GT(s["ks_p"].get<double>(), 1e-3) << s["test"];
+    if (s["test"].get<std::string>().find("chi-square") != std::string::npos) {
+      EXPECT_GT(s["ks_p"].get<double>(), 1e-3) << s["test"];
+    }
   }
 }
 
