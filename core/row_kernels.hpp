@@ -9,7 +9,8 @@
 // The exponential: Cody–Waite reduction x = k·ln2 + r, |r| ≤ ln2/2, a degree-7 polynomial for
 // e^r (Cephes expf) and 2^k from the exponent bits. Measured against the correctly rounded
 // (float)std::exp((double)x) over every float in [−87.33654022, 88.72283173] (the floats whose
-// e^x is a finite normal float): at most 1 ulp. Below that range it returns 0 where std::exp
+// e^x is a finite normal float, all 2.24e9 of them): at most 1 ulp, 0.8 % of results not
+// correctly rounded, the same in every copy. Below that range it returns 0 where std::exp
 // gives a subnormal (absolute error < 1.2e-38), above it +inf; NaN stays NaN.
 //
 // Override the choice with TEV_ROW_KERNEL=baseline|avx2|avx512 (tests and benchmarks compare
