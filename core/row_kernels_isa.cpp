@@ -1,6 +1,6 @@
 // One ISA copy of the row kernels (core/row_kernels.hpp). core/CMakeLists.txt compiles this file
 // once per ISA level with that level's flags and TEV_ROW_ISA set to its name; the copies differ
-// only in the instructions the compiler picks for the same 16-lane GNU vector code.
+// only in the width of the vectors that hold the same 16-lane computation.
 //
 // This file must stay free of templates and inline functions with external linkage (no standard
 // headers beyond types): the linker keeps one copy of such a function for the whole program, and
@@ -23,35 +23,43 @@ namespace tev::TEV_CONCAT(row_kernels_, TEV_ROW_ISA) {
 
 namespace {
 
-// 16 lanes whatever the ISA: 4 SSE registers, 2 AVX2 registers or 1 AVX-512 register.
-typedef float F16 __attribute__((vector_size(64)));
-typedef std::int32_t I16 __attribute__((vector_size(64)));
+// The 16 lanes every copy computes (lane j takes elements i ≡ j mod 16), held as kParts native
+// vectors of kWidth floats: 4 SSE registers, 2 AVX2 registers or 1 AVX-512 register. (A single
+// 64-byte GNU vector is not lowered well below AVX-512: GCC scalarizes its selects.)
 constexpr std::size_t kLanes = 16;
+#if defined(__AVX512F__)
+#define TEV_VECTOR_BYTES 64
+#elif defined(__AVX2__)
+#define TEV_VECTOR_BYTES 32
+#else
+#define TEV_VECTOR_BYTES 16
+#endif
+typedef float VF __attribute__((vector_size(TEV_VECTOR_BYTES)));
+typedef std::int32_t VI __attribute__((vector_size(TEV_VECTOR_BYTES)));
+constexpr std::size_t kWidth = TEV_VECTOR_BYTES / sizeof(float);
+constexpr std::size_t kParts = kLanes / kWidth;
 
 #define TEV_ALWAYS_INLINE inline __attribute__((always_inline))
 
-TEV_ALWAYS_INLINE F16 splat(float x) { return F16{} + x; }
-TEV_ALWAYS_INLINE I16 splat_int(std::int32_t x) { return I16{} + x; }
-TEV_ALWAYS_INLINE F16 load(const float* p) {
-  F16 v;
+TEV_ALWAYS_INLINE VF splat(float x) { return VF{} + x; }
+TEV_ALWAYS_INLINE VF load(const float* p) {
+  VF v;
   __builtin_memcpy(&v, p, sizeof v);
   return v;
 }
-// The first n < 16 values of p, the other lanes `fill`.
-TEV_ALWAYS_INLINE F16 load_part(const float* p, std::size_t n, float fill) {
-  F16 v = splat(fill);
-  for (std::size_t j = 0; j < n; ++j) v[j] = p[j];
-  return v;
-}
-TEV_ALWAYS_INLINE I16 bits(F16 x) {
-  I16 i;
+TEV_ALWAYS_INLINE VI bits(VF x) {
+  VI i;
   __builtin_memcpy(&i, &x, sizeof i);
   return i;
 }
-TEV_ALWAYS_INLINE F16 from_bits(I16 i) {
-  F16 x;
+TEV_ALWAYS_INLINE VF from_bits(VI i) {
+  VF x;
   __builtin_memcpy(&x, &i, sizeof x);
   return x;
+}
+// The last n < 16 values of a row as a full block of 16, the other lanes `fill`.
+TEV_ALWAYS_INLINE void load_tail(const float* p, std::size_t n, float fill, float* block) {
+  for (std::size_t j = 0; j < kLanes; ++j) block[j] = j < n ? p[j] : fill;
 }
 
 // Constants of the exponential (see the header for its accuracy).
@@ -64,26 +72,26 @@ constexpr float kOverflow = 88.72283173f;    // the greatest float whose e^x is 
 
 // e^x in every lane. Only IEEE add, sub, mul, compare and bit operations (no FMA: the build
 // forbids contraction), so every ISA copy rounds identically.
-TEV_ALWAYS_INLINE F16 exp16(F16 x) {
+TEV_ALWAYS_INLINE VF exp_lanes(VF x) {
   // Clamp first so k stays in the int range; NaN compares false and becomes kUnderflow here.
-  F16 c = x > splat(kUnderflow) ? x : splat(kUnderflow);
+  VF c = x > splat(kUnderflow) ? x : splat(kUnderflow);
   c = c < splat(kOverflow) ? c : splat(kOverflow);
   // k = round(c / ln 2) from the low bits of c·log2e + 1.5·2^23 (round to nearest even).
-  const F16 shifted = c * kLog2e + kRoundMagic;
-  I16 k = bits(shifted) - bits(splat(kRoundMagic));
-  const F16 kf = shifted - kRoundMagic;
-  const F16 r = (c - kf * kLn2Hi) - kf * kLn2Lo;
+  const VF shifted = c * kLog2e + kRoundMagic;
+  VI k = bits(shifted) - bits(splat(kRoundMagic));
+  const VF kf = shifted - kRoundMagic;
+  const VF r = (c - kf * kLn2Hi) - kf * kLn2Lo;
   // e^r on |r| ≤ ln2/2 (Cephes expf polynomial).
-  F16 p = splat(1.9875691500e-4f);
+  VF p = splat(1.9875691500e-4f);
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  F16 y = (p * (r * r) + r) + 1.0f;
+  VF y = (p * (r * r) + r) + 1.0f;
   // 2^k from the exponent bits. k = 128 (c close to kOverflow) has no float exponent: use
   // 2^127 and double y, which is exact.
-  const I16 top = k > 127;
+  const VI top = k > 127;
   y = top ? y + y : y;
   k = top ? k - 1 : k;
   y = y * from_bits((k + 127) << 23);
@@ -92,46 +100,56 @@ TEV_ALWAYS_INLINE F16 exp16(F16 x) {
   return x != x ? x : y;
 }
 
-// Lanes added in double, lane 0 first: the fixed order every copy shares.
-TEV_ALWAYS_INLINE double lane_total(F16 acc) {
-  double total = 0.0;
-  for (std::size_t j = 0; j < kLanes; ++j) total += static_cast<double>(acc[j]);
-  return total;
-}
-
 float row_max(const float* x, std::size_t n) {
-  F16 m = splat(-__builtin_inff());
+  VF m[kParts];
+  for (VF& part : m) part = splat(-__builtin_inff());
+  // Selects, not std::max: NaN compares false and is skipped.
+  auto take = [&](const float* block) {
+    for (std::size_t p = 0; p < kParts; ++p) {
+      const VF v = load(block + p * kWidth);
+      m[p] = v > m[p] ? v : m[p];
+    }
+  };
   std::size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const F16 v = load(x + i);
-    m = v > m ? v : m;
-  }
-  const F16 v = load_part(x + i, n - i, -__builtin_inff());
-  m = v > m ? v : m;
-  float best = m[0];
-  for (std::size_t j = 1; j < kLanes; ++j) best = m[j] > best ? m[j] : best;
+  for (; i + kLanes <= n; i += kLanes) take(x + i);
+  float tail[kLanes];
+  load_tail(x + i, n - i, -__builtin_inff(), tail);
+  take(tail);
+  float best = -__builtin_inff();
+  for (std::size_t j = 0; j < kLanes; ++j) best = m[j / kWidth][j % kWidth] > best ? m[j / kWidth][j % kWidth] : best;
   return best;
 }
 
 // The exponentials of one row, summed in 16 float lanes; stored to out when `store`.
 TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, float scale, float* out, bool store) {
-  F16 acc = splat(0.0f);
+  VF acc[kParts];
+  for (VF& part : acc) part = splat(0.0f);
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    const F16 e = exp16((load(x + i) - shift) * scale);
-    if (store) __builtin_memcpy(out + i, &e, sizeof e);
-    acc += e;
+    for (std::size_t p = 0; p < kParts; ++p) {
+      const VF e = exp_lanes((load(x + i + p * kWidth) - shift) * scale);
+      if (store) __builtin_memcpy(out + i + p * kWidth, &e, sizeof e);
+      acc[p] += e;
+    }
   }
   const std::size_t rest = n - i;
   if (rest > 0) {
-    F16 e = exp16((load_part(x + i, rest, 0.0f) - shift) * scale);
-    for (std::size_t j = rest; j < kLanes; ++j) e[j] = 0.0f;  // padding adds exactly nothing
-    if (store) {
-      for (std::size_t j = 0; j < rest; ++j) out[i + j] = e[j];
+    float tail[kLanes];
+    load_tail(x + i, rest, 0.0f, tail);
+    for (std::size_t p = 0; p < kParts; ++p) {
+      VF e = exp_lanes((load(tail + p * kWidth) - shift) * scale);
+      for (std::size_t w = 0; w < kWidth; ++w) {
+        if (p * kWidth + w >= rest) e[w] = 0.0f;  // padding adds exactly nothing
+      }
+      __builtin_memcpy(tail + p * kWidth, &e, sizeof e);
+      acc[p] += e;
     }
-    acc += e;
+    if (store) __builtin_memcpy(out + i, tail, rest * sizeof(float));
   }
-  return lane_total(acc);
+  // The lanes in double, lane 0 first: the fixed order every copy shares.
+  double total = 0.0;
+  for (std::size_t j = 0; j < kLanes; ++j) total += static_cast<double>(acc[j / kWidth][j % kWidth]);
+  return total;
 }
 
 double exp_store_sum(const float* x, std::size_t n, float shift, float scale, float* out) { return exp_pass(x, n, shift, scale, out, true); }
