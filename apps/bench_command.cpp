@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "bench/measurements.hpp"
+#include "core/row_kernels.hpp"
 
 namespace tev {
 
@@ -37,7 +38,9 @@ int run_bench_verifier(std::int32_t vocab, double seconds_each, const std::strin
   j["format_version"] = 1;
   j["command"] = "bench verifier";
   j["hardware_threads"] = std::thread::hardware_concurrency();
-  out << "Verifier stage: N = B + 1 rows of V = " << vocab << " float32 logits, DDTree trees; median microseconds per call\n";
+  j["row_kernels"] = row_kernels().name;
+  out << "Verifier stage: N = B + 1 rows of V = " << vocab << " float32 logits, DDTree trees; median microseconds per call\n"
+      << "Row kernels: " << row_kernels().name << " (TEV_ROW_KERNEL=baseline|avx2|avx512 picks another)\n";
   std::vector<StageReport> reports;
   for (double temperature : {0.6, 1.0}) {
     for (std::int32_t budget : {32, 64, 128}) {

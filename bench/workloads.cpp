@@ -56,12 +56,13 @@ class LiveLanguage {
   float runner_boost_ = 0.0f;
 };
 
+// The row's probabilities through the verifier stage's own row kernels (float exponentials,
+// block sums in double).
 std::vector<double> softmax(const std::vector<float>& logits, double temperature) {
-  const float top = *std::max_element(logits.begin(), logits.end());
+  RowExps row(static_cast<std::int32_t>(logits.size()));
+  row.compute(logits, temperature);
   std::vector<double> p(logits.size());
-  double total = 0.0;
-  for (std::size_t a = 0; a < p.size(); ++a) total += p[a] = std::exp((logits[a] - top) / temperature);
-  for (double& x : p) x /= total;
+  for (std::size_t a = 0; a < p.size(); ++a) p[a] = row.at(static_cast<Token>(a)) / row.total();
   return p;
 }
 

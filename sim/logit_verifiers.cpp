@@ -3,26 +3,23 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <memory>
 
+#include "core/row_kernels.hpp"
 #include "core/sampling.hpp"
 
 namespace tev {
 
 void RowExps::compute(std::span<const float> logits, double temperature) {
-  const auto v = static_cast<Eigen::Index>(logits.size());
-  Eigen::Map<const Eigen::ArrayXf> l(logits.data(), v);
-  Eigen::Map<Eigen::ArrayXf> e(exps_.data(), v);
-  const float top = l.maxCoeff();
-  e = ((l - top) * static_cast<float>(1.0 / temperature)).exp();
-  // Float sums within a block (vectorized), double across blocks: relative error ~1e-7.
+  const RowKernels& k = row_kernels();
+  const float top = k.max(logits.data(), logits.size());
+  const auto inverse_t = static_cast<float>(1.0 / temperature);
+  // Float sums within a block (16 lanes), double across blocks: relative error ~1e-7.
   total_ = 0.0;
   for (std::size_t b = 0; b < block_sums_.size(); ++b) {
-    const auto begin = static_cast<Eigen::Index>(b * kBlock);
-    const Eigen::Index len = std::min<Eigen::Index>(static_cast<Eigen::Index>(kBlock), v - begin);
-    block_sums_[b] = static_cast<double>(e.segment(begin, len).sum());
+    const std::size_t begin = b * kBlock, len = std::min(kBlock, logits.size() - begin);
+    block_sums_[b] = k.exp_store_sum(logits.data() + begin, len, top, inverse_t, exps_.data() + begin);
     total_ += block_sums_[b];
   }
 }
@@ -50,28 +47,30 @@ double RowExps::total_without(std::span<const Token> excluded) const {
 
 void RowExps::sums_only(std::span<const float> logits, double temperature, std::span<const Token> children, double& total, double& rest,
                         std::span<double> child_exps) {
-  const auto v = static_cast<Eigen::Index>(logits.size());
-  Eigen::Map<const Eigen::ArrayXf> l(logits.data(), v);
-  const float top = l.maxCoeff();
+  const RowKernels& k = row_kernels();
+  const float top = k.max(logits.data(), logits.size());
   const auto inverse_t = static_cast<float>(1.0 / temperature);
   total = rest = 0.0;
   for (std::size_t b = 0; b < block_sums_.size(); ++b) {
-    const auto begin = static_cast<Eigen::Index>(b * kBlock);
-    const Eigen::Index len = std::min<Eigen::Index>(static_cast<Eigen::Index>(kBlock), v - begin);
-    const bool touched = std::any_of(children.begin(), children.end(), [&](Token t) { return t >= begin && t < begin + len; });
+    const std::size_t begin = b * kBlock, len = std::min(kBlock, logits.size() - begin);
+    const bool touched = std::any_of(children.begin(), children.end(), [&](Token t) {
+      return static_cast<std::size_t>(t) >= begin && static_cast<std::size_t>(t) < begin + len;
+    });
     if (!touched) {
-      const double block = static_cast<double>(((l.segment(begin, len) - top) * inverse_t).exp().sum());
+      const double block = k.exp_sum(logits.data() + begin, len, top, inverse_t);
       total += block;
       rest += block;
       continue;
     }
-    // A block holding a child: keep its exponentials (in the scratch) to sum the rest directly.
-    Eigen::Map<Eigen::ArrayXf> e(exps_.data() + begin, len);
-    e = ((l.segment(begin, len) - top) * inverse_t).exp();
-    for (std::size_t k = 0; k < children.size(); ++k) {
-      if (children[k] >= begin && children[k] < begin + len) child_exps[k] = e[children[k] - begin];
+    // A block holding a child: keep its exponentials (in the scratch) to sum the rest directly,
+    // in the same order as the total, so rest ≤ total.
+    float* e = exps_.data() + begin;
+    k.exp_store_sum(logits.data() + begin, len, top, inverse_t, e);
+    for (std::size_t j = 0; j < children.size(); ++j) {
+      const auto t = static_cast<std::size_t>(children[j]);
+      if (t >= begin && t < begin + len) child_exps[j] = e[t - begin];
     }
-    for (Eigen::Index a = 0; a < len; ++a) {
+    for (std::size_t a = 0; a < len; ++a) {
       total += e[a];
       if (std::find(children.begin(), children.end(), static_cast<Token>(begin + a)) == children.end()) rest += e[a];
     }

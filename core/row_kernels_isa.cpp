@@ -1,0 +1,163 @@
+// One ISA copy of the row kernels (core/row_kernels.hpp). core/CMakeLists.txt compiles this file
+// once per ISA level with that level's flags and TEV_ROW_ISA set to its name; the copies differ
+// only in the width of the vectors that hold the same 16-lane computation.
+//
+// This file must stay free of templates and inline functions with external linkage (no standard
+// headers beyond types): the linker keeps one copy of such a function for the whole program, and
+// if it kept the one built here with AVX-512, baseline callers would die with SIGILL on an
+// AVX2-only machine. Everything but the exported table sits in an anonymous namespace;
+// core/tests/isa_purity.py checks the built library and program.
+#include <cstdint>
+
+#include "core/row_kernels.hpp"
+
+#ifndef TEV_ROW_ISA
+#error "TEV_ROW_ISA names the ISA copy (baseline, avx2, avx512); set by core/CMakeLists.txt"
+#endif
+#define TEV_CONCAT_INNER(a, b) a##b
+#define TEV_CONCAT(a, b) TEV_CONCAT_INNER(a, b)
+#define TEV_STRING_INNER(a) #a
+#define TEV_STRING(a) TEV_STRING_INNER(a)
+
+namespace tev::TEV_CONCAT(row_kernels_, TEV_ROW_ISA) {
+
+namespace {
+
+// The 16 lanes every copy computes (lane j takes elements i ≡ j mod 16), held as kParts native
+// vectors of kWidth floats: 4 SSE registers, 2 AVX2 registers or 1 AVX-512 register. (A single
+// 64-byte GNU vector is not lowered well below AVX-512: GCC scalarizes its selects.)
+constexpr std::size_t kLanes = 16;
+#if defined(__AVX512F__)
+#define TEV_VECTOR_BYTES 64
+#elif defined(__AVX2__)
+#define TEV_VECTOR_BYTES 32
+#else
+#define TEV_VECTOR_BYTES 16
+#endif
+typedef float VF __attribute__((vector_size(TEV_VECTOR_BYTES)));
+typedef std::int32_t VI __attribute__((vector_size(TEV_VECTOR_BYTES)));
+constexpr std::size_t kWidth = TEV_VECTOR_BYTES / sizeof(float);
+constexpr std::size_t kParts = kLanes / kWidth;
+
+#define TEV_ALWAYS_INLINE inline __attribute__((always_inline))
+
+TEV_ALWAYS_INLINE VF splat(float x) { return VF{} + x; }
+TEV_ALWAYS_INLINE VF load(const float* p) {
+  VF v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+TEV_ALWAYS_INLINE VI bits(VF x) {
+  VI i;
+  __builtin_memcpy(&i, &x, sizeof i);
+  return i;
+}
+TEV_ALWAYS_INLINE VF from_bits(VI i) {
+  VF x;
+  __builtin_memcpy(&x, &i, sizeof x);
+  return x;
+}
+// The last n < 16 values of a row as a full block of 16, the other lanes `fill`.
+TEV_ALWAYS_INLINE void load_tail(const float* p, std::size_t n, float fill, float* block) {
+  for (std::size_t j = 0; j < kLanes; ++j) block[j] = j < n ? p[j] : fill;
+}
+
+// Constants of the exponential (see the header for its accuracy).
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693359375f;       // 9 significant bits: k · kLn2Hi is exact for |k| ≤ 256
+constexpr float kLn2Lo = -2.12194440e-4f;    // ln 2 − kLn2Hi
+constexpr float kRoundMagic = 12582912.0f;   // 1.5 · 2^23: adding it rounds to an integer
+constexpr float kUnderflow = -87.33654022f;  // the least float whose e^x is a normal float
+constexpr float kOverflow = 88.72283173f;    // the greatest float whose e^x is finite
+
+// e^x in every lane. Only IEEE add, sub, mul, compare and bit operations (no FMA: the build
+// forbids contraction), so every ISA copy rounds identically.
+TEV_ALWAYS_INLINE VF exp_lanes(VF x) {
+  // Clamp first so k stays in the int range; NaN compares false and becomes kUnderflow here.
+  VF c = x > splat(kUnderflow) ? x : splat(kUnderflow);
+  c = c < splat(kOverflow) ? c : splat(kOverflow);
+  // k = round(c / ln 2) from the low bits of c·log2e + 1.5·2^23 (round to nearest even).
+  const VF shifted = c * kLog2e + kRoundMagic;
+  VI k = bits(shifted) - bits(splat(kRoundMagic));
+  const VF kf = shifted - kRoundMagic;
+  const VF r = (c - kf * kLn2Hi) - kf * kLn2Lo;
+  // e^r on |r| ≤ ln2/2 (Cephes expf polynomial).
+  VF p = splat(1.9875691500e-4f);
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  VF y = (p * (r * r) + r) + 1.0f;
+  // 2^k from the exponent bits. k = 128 (c close to kOverflow) has no float exponent: use
+  // 2^127 and double y, which is exact.
+  const VI top = k > 127;
+  y = top ? y + y : y;
+  k = top ? k - 1 : k;
+  y = y * from_bits((k + 127) << 23);
+  y = x < splat(kUnderflow) ? splat(0.0f) : y;
+  y = x > splat(kOverflow) ? splat(__builtin_inff()) : y;
+  return x != x ? x : y;
+}
+
+float row_max(const float* x, std::size_t n) {
+  VF m[kParts];
+  for (VF& part : m) part = splat(-__builtin_inff());
+  // Selects, not std::max: NaN compares false and is skipped.
+  auto take = [&](const float* block) {
+    for (std::size_t p = 0; p < kParts; ++p) {
+      const VF v = load(block + p * kWidth);
+      m[p] = v > m[p] ? v : m[p];
+    }
+  };
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) take(x + i);
+  float tail[kLanes];
+  load_tail(x + i, n - i, -__builtin_inff(), tail);
+  take(tail);
+  float best = -__builtin_inff();
+  for (std::size_t j = 0; j < kLanes; ++j) best = m[j / kWidth][j % kWidth] > best ? m[j / kWidth][j % kWidth] : best;
+  return best;
+}
+
+// The exponentials of one row, summed in 16 float lanes; stored to out when `store`.
+TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, float scale, float* out, bool store) {
+  VF acc[kParts];
+  for (VF& part : acc) part = splat(0.0f);
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (std::size_t p = 0; p < kParts; ++p) {
+      const VF e = exp_lanes((load(x + i + p * kWidth) - shift) * scale);
+      if (store) __builtin_memcpy(out + i + p * kWidth, &e, sizeof e);
+      acc[p] += e;
+    }
+  }
+  const std::size_t rest = n - i;
+  if (rest > 0) {
+    float tail[kLanes];
+    load_tail(x + i, rest, 0.0f, tail);
+    for (std::size_t p = 0; p < kParts; ++p) {
+      VF e = exp_lanes((load(tail + p * kWidth) - shift) * scale);
+      for (std::size_t w = 0; w < kWidth; ++w) {
+        if (p * kWidth + w >= rest) e[w] = 0.0f;  // padding adds exactly nothing
+      }
+      __builtin_memcpy(tail + p * kWidth, &e, sizeof e);
+      acc[p] += e;
+    }
+    if (store) __builtin_memcpy(out + i, tail, rest * sizeof(float));
+  }
+  // The lanes in double, lane 0 first: the fixed order every copy shares.
+  double total = 0.0;
+  for (std::size_t j = 0; j < kLanes; ++j) total += static_cast<double>(acc[j / kWidth][j % kWidth]);
+  return total;
+}
+
+double exp_store_sum(const float* x, std::size_t n, float shift, float scale, float* out) { return exp_pass(x, n, shift, scale, out, true); }
+double exp_sum(const float* x, std::size_t n, float shift, float scale) { return exp_pass(x, n, shift, scale, nullptr, false); }
+
+}  // namespace
+
+extern const RowKernels kTable;
+const RowKernels kTable = {TEV_STRING(TEV_ROW_ISA), row_max, exp_store_sum, exp_sum};
+
+}  // namespace tev::TEV_CONCAT(row_kernels_, TEV_ROW_ISA)
