@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU checks in two steps, because the device machine has CUDA's driver but no Debian -dev
 # libraries and installs nothing:
-#   scripts/device-check.sh prepare   (here) builds build-device/ for sm_90 without -march=native
+#   scripts/device-check.sh prepare   (here) builds build-device/ for sm_90
 #                                     and packs the programs with the shared libraries they load
 #                                     from this machine into build-device/bundle/
 #   scripts/device-check.sh           (on the device machine, with build-device/bundle carried)
@@ -18,7 +18,7 @@ bundle=build-device/bundle
 if [[ "${1:-}" == prepare ]]; then
   # TEV_SPHINX_STATIC: sphinxbase linked statically keeps its BLAS/LAPACK/gfortran tail and
   # libsphinxad (PulseAudio, X11) out of the bundle; the GPU checks load no language model.
-  cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DTEV_NATIVE=OFF -DTEV_MPI=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
+  cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DTEV_MPI=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DTEV_SPHINX_STATIC=ON > /dev/null
   cmake --build build-device -j2 --target tevsuite gpu_tests
   rm -rf "$bundle" && mkdir -p "$bundle/lib"
