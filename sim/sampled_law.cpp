@@ -18,14 +18,19 @@ struct Outcome {
   std::int32_t length;
 };
 
-// One run: draft (lazily), verify, complete. Returns the completed cell and the emitted length.
-template <class Drafts, class Chooser, class CompletionChooser>
-Outcome verify_and_complete(const LanguagePair& pair, SampledVerifierId id, Drafts& drafts, Chooser& verify,
-                            CompletionChooser& completion) {
-  std::vector<Token> tokens = run_sampled_verifier(id, drafts, verify, pair.vocab());
+// Completes the emitted tokens to H: the completed cell and the emitted length.
+template <class Chooser>
+Outcome complete(const LanguagePair& pair, std::vector<Token> tokens, Chooser& completion) {
   const auto length = static_cast<std::int32_t>(tokens.size());
   complete_to_horizon(pair, tokens, completion);
   return {sequence_cell(tokens, pair.vocab()), length};
+}
+
+// One run: draft (lazily), verify, complete.
+template <class Drafts, class Chooser, class CompletionChooser>
+Outcome verify_and_complete(const LanguagePair& pair, SampledVerifierId id, Drafts& drafts, Chooser& verify,
+                            CompletionChooser& completion) {
+  return complete(pair, run_sampled_verifier(id, drafts, verify, pair.vocab()), completion);
 }
 
 // Enumerated law of run(chooser) → Outcome, with E[L], Var L and TV from p's law.
@@ -46,21 +51,11 @@ SampledExactLaw enumerate_law(const std::vector<double>& reference, Run&& run) {
   return out;
 }
 
-}  // namespace
-
-SampledExactLaw enumerate_marginal(const LanguagePair& pair, const SampledCase& c) {
-  return enumerate_law(pair.sequence_law(), [&](EnumeratingChooser& chooser) {
-    SharedNodeChooser<EnumeratingChooser> choosers{chooser};
-    LazyDrafts drafts(pair, c.drafting, choosers);
-    return verify_and_complete(pair, c.verifier, drafts, chooser, chooser);
-  });
-}
-
-ConditionalExactness enumerate_conditional(const LanguagePair& pair, const SampledCase& c) {
-  const std::vector<double> reference = pair.sequence_law();
-  ConditionalExactness out;
-  out.marginal.assign(reference.size(), 0.0);
-  CompensatedSum mean_tv, ceiling;
+// Drafts every tree eagerly and calls visit(probability, 1 + C_p(T), law given T) per realized
+// tree. A target-only verifier's fixed tree is built once per tree, not once per branch.
+template <class Visit>
+void for_each_realized_tree(const LanguagePair& pair, const SampledCase& c, const std::vector<double>& reference, Visit&& visit) {
+  const bool target_only = sampled_verifier_info(c.verifier).kind == SampledKind::target_only;
   enumerate_outcomes(
       [&](EnumeratingChooser& chooser) {
         SharedNodeChooser<EnumeratingChooser> choosers{chooser};
@@ -68,18 +63,56 @@ ConditionalExactness enumerate_conditional(const LanguagePair& pair, const Sampl
         return drafts.realized();
       },
       [&](const DraftedTree& tree, double probability) {
-        const SampledExactLaw given = enumerate_law(reference, [&](EnumeratingChooser& chooser) {
-          return verify_and_complete(pair, c.verifier, tree, chooser, chooser);
-        });
         const auto [fixed, rows] = tree.fixed_tree(pair.vocab());
-        const double tree_ceiling = ExitLaw::compute(fixed, rows).ceiling();
-        for (std::size_t i = 0; i < reference.size(); ++i) out.marginal[i] += probability * given.law[i];
-        out.max_tv = std::max(out.max_tv, given.tv);
-        out.max_excess_over_ceiling = std::max(out.max_excess_over_ceiling, given.mean_length - tree_ceiling);
-        mean_tv.add(probability * given.tv);
-        ceiling.add(probability * tree_ceiling);
-        ++out.trees;
+        const SampledExactLaw given = enumerate_law(reference, [&](EnumeratingChooser& chooser) {
+          if (!target_only) return verify_and_complete(pair, c.verifier, tree, chooser, chooser);
+          return complete(pair, emitted_tokens(fixed, run_verifier(target_only_verifier(c.verifier), fixed, rows, chooser)), chooser);
+        });
+        visit(probability, ExitLaw::compute(fixed, rows).ceiling(), given);
       });
+}
+
+}  // namespace
+
+// Target-only verifiers read the whole tree, so their enumeration runs tree by tree; the q-based
+// ones draft lazily inside one enumeration.
+SampledExactLaw enumerate_marginal(const LanguagePair& pair, const SampledCase& c) {
+  const std::vector<double> reference = pair.sequence_law();
+  if (sampled_verifier_info(c.verifier).kind != SampledKind::target_only) {
+    return enumerate_law(reference, [&](EnumeratingChooser& chooser) {
+      SharedNodeChooser<EnumeratingChooser> choosers{chooser};
+      LazyDrafts drafts(pair, c.drafting, choosers);
+      return verify_and_complete(pair, c.verifier, drafts, chooser, chooser);
+    });
+  }
+  SampledExactLaw out;
+  out.law.assign(reference.size(), 0.0);
+  CompensatedSum length, square;
+  for_each_realized_tree(pair, c, reference, [&](double probability, double, const SampledExactLaw& given) {
+    for (std::size_t i = 0; i < reference.size(); ++i) out.law[i] += probability * given.law[i];
+    length.add(probability * given.mean_length);
+    square.add(probability * (given.length_variance + given.mean_length * given.mean_length));
+    out.branches += given.branches;
+  });
+  out.mean_length = length.value();
+  out.length_variance = std::max(0.0, square.value() - out.mean_length * out.mean_length);
+  out.tv = total_variation(out.law, reference);
+  return out;
+}
+
+ConditionalExactness enumerate_conditional(const LanguagePair& pair, const SampledCase& c) {
+  const std::vector<double> reference = pair.sequence_law();
+  ConditionalExactness out;
+  out.marginal.assign(reference.size(), 0.0);
+  CompensatedSum mean_tv, ceiling;
+  for_each_realized_tree(pair, c, reference, [&](double probability, double tree_ceiling, const SampledExactLaw& given) {
+    for (std::size_t i = 0; i < reference.size(); ++i) out.marginal[i] += probability * given.law[i];
+    out.max_tv = std::max(out.max_tv, given.tv);
+    out.max_excess_over_ceiling = std::max(out.max_excess_over_ceiling, given.mean_length - tree_ceiling);
+    mean_tv.add(probability * given.tv);
+    ceiling.add(probability * tree_ceiling);
+    ++out.trees;
+  });
   out.mean_tv = mean_tv.value();
   out.mean_ceiling = ceiling.value();
   return out;

@@ -55,6 +55,13 @@ std::string_view sampled_kind_name(SampledKind kind);
 // The target-only verifier a sampled id stands for.
 VerifierId target_only_verifier(SampledVerifierId id);
 
+// The emitted tokens π(exit) ‖ bonus of a fixed-tree verifier's block.
+inline std::vector<Token> emitted_tokens(const DraftTree& tree, const Block& b) {
+  std::vector<Token> emitted = tree.path_tokens(b.exit);
+  emitted.push_back(b.bonus);
+  return emitted;
+}
+
 // Runs one verifier on the drafts (LazyDrafts or a realized DraftedTree) and returns the emitted
 // tokens (accepted drafts ‖ bonus). Target-only verifiers read the whole realized tree.
 template <class Drafts, class Chooser>
@@ -66,10 +73,7 @@ std::vector<Token> run_sampled_verifier(SampledVerifierId id, Drafts& drafts, Ch
     case SampledVerifierId::sequential_residual:
     case SampledVerifierId::pathwise_walk: {
       const auto [tree, rows] = drafts.realized().fixed_tree(vocab);
-      const Block b = run_verifier(target_only_verifier(id), tree, rows, chooser);
-      std::vector<Token> emitted = tree.path_tokens(b.exit);
-      emitted.push_back(b.bonus);
-      return emitted;
+      return emitted_tokens(tree, run_verifier(target_only_verifier(id), tree, rows, chooser));
     }
     case SampledVerifierId::speculative_sampling: return speculative_sampling(drafts, chooser);
     case SampledVerifierId::rejection_with_replacement:
