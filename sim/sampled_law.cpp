@@ -5,6 +5,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/exit_law.hpp"
@@ -118,6 +119,13 @@ ConditionalExactness enumerate_conditional(const LanguagePair& pair, const Sampl
   return out;
 }
 
+double max_realized_trees(std::int32_t vocab, const Drafting& drafting) {
+  const double k = drafting.policy == DraftPolicy::chain ? 1.0 : drafting.width;
+  double draws = 0.0;
+  for (std::int32_t d = 0; d < drafting.depth; ++d) draws += std::pow(k, d + 1);
+  return std::pow(static_cast<double>(vocab), draws);
+}
+
 void SampledCounts::merge(const SampledCounts& other) {
   if (cells.empty()) cells.assign(other.cells.size(), 0);
   for (std::size_t i = 0; i < other.cells.size(); ++i) cells[i] += other.cells[i];
@@ -183,24 +191,31 @@ std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evid
   const double test_alpha = sampled_test_alpha(alpha, evidence.size());
   std::vector<SampledVerdict> verdicts;
   for (const SampledEvidence& e : evidence) {
-    SampledVerdict v;
-    v.caught_by_enumeration = e.exact.tv > kSampledExactTolerance;
-    v.caught_by_sampling = e.chi_square.p_value < test_alpha;
-    v.sampling_required = e.predicted_power >= 0.99;
-    v.consistent = e.length_p_value >= test_alpha;
-    v.marginal_exact = !v.caught_by_enumeration && !v.caught_by_sampling;
-    v.conditional_exact = v.marginal_exact && e.conditional.max_tv <= kSampledExactTolerance;
+    const std::string label = e.c.label();
+    auto v = std::find_if(verdicts.begin(), verdicts.end(), [&](const SampledVerdict& x) { return x.case_label == label; });
+    if (v == verdicts.end()) {
+      verdicts.push_back({label, e.kind, "", true, true, false, false, false, true, false});
+      v = verdicts.end() - 1;
+    }
+    const bool enumerated_off = e.exact.tv > kSampledExactTolerance;
+    const bool sampled_off = e.chi_square.p_value < test_alpha;
+    v->caught_by_enumeration |= enumerated_off;
+    v->caught_by_sampling |= sampled_off;
+    v->sampling_missed |= e.predicted_power >= 0.99 && !sampled_off;
+    v->consistent &= e.length_p_value >= test_alpha;
+    v->marginal_exact &= !enumerated_off && !sampled_off;
+    v->conditional_exact &= e.conditional.max_tv <= kSampledExactTolerance;
+  }
+  for (SampledVerdict& v : verdicts) {
+    v.conditional_exact &= v.marginal_exact;
     v.verdict = !v.marginal_exact ? "not exact" : v.conditional_exact ? "exact (conditionally and marginally)" : "exact (marginally)";
-    switch (e.kind) {
+    switch (v.kind) {
       case SampledKind::target_only: v.as_expected = v.conditional_exact; break;
       case SampledKind::q_based: v.as_expected = v.marginal_exact && !v.conditional_exact; break;
       case SampledKind::inexact:
-      case SampledKind::mutant:
-        v.as_expected = v.caught_by_enumeration && (v.caught_by_sampling || !v.sampling_required);
-        break;
+      case SampledKind::mutant: v.as_expected = v.caught_by_enumeration && !v.sampling_missed; break;
     }
-    v.as_expected = v.as_expected && v.consistent;
-    verdicts.push_back(v);
+    v.as_expected &= v.consistent;
   }
   return verdicts;
 }

@@ -38,6 +38,11 @@ struct SampledExactLaw {
 // the verifier enters are drawn; target-only verifiers enter the whole tree).
 SampledExactLaw enumerate_marginal(const LanguagePair& pair, const SampledCase& c);
 
+// An upper bound on the realized trees an eager enumeration drafts: V^(draws) with one set of
+// k draws per internal node and at most k^d nodes at depth d < D. Target-only verifiers and
+// enumerate_conditional cost about this many runs times the verification branches per tree.
+double max_realized_trees(std::int32_t vocab, const Drafting& drafting);
+
 struct ConditionalExactness {
   std::uint64_t trees = 0;            // realized trees (branches of the drafting draws)
   double max_tv = 0.0;                // max over realized trees T of TV(law given T, p's H-token law)
@@ -102,14 +107,17 @@ struct SampledEvidence {
   double predicted_power = 0.0;  // of the χ² test at the per-test α, from the exact laws
 };
 
+// The verdict on one case (a verifier on a drafting policy) over every language pair it ran on.
 struct SampledVerdict {
-  std::string verdict;               // "exact (conditionally and marginally)", "exact (marginally)", "not exact"
-  bool conditional_exact = false;
-  bool marginal_exact = false;
-  bool caught_by_enumeration = false;  // enumerated TV above kSampledExactTolerance
-  bool caught_by_sampling = false;     // χ² rejects at the per-test α
-  bool sampling_required = false;      // predicted power ≥ 99 %
-  bool consistent = true;              // the E[L] consistency test does not reject
+  std::string case_label;
+  SampledKind kind = SampledKind::q_based;
+  std::string verdict;                 // "exact (conditionally and marginally)", "exact (marginally)", "not exact"
+  bool conditional_exact = false;      // on every realized tree of every pair
+  bool marginal_exact = false;         // on every pair, by enumeration and by sampling
+  bool caught_by_enumeration = false;  // enumerated TV above kSampledExactTolerance on some pair
+  bool caught_by_sampling = false;     // χ² rejects at the per-test α on some pair
+  bool sampling_missed = false;        // some pair predicted ≥ 99 % power and sampling did not reject there
+  bool consistent = true;              // the E[L] consistency test rejects on no pair
   bool as_expected = false;            // the verdict its kind calls for, with every required catch
 };
 
@@ -119,7 +127,10 @@ double sampled_test_alpha(double alpha, std::size_t cases);
 // Fills the χ², E[L] test and predicted power of one case's evidence at the per-test α.
 void judge_statistics(const LanguagePair& pair, SampledEvidence& e, double test_alpha);
 
-// The one decision: verdicts from the evidence at family-wise α (see sampled_test_alpha).
+// The one decision: a verdict per case (grouped by case label, in first-appearance order) from the
+// evidence of every (case, pair) at family-wise α (see sampled_test_alpha: Bonferroni over the
+// 2 · evidence.size() tests). A mutant must be caught by enumeration on some pair and by sampling
+// on every pair where the predicted power of the χ² test is ≥ 99 %.
 std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evidence, double alpha);
 
 }  // namespace tev

@@ -171,7 +171,9 @@ TEST(SampledStatistical, DecisionsOnTheDefaultPairing) {
     evidence.push_back(std::move(e));
   }
   const auto verdicts = decide_sampled(evidence, alpha);
+  ASSERT_EQ(verdicts.size(), cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(verdicts[i].case_label, cases[i].label());
     EXPECT_TRUE(verdicts[i].as_expected) << cases[i].label() << ": " << verdicts[i].verdict << ", chi2 p "
                                          << evidence[i].chi_square.p_value << ", E[L] p " << evidence[i].length_p_value
                                          << ", power " << evidence[i].predicted_power << " (seed 20261201, alpha " << alpha << ")";
