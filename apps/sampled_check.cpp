@@ -43,27 +43,34 @@ std::vector<const SampledEvidence*> evidence_of(const std::vector<SampledEvidenc
 }
 
 void print_table(const std::vector<SampledVerdict>& verdicts, const std::vector<SampledEvidence>& evidence, std::ostream& out) {
-  out << "\n" << std::left << std::setw(62) << "verifier @ drafting" << std::setw(18) << "kind" << std::setw(6) << "cond"
+  out << "\n" << std::left << std::setw(66) << "verifier @ drafting" << std::setw(18) << "kind" << std::setw(6) << "cond"
       << std::setw(6) << "marg" << std::setw(38) << "verdict" << std::setw(10) << "TV enum" << std::setw(10) << "cond TV"
-      << std::setw(10) << "min p" << std::setw(8) << "power" << std::setw(24) << "exact E[L] per pair" << std::setw(11)
-      << "E[L|T]-ceil" << "as expected\n";
+      << std::setw(10) << "min p" << std::setw(8) << "power" << std::setw(11) << "det. TV" << std::setw(24) << "exact E[L] per pair"
+      << std::setw(13) << "E[L|T]-ceil" << "as expected\n";
   for (const SampledVerdict& v : verdicts) {
-    double tv = 0.0, cond_tv = 0.0, min_p = 1.0, power = 0.0, excess = -1e300;
+    double tv = 0.0, cond_tv = 0.0, min_p = 1.0, power = 0.0, detectable = 0.0, excess = -1e300;
     std::string lengths;
     for (const SampledEvidence* e : evidence_of(evidence, v.case_label)) {
       tv = std::max(tv, e->exact.tv);
       cond_tv = std::max(cond_tv, e->conditional.max_tv);
       min_p = std::min(min_p, e->chi_square.p_value);
       power = std::max(power, e->predicted_power);
+      detectable = std::max(detectable, e->smallest_detectable_tv);
       excess = std::max(excess, e->conditional.max_excess_over_ceiling);
       lengths += fixed(e->exact.mean_length, 3) + " ";
     }
-    out << std::left << std::setw(62) << v.case_label << std::setw(18) << sampled_kind_name(v.kind) << std::setw(6)
+    out << std::left << std::setw(66) << v.case_label << std::setw(18) << sampled_kind_name(v.kind) << std::setw(6)
         << yes_no(v.conditional_exact) << std::setw(6) << yes_no(v.marginal_exact) << std::setw(38) << v.verdict
         << std::setw(10) << scientific(tv) << std::setw(10) << scientific(cond_tv) << std::setw(10) << scientific(min_p)
-        << std::setw(8) << fixed(power, 3) << std::setw(24) << lengths << std::setw(11) << fixed(excess, 4)
+        << std::setw(8) << fixed(power, 3) << std::setw(11) << (detectable > 0.0 ? scientific(detectable) : "-") << std::setw(24)
+        << lengths << std::setw(13) << fixed(excess, 4)
         << (v.as_expected ? "yes" : "NO") << "\n";
   }
+  out << "cond/marg: exact given every realized tree / over the drafter's randomness. TV enum, cond TV, power, det. TV and\n"
+      << "E[L|T]-ceil are the largest over the pairs, min p the smallest. det. TV: the smallest TV along the case's own\n"
+      << "direction from p that the chi-square test detects with 99 % power at the per-test alpha and this sample count\n"
+      << "('-': exact, or not even the whole deviation reaches 99 % power; such mutants need enumeration).\n"
+      << "E[L|T]-ceil: max over realized trees of E[L | T] - (1 + C_p(T)) (Theorem 1 bounds it by 0 for target-only verifiers).\n";
 }
 
 // Tokens per round on the same sampled trees: every verifier on one drafting policy reads the
@@ -122,7 +129,8 @@ nlohmann::json to_json(const SampledCheckOptions& o, const std::vector<LanguageP
                                {"p_value", e->chi_square.p_value},
                                {"impossible", e->chi_square.impossible},
                                {"length_p_value", e->length_p_value},
-                               {"predicted_power", e->predicted_power}});
+                               {"predicted_power", e->predicted_power},
+                               {"smallest_detectable_tv", e->smallest_detectable_tv}});
     }
     j["cases"].push_back(std::move(c));
   }

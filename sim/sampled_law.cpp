@@ -185,6 +185,9 @@ void judge_statistics(const LanguagePair& pair, SampledEvidence& e, double test_
   e.chi_square = pearson_chi_square(e.counts.cells, reference, groups);
   e.length_p_value = mean_test_p_value(e.counts.mean_length(), e.counts.samples, e.exact.mean_length, e.exact.length_variance);
   e.predicted_power = chi_square_power(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
+  if (e.exact.tv > kSampledExactTolerance) {
+    e.smallest_detectable_tv = smallest_detectable_tv(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
+  }
 }
 
 std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evidence, double alpha) {

@@ -105,6 +105,7 @@ struct SampledEvidence {
   ChiSquareResult chi_square;    // counts vs p's H-token law, pooled by H−1 token prefix
   double length_p_value = 1.0;   // measured E[L] vs the enumerated E[L] (exact null variance): sampler ≡ enumeration
   double predicted_power = 0.0;  // of the χ² test at the per-test α, from the exact laws
+  double smallest_detectable_tv = 0.0;  // along this law's direction from p's: 99 % power at the per-test α (0 when exact)
 };
 
 // The verdict on one case (a verifier on a drafting policy) over every language pair it ran on.
