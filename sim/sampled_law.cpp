@@ -197,7 +197,11 @@ std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evid
     const std::string label = e.c.label();
     auto v = std::find_if(verdicts.begin(), verdicts.end(), [&](const SampledVerdict& x) { return x.case_label == label; });
     if (v == verdicts.end()) {
-      verdicts.push_back({label, e.kind, "", true, true, false, false, false, true, false});
+      SampledVerdict fresh;
+      fresh.case_label = label;
+      fresh.kind = e.kind;
+      fresh.conditional_exact = fresh.marginal_exact = true;  // until a pair says otherwise
+      verdicts.push_back(fresh);
       v = verdicts.end() - 1;
     }
     const bool enumerated_off = e.exact.tv > kSampledExactTolerance;

@@ -112,6 +112,8 @@ TEST(SampledExactness, ConditionalExactnessSeparatesTargetOnlyFromQBased) {
     EXPECT_LE(total_variation(cond.marginal, enumerate_marginal(pair, c).law), kSampledExactTolerance) << c.label();
     if (kind == SampledKind::target_only) {
       EXPECT_LE(cond.max_tv, kSampledExactTolerance) << c.label();
+      // and so E[L] = E_T[1 + C_p(T)], the ceiling averaged over the drafter's trees.
+      EXPECT_NEAR(enumerate_marginal(pair, c).mean_length, cond.mean_ceiling, 1e-12) << c.label();
       // Saturated on every realized tree: E[L | T] = 1 + C_p(T) (Theorem 1).
       EXPECT_LE(cond.max_excess_over_ceiling, 1e-12) << c.label();
     } else {
@@ -149,6 +151,37 @@ TEST(SampledMonteCarlo, LazyAndEagerDraftingRealizeTheSameTree) {
     }
   }
   EXPECT_GT(entered_below_root, 0u);  // the comparison reached past the root
+}
+
+// The decision on hand-made evidence: a mutant that sampling should have caught (power ≥ 99 %)
+// but did not is a failure of the check, as is a q-based verifier that turns out conditionally
+// exact, or a sampler that disagrees with the enumeration about E[L].
+TEST(SampledDecision, RequiredCatchesAndKindsAreEnforced) {
+  SampledEvidence mutant;
+  mutant.c = {SampledVerifierId::mutant_bonus_from_target_row, {DraftPolicy::iid_children, 2, 2}};
+  mutant.kind = SampledKind::mutant;
+  mutant.exact.tv = 1e-3;
+  mutant.conditional.max_tv = 1e-3;
+  mutant.predicted_power = 0.995;
+  mutant.chi_square.p_value = 0.5;
+  SampledEvidence q_based;
+  q_based.c = {SampledVerifierId::rejection_with_replacement, {DraftPolicy::iid_children, 2, 2}};
+  q_based.kind = SampledKind::q_based;
+  std::vector<SampledEvidence> evidence = {mutant, q_based};
+  auto verdicts = decide_sampled(evidence, 1e-3);
+  EXPECT_TRUE(verdicts[0].caught_by_enumeration);
+  EXPECT_TRUE(verdicts[0].sampling_missed);
+  EXPECT_FALSE(verdicts[0].as_expected);
+  EXPECT_EQ(verdicts[1].verdict, "exact (conditionally and marginally)");
+  EXPECT_FALSE(verdicts[1].as_expected);
+  evidence[0].chi_square.p_value = 1e-9;
+  evidence[1].conditional.max_tv = 0.2;
+  verdicts = decide_sampled(evidence, 1e-3);
+  EXPECT_TRUE(verdicts[0].as_expected);
+  EXPECT_EQ(verdicts[1].verdict, "exact (marginally)");
+  EXPECT_TRUE(verdicts[1].as_expected);
+  evidence[1].length_p_value = 1e-9;
+  EXPECT_FALSE(decide_sampled(evidence, 1e-3)[1].as_expected);
 }
 
 // Statistical: the whole default pairing on one instance, 30,000 samples per case, seed fixed,
