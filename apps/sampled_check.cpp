@@ -104,13 +104,23 @@ nlohmann::json to_json(const SampledCheckOptions& o, const std::vector<LanguageP
                  {"exact_tolerance", kSampledExactTolerance}};
   for (const LanguagePair& p : pairs) j["language_pairs"].push_back({{"label", p.spec().label()}, {"draft_kl", p.mean_kl(o.depth)}});
   for (const SampledVerdict& v : verdicts) {
+    double exact_tv = 0.0, min_p = 1.0;
+    for (const SampledEvidence* e : evidence_of(evidence, v.case_label)) {
+      exact_tv = std::max(exact_tv, e->exact.tv);
+      min_p = std::min(min_p, e->chi_square.p_value);
+    }
+    // Today's per-verifier fields (name, kind, exact, exact_tv, min_p) and the new ones.
     nlohmann::json c = {{"name", v.case_label},
                         {"kind", sampled_kind_name(v.kind)},
+                        {"exact", v.marginal_exact},
+                        {"exact_tv", exact_tv},
+                        {"min_p", min_p},
                         {"verdict", v.verdict},
                         {"conditional_exact", v.conditional_exact},
                         {"marginal_exact", v.marginal_exact},
                         {"caught_by_enumeration", v.caught_by_enumeration},
                         {"caught_by_sampling", v.caught_by_sampling},
+                        {"sampling_missed", v.sampling_missed},
                         {"consistent", v.consistent},
                         {"as_expected", v.as_expected}};
     for (const SampledEvidence* e : evidence_of(evidence, v.case_label)) {
@@ -132,7 +142,7 @@ nlohmann::json to_json(const SampledCheckOptions& o, const std::vector<LanguageP
                                {"predicted_power", e->predicted_power},
                                {"smallest_detectable_tv", e->smallest_detectable_tv}});
     }
-    j["cases"].push_back(std::move(c));
+    j["verifiers"].push_back(std::move(c));
   }
   j["seconds"] = seconds;
   j["passed"] = passed;
