@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "apps/bench_command.hpp"
@@ -11,6 +12,7 @@
 #include "apps/conformance_command.hpp"
 #include "apps/exittrain_command.hpp"
 #include "apps/live_command.hpp"
+#include "apps/sampled_check.hpp"
 #include "apps/theorem1_command.hpp"
 #include "gpu/gpu_engine.hpp"
 #include "sim/distributed.hpp"
@@ -78,6 +80,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1e-12, 0.5))->capture_default_str();
   cmd->add_option("--json", check.json_path, "also write the results as JSON to this file");
   const auto devices = CLI::IsMember({"cpu", "gpu"});
+  std::string drafts = "fixed";
+  cmd->add_option("--drafts", drafts,
+                  "fixed: target-only verifiers on fixed synthetic trees (the default suite); sampled: drafts sampled from a\n"
+                  "drafter q by five drafting policies, q-based verifiers (speculative sampling, multi-draft rejection\n"
+                  "sampling) and their mutants, judged for conditional and marginal exactness (V = 4 unless --vocab)")
+      ->check(CLI::IsMember({"fixed", "sampled"}))->capture_default_str();
+  tev::SampledCheckOptions sampled;
+  cmd->add_option("--draft-depth", sampled.depth, "sampled drafts: drafting depth D (completion horizon H = D + 1)")
+      ->check(CLI::Range(1, 4))->capture_default_str();
+  cmd->add_option("--draft-width", sampled.width, "sampled drafts: drafts per node k")->check(CLI::Range(1, 4))->capture_default_str();
   cmd->add_option("--device", check.device, "where the Monte Carlo runs: cpu, or gpu (the fast-path verifiers on the GPU, bit-identical counts)")
       ->check(devices)->capture_default_str();
 
@@ -276,6 +288,16 @@ int main(int argc, char** argv) {
       check.check.seed = check.suite.seed;
       if (tev::Distribution::rank() != 0) check.json_path.clear();
       check.check.verifiers_sharing_alpha = static_cast<int>(tev::verifier_catalog().size());
+      if (drafts == "sampled") {
+        if (check.device == "gpu") throw std::invalid_argument("--drafts sampled runs on the CPU only");
+        if (cmd->count("--vocab") > 0) sampled.vocab = check.suite.vocab;
+        if (cmd->count("--samples") > 0) sampled.samples = check.check.samples;
+        if (cmd->count("--seed") > 0) sampled.seed = check.suite.seed;
+        sampled.threads = check.check.threads;
+        sampled.alpha = check.check.alpha;
+        sampled.json_path = check.json_path;
+        return tev::run_sampled_check(sampled, std::cout, std::cerr);
+      }
       return tev::run_check(check, std::cout, std::cerr);
     }
     if (thm->parsed()) {

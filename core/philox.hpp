@@ -16,6 +16,7 @@ enum class Stream : std::uint32_t {
   verifier = 1,    // draws a verifier makes to produce its block
   completion = 2,  // target tokens drawn after an in-tree bonus (completion)
   generation = 3,  // synthetic distributions and trees
+  drafting = 4,    // draft tokens a drafting policy samples from q (sampled-drafts mode)
 };
 
 struct DrawSite {

@@ -1,0 +1,26 @@
+#pragma once
+// `tevsuite check --drafts sampled`: verifiers on drafts sampled from q, judged for conditional and
+// marginal exactness (sim/sampled_law.hpp), with exact E[L] per (drafting policy, verifier).
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace tev {
+
+struct SampledCheckOptions {
+  std::int32_t vocab = 4;       // V: p's H-token law has V^H cells
+  std::int32_t depth = 2;       // D: drafting depth limit; H = D + 1
+  std::int32_t width = 2;       // k: drafts per node (chains, i.i.d., without replacement, top-k)
+  std::uint64_t samples = 200000;  // Monte Carlo samples per (case, language pair)
+  std::uint32_t seed = 20261201;
+  int threads = 1;
+  double alpha = 1e-3;          // family-wise over the whole check
+  std::string json_path;
+};
+
+// Prints the tables to `out`, progress to `progress`; returns 0 when every verdict is the one its
+// kind calls for (target-only: exact conditionally and marginally; q-based: exact marginally only;
+// typical acceptance and mutants: not exact, caught as required), 1 otherwise.
+int run_sampled_check(const SampledCheckOptions& options, std::ostream& out, std::ostream& progress);
+
+}  // namespace tev
