@@ -10,6 +10,7 @@
 
 #include "apps/results_file.hpp"
 #include "apps/verdicts.hpp"
+#include "reports/verdict_json.hpp"
 #include "sim/sampled_law.hpp"
 
 namespace tev {
@@ -55,7 +56,7 @@ void print_table(const std::vector<SampledVerdict>& verdicts, const std::vector<
       cond_tv = std::max(cond_tv, e->conditional.max_tv);
       min_p = std::min(min_p, e->chi_square.p_value);
       power = std::max(power, e->predicted_power);
-      detectable = std::max(detectable, e->smallest_detectable_tv);
+      detectable = std::max(detectable, e->smallest_detectable_tv.value_or(0.0));
       excess = std::max(excess, e->conditional.max_excess_over_ceiling);
       lengths += fixed(e->exact.mean_length, 3) + " ";
     }
@@ -140,7 +141,7 @@ nlohmann::json to_json(const SampledCheckOptions& o, const std::vector<LanguageP
                                {"impossible", e->chi_square.impossible},
                                {"length_p_value", e->length_p_value},
                                {"predicted_power", e->predicted_power},
-                               {"smallest_detectable_tv", e->smallest_detectable_tv}});
+                               {"smallest_detectable_tv", optional_json(e->smallest_detectable_tv)}});
     }
     j["verifiers"].push_back(std::move(c));
   }
@@ -173,8 +174,9 @@ int run_sampled_check(const SampledCheckOptions& o, std::ostream& out, std::ostr
     out << "  pair " << i << ": " << pairs[i].spec().label() << "  KL(p||q) " << fixed(pairs[i].mean_kl(o.depth), 3) << " nats\n";
   }
   out << "Samples: " << o.samples << " per case and pair, seed " << o.seed << ", " << o.threads << " thread(s); family-wise alpha "
-      << o.alpha << ", " << scientific(test_alpha) << " per test (Bonferroni over " << 2 * tests
-      << " tests: chi-square and E[L] per case and pair); enumeration tolerance " << scientific(kSampledExactTolerance) << "\n";
+      << o.alpha << " (the verdict policy: half for marginal exactness, Holm over " << tests << " chi-square tests, one per case and pair,\n"
+      << scientific(test_alpha) << " each at Bonferroni; half for the E[L] consistency of sampler and enumeration, Holm); "
+      << "enumeration tolerance " << scientific(kSampledExactTolerance) << "\n";
   std::vector<SampledEvidence> evidence;
   for (const SampledCase& c : cases) {
     progress << "  " << c.label() << "\n";

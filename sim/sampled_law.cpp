@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "core/exit_law.hpp"
+#include "sim/verdict_policy.hpp"
 
 namespace tev {
 
@@ -42,6 +44,9 @@ SampledExactLaw enumerate_law(const std::vector<double>& reference, Run&& run) {
   CompensatedSum length, square;
   enumerate_outcomes(run, [&](const Outcome& o, double probability) {
     out.law[o.cell] += probability;
+    const auto l = static_cast<std::size_t>(o.length);
+    if (out.length_mass.size() <= l) out.length_mass.resize(l + 1, 0.0);
+    out.length_mass[l] += probability;
     length.add(probability * o.length);
     square.add(probability * o.length * o.length);
     ++out.branches;
@@ -91,6 +96,8 @@ SampledExactLaw enumerate_marginal(const LanguagePair& pair, const SampledCase& 
   CompensatedSum length, square;
   for_each_realized_tree(pair, c, reference, [&](double probability, double, const SampledExactLaw& given) {
     for (std::size_t i = 0; i < reference.size(); ++i) out.law[i] += probability * given.law[i];
+    if (out.length_mass.size() < given.length_mass.size()) out.length_mass.resize(given.length_mass.size(), 0.0);
+    for (std::size_t l = 0; l < given.length_mass.size(); ++l) out.length_mass[l] += probability * given.length_mass[l];
     length.add(probability * given.mean_length);
     square.add(probability * (given.length_variance + given.mean_length * given.mean_length));
     out.branches += given.branches;
@@ -176,14 +183,17 @@ DraftedTree sampled_tree(const LanguagePair& pair, const Drafting& drafting, con
   return drafts.realized();
 }
 
-double sampled_test_alpha(double alpha, std::size_t cases) { return alpha / (2.0 * static_cast<double>(std::max<std::size_t>(cases, 1))); }
+double sampled_test_alpha(double alpha, std::size_t cases) { return VerdictPolicy{.alpha = alpha}.chi_square_level(cases); }
 
 void judge_statistics(const LanguagePair& pair, SampledEvidence& e, double test_alpha) {
   const std::vector<double> reference = pair.sequence_law();
-  // Pool by the first H − 1 tokens, as the block law pools by exit node.
-  const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / static_cast<std::size_t>(pair.vocab())), pair.vocab());
+  const std::vector<std::int32_t> groups = sequence_groups(pair.vocab());
   e.chi_square = pearson_chi_square(e.counts.cells, reference, groups);
-  e.length_p_value = mean_test_p_value(e.counts.mean_length(), e.counts.samples, e.exact.mean_length, e.exact.length_variance);
+  // The sampler against the enumeration: Σ L of the emitted blocks under L's exact law.
+  std::vector<double> lengths(e.exact.length_mass.size());
+  std::iota(lengths.begin(), lengths.end(), 0.0);
+  const DrawnLaw law{lengths, e.exact.length_mass, static_cast<double>(e.counts.samples)};
+  e.length_p_value = sum_two_sided_bound_p(e.counts.mean_length() * static_cast<double>(e.counts.samples), std::span(&law, 1));
   e.predicted_power = chi_square_power(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
   if (e.exact.tv > kSampledExactTolerance) {
     e.smallest_detectable_tv = smallest_detectable_tv(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
@@ -191,9 +201,26 @@ void judge_statistics(const LanguagePair& pair, SampledEvidence& e, double test_
 }
 
 std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evidence, double alpha) {
-  const double test_alpha = sampled_test_alpha(alpha, evidence.size());
-  std::vector<SampledVerdict> verdicts;
+  // Marginal exactness is the verdict policy's exactness family: one χ² per (case, pair), Holm at
+  // α/2, and enumeration must agree. The policy's other half tests the sampler against the
+  // enumeration (E[L] of the emitted blocks, Chernoff bound), Holm at α/2.
+  const VerdictPolicy policy{.alpha = alpha, .exact_tolerance = kSampledExactTolerance};
+  std::vector<TreeEvidence> marginal;
+  std::vector<double> consistency;
   for (const SampledEvidence& e : evidence) {
+    TreeEvidence t;
+    t.samples = e.counts.samples;
+    t.chi_square = e.chi_square;
+    t.enumerated = true;
+    t.exact_tv = e.exact.tv;
+    marginal.push_back(std::move(t));
+    consistency.push_back(e.length_p_value);
+  }
+  const SubjectVerdict decision = decide(marginal, policy);
+  const std::vector<double> consistency_adjusted = holm_adjust(consistency);
+  std::vector<SampledVerdict> verdicts;
+  for (std::size_t i = 0; i < evidence.size(); ++i) {
+    const SampledEvidence& e = evidence[i];
     const std::string label = e.c.label();
     auto v = std::find_if(verdicts.begin(), verdicts.end(), [&](const SampledVerdict& x) { return x.case_label == label; });
     if (v == verdicts.end()) {
@@ -204,12 +231,12 @@ std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evid
       verdicts.push_back(fresh);
       v = verdicts.end() - 1;
     }
-    const bool enumerated_off = e.exact.tv > kSampledExactTolerance;
-    const bool sampled_off = e.chi_square.p_value < test_alpha;
+    const bool enumerated_off = decision.cases[i].enumerated_not_exact;
+    const bool sampled_off = decision.cases[i].sampled_not_exact;
     v->caught_by_enumeration |= enumerated_off;
     v->caught_by_sampling |= sampled_off;
     v->sampling_missed |= e.predicted_power >= 0.99 && !sampled_off;
-    v->consistent &= e.length_p_value >= test_alpha;
+    v->consistent &= consistency_adjusted[i] >= policy.saturation_alpha();
     v->marginal_exact &= !enumerated_off && !sampled_off;
     v->conditional_exact &= e.conditional.max_tv <= kSampledExactTolerance;
   }

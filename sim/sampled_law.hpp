@@ -5,6 +5,7 @@
 // (compared with p's law to 1e-12), and a oneTBB Monte Carlo judged by Pearson χ². Conditional
 // exactness (given the realized tree) is enumerated beside it.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct SampledExactLaw {
   std::vector<double> law;       // (V^H) completed H-token law
   double mean_length = 0.0;      // E[L], L = emitted tokens before completion
   double length_variance = 0.0;  // Var L
+  std::vector<double> length_mass;  // (longest L + 1) P(L = l) at index l
   double tv = 0.0;               // TV(law, p's H-token law)
   std::uint64_t branches = 0;    // enumerated branches (the cost)
 };
@@ -103,9 +105,9 @@ struct SampledEvidence {
   ConditionalExactness conditional;
   SampledCounts counts;
   ChiSquareResult chi_square;    // counts vs p's H-token law, pooled by H−1 token prefix
-  double length_p_value = 1.0;   // measured E[L] vs the enumerated E[L] (exact null variance): sampler ≡ enumeration
+  double length_p_value = 1.0;   // measured Σ L vs L's enumerated law (two-sided Chernoff bound): sampler ≡ enumeration
   double predicted_power = 0.0;  // of the χ² test at the per-test α, from the exact laws
-  double smallest_detectable_tv = 0.0;  // along this law's direction from p's: 99 % power at the per-test α (0 when exact)
+  std::optional<double> smallest_detectable_tv;  // along this law's direction from p's: 99 % power at the per-test α (none when exact or undetectable)
 };
 
 // The verdict on one case (a verifier on a drafting policy) over every language pair it ran on.
@@ -122,15 +124,15 @@ struct SampledVerdict {
   bool as_expected = false;            // the verdict its kind calls for, with every required catch
 };
 
-// The per-test α of a check over `cases` cases: Bonferroni over 2 tests (χ², E[L]) per case.
+// The level one (case, pair)'s χ² is held to: the verdict policy's exactness family, α/2 over the cases.
 double sampled_test_alpha(double alpha, std::size_t cases);
 
 // Fills the χ², E[L] test and predicted power of one case's evidence at the per-test α.
 void judge_statistics(const LanguagePair& pair, SampledEvidence& e, double test_alpha);
 
 // The one decision: a verdict per case (grouped by case label, in first-appearance order) from the
-// evidence of every (case, pair) at family-wise α (see sampled_test_alpha: Bonferroni over the
-// 2 · evidence.size() tests). A mutant must be caught by enumeration on some pair and by sampling
+// evidence of every (case, pair) at family-wise α, through the verdict policy (sim/verdict_policy.hpp):
+// its exactness family decides marginal exactness, its other half the E[L] consistency tests. A mutant must be caught by enumeration on some pair and by sampling
 // on every pair where the predicted power of the χ² test is ≥ 99 %.
 std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evidence, double alpha);
 
