@@ -250,7 +250,7 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
     if (info.kind != VerifierKind::mutant) exact_ids.push_back(info.id);
   }
   // One family-wise α, split evenly over the families of tests that claims are made from.
-  const double family_alpha = options.alpha / kFamilies;
+  const double family_alpha = options.alpha / static_cast<double>(kFamilies);
   CheckConfig check{.samples = options.samples, .seed = options.seed, .threads = options.threads, .alpha = family_alpha,
                     .verifiers_sharing_alpha = static_cast<int>(exact_ids.size())};
   json split = json::array();

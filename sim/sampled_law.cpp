@@ -187,7 +187,8 @@ double sampled_test_alpha(double alpha, std::size_t cases) { return VerdictPolic
 
 void judge_statistics(const LanguagePair& pair, SampledEvidence& e, double test_alpha) {
   const std::vector<double> reference = pair.sequence_law();
-  const std::vector<std::int32_t> groups = sequence_groups(pair.vocab());
+  // Pool by the first H − 1 tokens, as the block law pools by exit node.
+  const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / static_cast<std::size_t>(pair.vocab())), pair.vocab());
   e.chi_square = pearson_chi_square(e.counts.cells, reference, groups);
   // The sampler against the enumeration: Σ L of the emitted blocks under L's exact law.
   std::vector<double> lengths(e.exact.length_mass.size());
