@@ -164,9 +164,11 @@ TEST(SampledDecision, RequiredCatchesAndKindsAreEnforced) {
   mutant.conditional.max_tv = 1e-3;
   mutant.predicted_power = 0.995;
   mutant.chi_square.p_value = 0.5;
+  mutant.counts.samples = 10000;  // a χ² enters the exactness family only for a case with samples
   SampledEvidence q_based;
   q_based.c = {SampledVerifierId::rejection_with_replacement, {DraftPolicy::iid_children, 2, 2}};
   q_based.kind = SampledKind::q_based;
+  q_based.counts.samples = 10000;
   std::vector<SampledEvidence> evidence = {mutant, q_based};
   auto verdicts = decide_sampled(evidence, 1e-3);
   EXPECT_TRUE(verdicts[0].caught_by_enumeration);
@@ -185,7 +187,7 @@ TEST(SampledDecision, RequiredCatchesAndKindsAreEnforced) {
 }
 
 // Statistical: the whole default pairing on one instance, 30,000 samples per case, seed fixed,
-// family-wise α = 1e-3 (Bonferroni over 2 tests per case). Exact verifiers must pass; every
+// family-wise α = 1e-3 under the verdict policy (χ² per case: Holm at α/2; E[L] consistency: Holm at α/2). Exact verifiers must pass; every
 // mutant must be caught by enumeration, and by sampling wherever its predicted power is ≥ 99 %.
 TEST(SampledStatistical, DecisionsOnTheDefaultPairing) {
   const LanguagePair pair = pair_for_statistics();
