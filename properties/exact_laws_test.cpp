@@ -132,26 +132,16 @@ TEST(ExactLaw, LumpedEnumerationEqualsPerTokenEnumeration) {
 // (a resample-on-miss bug). It draws again after a non-child token, so its draws cannot be lumped.
 template <class Chooser>
 Block redraw_after_miss(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  NodeId v = 0;
-  for (;;) {
-    const Token r = chooser.next_token(tree, v, rows.row(v));
-    const NodeId next = tree.child_with_token(v, r);
-    if (next == kNoNode) return {v, chooser.next_token(tree, v, rows.row(v))};
-    v = next;
-  }
+  const Block miss = predraw_and_follow(tree, rows, chooser);
+  return {miss.exit, chooser.next_token(tree, miss.exit, rows.row(miss.exit))};
 }
 
 // Predraw that emits the token after the one drawn (an id offset bug): it does not return a
 // non-child token as the bonus, so its draws cannot be lumped either.
 template <class Chooser>
 Block bonus_token_off_by_one(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  NodeId v = 0;
-  for (;;) {
-    const Token r = chooser.next_token(tree, v, rows.row(v));
-    const NodeId next = tree.child_with_token(v, r);
-    if (next == kNoNode) return {v, (r + 1) % tree.vocab};
-    v = next;
-  }
+  const Block miss = predraw_and_follow(tree, rows, chooser);
+  return {miss.exit, (miss.bonus + 1) % tree.vocab};
 }
 
 TEST(ExactLaw, AVerifierThatBreaksTheLumpingPromiseIsEnumeratedTokenByToken) {
