@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <string>
 
 #include "bench/workloads.hpp"
 #include "core/exact_law.hpp"
@@ -53,7 +54,11 @@ TEST_P(LiveSizeLaws, LumpedLawOfEveryVerifier) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Budgets, LiveSizeLaws, testing::Values(32, 64, 128),
-                         [](const testing::TestParamInfo<std::int32_t>& p) { return "B" + std::to_string(p.param); });
+                         [](const testing::TestParamInfo<std::int32_t>& p) {
+                           std::string name = "B";
+                           name += std::to_string(p.param);
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace tev
