@@ -156,15 +156,21 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
   const double share_alpha = options.check.alpha / shares;
   out << "Samples per tree: " << options.check.samples << " (verifiers with a fast path), " << options.chooser_samples
       << " (the others: O(V) per draw); seed " << options.check.seed << "; family-wise alpha " << options.check.alpha
-      << ", " << share_alpha << " per verifier or test family\nLive trees are not enumerated (predraw alone branches V ways per node): "
-      << "verdicts rest on sampling, and a tree whose chi-square cannot detect TV 0.05 with 99 % power makes its verifier 'inconclusive'"
-      << (options.mutants ? "; a mutant sampling misses is reported, not failed" : "; planted mutants with --mutants") << '\n';
+      << ", " << share_alpha << " per verifier or test family\n";
+  if (options.check.enumerate) {
+    out << "Exact laws by lumped enumeration (a branch per drafted child, every other token of a draw as one weighted vector): "
+        << "each verifier's law against the canonical law to " << options.check.exact_tolerance
+        << (options.mutants ? ", each mutant's exact TV and predicted power at its sample count" : "; planted mutants with --mutants") << '\n';
+  } else {
+    out << "Live trees are not enumerated (--no-enumeration): verdicts rest on sampling, and a tree whose chi-square cannot "
+        << "detect TV 0.05 with 99 % power makes its verifier 'inconclusive'"
+        << (options.mutants ? "; a mutant sampling misses is reported, not failed" : "; planted mutants with --mutants") << '\n';
+  }
   const std::vector<VerifierReport> reports = check_every_verifier(
       suite,
       [&](const VerifierInfo& info) -> std::optional<CheckConfig> {
         if (!included(info)) return std::nullopt;
         CheckConfig config = options.check;
-        config.enumerate = false;
         config.verifiers_sharing_alpha = shares;
         if (info.fast_path == FastPath::none) config.samples = options.chooser_samples;
         return config;
@@ -238,6 +244,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
                    {"samples", options.check.samples},     {"chooser_samples", options.chooser_samples},
                    {"rounds", options.rounds},             {"seed", options.check.seed},
                    {"alpha", options.check.alpha},         {"threads", options.check.threads},
+                   {"enumerate", options.check.enumerate},
                    {"from", options.from_dir}};
     if (!from_dumps) j["target"] = set.description;
     for (const LiveCase& c : cases) {

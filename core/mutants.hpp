@@ -34,7 +34,7 @@ Block bonus_from_full_row(const DraftTree& tree, const TargetRows& rows, Chooser
 // forward pass's output); the root reads its own row.
 template <class Chooser>
 Block exit_mass_from_parent_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  const ExitLaw law = ExitLaw::compute(tree, rows);
+  const ExitLaw& law = chooser.prepare([&] { return ExitLaw::compute(tree, rows); });
   std::vector<double> exit(law.exit.size());
   for (NodeId v = 0; v < tree.size(); ++v) {
     const auto row = rows.row(v == 0 ? 0 : tree.parent[v]);
@@ -51,7 +51,7 @@ Block exit_mass_from_parent_row(const DraftTree& tree, const TargetRows& rows, C
 // ~1e-8 bias that no sample budget can see and exact enumeration does.
 template <class Chooser>
 Block float32_one_minus_sum(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  const ExitLaw law = ExitLaw::compute(tree, rows);
+  const ExitLaw& law = chooser.prepare([&] { return ExitLaw::compute(tree, rows); });
   std::vector<double> exit(law.exit.size());
   for (NodeId v = 0; v < tree.size(); ++v) {
     const auto row = rows.row(v);
@@ -81,7 +81,7 @@ Block residual_forgets_earlier_rejections(const DraftTree& tree, const TargetRow
 // position), with the exit's own children masked; the root uses its own row.
 template <class Chooser>
 Block bonus_from_parent_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  const ExitLaw law = ExitLaw::compute(tree, rows);
+  const ExitLaw& law = chooser.prepare([&] { return ExitLaw::compute(tree, rows); });
   Block b;
   b.exit = static_cast<NodeId>(chooser.categorical(law.exit));
   const auto row = rows.row(b.exit == 0 ? 0 : tree.parent[b.exit]);
@@ -91,7 +91,7 @@ Block bonus_from_parent_row(const DraftTree& tree, const TargetRows& rows, Choos
   }
   // The exit's children can cover the whole parent row; the buggy engine then uses the full row.
   const bool empty = !(compensated_total(residual) > 0.0);
-  b.bonus = static_cast<Token>(chooser.categorical(empty ? row : std::span<const double>(residual)));
+  b.bonus = chooser.next_token(tree, b.exit, empty ? row : std::span<const double>(residual));
   return b;
 }
 
@@ -113,15 +113,17 @@ Block greedy_argmax_match(const DraftTree& tree, const TargetRows& rows, Chooser
 // i.e. p² renormalized): a configuration bug between sampler and verifier.
 template <class Chooser>
 Block temperature_applied_twice(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  std::vector<double> squared(rows.data().begin(), rows.data().end());
-  for (std::int32_t r = 0; r < rows.rows(); ++r) {
-    std::span<double> row(squared.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(rows.vocab()),
-                          static_cast<std::size_t>(rows.vocab()));
-    for (double& x : row) x *= x;
-    const double total = compensated_total(row);
-    for (double& x : row) x /= total;
-  }
-  const TargetRows sharpened = TargetRows::from_probabilities(squared, rows.rows(), rows.vocab());
+  const TargetRows& sharpened = chooser.prepare([&] {
+    std::vector<double> squared(rows.data().begin(), rows.data().end());
+    for (std::int32_t r = 0; r < rows.rows(); ++r) {
+      std::span<double> row(squared.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(rows.vocab()),
+                            static_cast<std::size_t>(rows.vocab()));
+      for (double& x : row) x *= x;
+      const double total = compensated_total(row);
+      for (double& x : row) x /= total;
+    }
+    return TargetRows::from_probabilities(squared, rows.rows(), rows.vocab());
+  });
   return tree_exit_verify(tree, sharpened, chooser);
 }
 

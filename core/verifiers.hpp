@@ -1,6 +1,8 @@
 #pragma once
 // Fixed-tree verifiers on the chooser path: each is a pure function of (tree, rows, chooser)
-// returning the exit node V and bonus token Y; the emitted block is π(V) ‖ Y.
+// returning the exit node V and bonus token Y; the emitted block is π(V) ‖ Y. Every draw of a
+// token goes through chooser.next_token, whose promise (a non-child token is returned at once as
+// the bonus) they all keep; that lets exact enumeration lump the non-child tokens.
 #include <array>
 #include <span>
 #include <vector>
@@ -65,7 +67,7 @@ Block exit_then_residual_bonus(const DraftTree& tree, const TargetRows& rows, st
   std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
   masked_row(tree, rows, b.exit, residual);
   const bool empty = !(compensated_total(residual) > 0.0);
-  b.bonus = static_cast<Token>(chooser.categorical(empty ? rows.row(b.exit) : std::span<const double>(residual)));
+  b.bonus = chooser.next_token(tree, b.exit, empty ? rows.row(b.exit) : std::span<const double>(residual));
   return b;
 }
 
@@ -73,7 +75,7 @@ Block exit_then_residual_bonus(const DraftTree& tree, const TargetRows& rows, st
 // residual bonus draw.
 template <class Chooser>
 Block tree_exit_verify(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  return exit_then_residual_bonus(tree, rows, ExitLaw::compute(tree, rows).exit, chooser);
+  return exit_then_residual_bonus(tree, rows, chooser.prepare([&] { return ExitLaw::compute(tree, rows).exit; }), chooser);
 }
 
 // Predraw-and-follow (DDTree): an independent R_v ~ p_v at each node; follow the child whose token
@@ -83,7 +85,7 @@ template <class Chooser>
 Block predraw_and_follow(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
   NodeId v = 0;
   for (;;) {
-    const auto r = static_cast<Token>(chooser.categorical(rows.row(v)));
+    const Token r = chooser.next_token(tree, v, rows.row(v));
     const NodeId next = tree.child_with_token(v, r);
     if (next == kNoNode) return {v, r};
     v = next;
@@ -112,7 +114,7 @@ Block sequential_tests(const DraftTree& tree, const TargetRows& rows, Chooser& c
         reject(std::span<double>(g), row, tree.token[u], weights);
       }
     }
-    if (accepted == kNoNode) return {v, static_cast<Token>(chooser.categorical(exit_row(std::span<const double>(g), row)))};
+    if (accepted == kNoNode) return {v, chooser.next_token(tree, v, exit_row(std::span<const double>(g), row))};
     v = accepted;
   }
 }
@@ -146,10 +148,10 @@ Block walk_with_exit_row(const DraftTree& tree, const TargetRows& rows, Chooser&
   std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
   NodeId v = 0;
   for (;;) {
-    if (tree.is_leaf(v)) return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
+    if (tree.is_leaf(v)) return {v, chooser.next_token(tree, v, rows.row(v))};
     const NodeId next = walk_step(tree, rows, v, chooser, weights, residual);
     if (next == kNoNode) {
-      return {v, static_cast<Token>(chooser.categorical(exit_row(v, std::span<const double>(residual))))};
+      return {v, chooser.next_token(tree, v, exit_row(v, std::span<const double>(residual)))};
     }
     v = next;
   }
@@ -170,13 +172,13 @@ Block first_child_chain(const DraftTree& tree, const TargetRows& rows, Chooser& 
   NodeId v = 0;
   for (;;) {
     const auto row = rows.row(v);
-    if (tree.is_leaf(v)) return {v, static_cast<Token>(chooser.categorical(row))};
+    if (tree.is_leaf(v)) return {v, chooser.next_token(tree, v, row)};
     const NodeId u = tree.first_child[v];
     g.assign(row.begin(), row.end());
     const auto test = residual_test_weights(g, tree.token[u]);
     if (chooser.categorical(test) != 0) {
       g[static_cast<std::size_t>(tree.token[u])] = 0.0;
-      return {v, static_cast<Token>(chooser.categorical(g))};
+      return {v, chooser.next_token(tree, v, g)};
     }
     v = u;
   }
@@ -194,10 +196,10 @@ Block randomized_early_stopping(const DraftTree& tree, const TargetRows& rows, C
   NodeId v = 0;
   for (;;) {
     if (tree.is_leaf(v) || chooser.categorical(stop_or_go) == 0) {
-      return {v, static_cast<Token>(chooser.categorical(rows.row(v)))};
+      return {v, chooser.next_token(tree, v, rows.row(v))};
     }
     const NodeId next = walk_step(tree, rows, v, chooser, weights, residual);
-    if (next == kNoNode) return {v, static_cast<Token>(chooser.categorical(residual))};
+    if (next == kNoNode) return {v, chooser.next_token(tree, v, residual)};
     v = next;
   }
 }
@@ -210,7 +212,7 @@ Block complete_block(const DraftTree& tree, const TargetRows& rows, Block block,
   for (NodeId c = tree.child_with_token(block.exit, block.bonus); c != kNoNode;
        c = tree.child_with_token(block.exit, block.bonus)) {
     block.exit = c;
-    block.bonus = static_cast<Token>(chooser.categorical(rows.row(c)));
+    block.bonus = chooser.next_token(tree, c, rows.row(c));
   }
   return block;
 }

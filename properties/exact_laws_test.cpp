@@ -6,6 +6,7 @@
 #include <iostream>
 #include <numeric>
 
+#include "core/compensated_sum.hpp"
 #include "core/exact_law.hpp"
 #include "core/exit_law.hpp"
 #include "sim/suite.hpp"
@@ -14,6 +15,7 @@ namespace tev {
 namespace {
 
 constexpr double kTolerance = 1e-12;
+constexpr double kAgreement = 1e-15;  // lumped against per-token enumeration: the same sums, reordered
 
 std::vector<SuiteCase> cases() { return make_suite({.trees = 16, .vocab = 5, .budget = 6, .seed = 77}); }
 
@@ -102,6 +104,67 @@ TEST(ExactLaw, EveryMutantDiffersFromTheCanonicalLaw) {
     RecordProperty(std::string(info.name), std::to_string(worst));
     EXPECT_GT(worst, kTolerance) << info.name << " is indistinguishable from the canonical law";
   }
+}
+
+// Lumping is bookkeeping only: one branch per token of every draw gives the same law, E[L] and
+// completion probability to rounding, for every verifier and mutant, on the small suite and on
+// trees like `tevsuite check`'s (V = 32, B = 16), where a token draw has many more tokens than children.
+TEST(ExactLaw, LumpedEnumerationEqualsPerTokenEnumeration) {
+  std::vector<SuiteCase> suite = cases();
+  for (SuiteCase& c : make_suite({.trees = 8, .vocab = 32, .budget = 16, .seed = 78})) suite.push_back(std::move(c));
+  for (const SuiteCase& c : suite) {
+    for (const VerifierInfo& info : verifier_catalog()) {
+      const ExactOutcome lumped = enumerate_verifier(info.id, c.tree, c.rows);
+      const ExactOutcome per_token = enumerate_verifier(info.id, c.tree, c.rows, {.token_draws = TokenDraws::per_token});
+      EXPECT_EQ(lumped.token_draws, TokenDraws::lumped) << info.name;
+      double worst = 0.0;
+      for (std::size_t i = 0; i < lumped.completed.size(); ++i) worst = std::max(worst, std::abs(lumped.completed[i] - per_token.completed[i]));
+      EXPECT_LE(worst, kAgreement) << info.name << " on " << c.label;
+      // E[L] reaches B + 1: the same sums agree to kAgreement relative to it.
+      EXPECT_NEAR(lumped.mean_length, per_token.mean_length, kAgreement * per_token.mean_length) << info.name << " on " << c.label;
+      EXPECT_NEAR(lumped.completion_probability, per_token.completion_probability, kAgreement) << info.name << " on " << c.label;
+      EXPECT_LE(lumped.branches, per_token.branches) << info.name << " on " << c.label;
+    }
+  }
+}
+
+// Predraw that, having drawn a token outside the tree, draws the bonus afresh from the full row
+// (a resample-on-miss bug). It draws again after a non-child token, so its draws cannot be lumped.
+template <class Chooser>
+Block redraw_after_miss(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  const Block miss = predraw_and_follow(tree, rows, chooser);
+  return {miss.exit, chooser.next_token(tree, miss.exit, rows.row(miss.exit))};
+}
+
+// Predraw that emits the token after the one drawn (an id offset bug): it does not return a
+// non-child token as the bonus, so its draws cannot be lumped either.
+template <class Chooser>
+Block bonus_token_off_by_one(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  const Block miss = predraw_and_follow(tree, rows, chooser);
+  return {miss.exit, (miss.bonus + 1) % tree.vocab};
+}
+
+TEST(ExactLaw, AVerifierThatBreaksTheLumpingPromiseIsEnumeratedTokenByToken) {
+  for (const SuiteCase& c : cases()) {
+    // Both bugs show wherever a reachable node can draw a child's token and a token outside the tree.
+    const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
+    bool mixed = false;
+    for (NodeId v = 0; v < c.tree.size(); ++v) mixed = mixed || (law.prefix[v] > 0.0 && law.rho[v] > 0.0 && c.tree.child_count[v] > 0 && law.rho[v] < 1.0 - kTolerance);
+    for (auto verify : {+[](const SuiteCase& s, EnumeratingChooser& ch) { return redraw_after_miss(s.tree, s.rows, ch); },
+                        +[](const SuiteCase& s, EnumeratingChooser& ch) { return bonus_token_off_by_one(s.tree, s.rows, ch); }}) {
+      auto run = [&](EnumeratingChooser& ch) { return verify(c, ch); };
+      const ExactOutcome fallback = enumerate_verifier(c.tree, c.rows, run);
+      const ExactOutcome per_token = enumerate_verifier(c.tree, c.rows, run, {.token_draws = TokenDraws::per_token});
+      EXPECT_EQ(fallback.token_draws, TokenDraws::per_token) << c.label;
+      EXPECT_EQ(fallback.completed, per_token.completed) << c.label;
+      EXPECT_NEAR(compensated_total(fallback.completed), 1.0, kTolerance) << c.label;
+      if (mixed) EXPECT_GT(total_variation(fallback.completed, reference(c).law), kTolerance) << c.label;
+    }
+  }
+  // At a real vocabulary one per-token draw is already over the branch budget: it says so.
+  const SuiteCase large = make_suite({.trees = 1, .vocab = 151936, .budget = 8, .seed = 79}).front();
+  EXPECT_THROW(enumerate_verifier(large.tree, large.rows, [&](EnumeratingChooser& ch) { return redraw_after_miss(large.tree, large.rows, ch); }),
+               EnumerationBudgetExceeded);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "core/compensated_sum.hpp"
+#include "core/exact_law.hpp"
+#include "core/exit_law.hpp"
 #include "harness/live.hpp"
 #include "harness/sphinx_model.hpp"
 
@@ -103,6 +105,26 @@ TEST(SampleContexts, StartAtTheBeginningAndNeverDrawTheAvoidedToken) {
     }
   }
   EXPECT_EQ(sample_contexts(s.target, 3, 4, 17, s.file->sentence_end()), contexts);
+}
+
+// Exact laws on a live Sphinx tree (V = 72,547) by lumped enumeration: every exact verifier equals
+// the canonical law to 1e-12 and every mutant differs from it.
+TEST(LiveTreeEnumeration, HoldsEveryVerifierToTheCanonicalLaw) {
+  Sphinx& s = sphinx();
+  const LiveTree live = build_live_tree(s.target, s.drafter, s.context, {16, 1.0, TreeBuilder::dynamic});
+  // Internal nodes below the root are where exit-mass-from-parent-row reads a wrong row.
+  ASSERT_GE(live.tree.max_depth(), 2);
+  const std::vector<double> canonical = canonical_block_law(live.tree, live.rows, ExitLaw::compute(live.tree, live.rows));
+  for (const VerifierInfo& info : verifier_catalog()) {
+    const ExactOutcome exact = enumerate_verifier(info.id, live.tree, live.rows);
+    EXPECT_EQ(exact.token_draws, TokenDraws::lumped) << info.name;
+    const double tv = total_variation(exact.completed, canonical);
+    if (info.kind == VerifierKind::mutant) {
+      EXPECT_GT(tv, 1e-12) << info.name << " is indistinguishable from the canonical law";
+    } else {
+      EXPECT_LE(tv, 1e-12) << info.name;
+    }
+  }
 }
 
 }  // namespace
