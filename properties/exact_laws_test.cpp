@@ -158,7 +158,9 @@ TEST(ExactLaw, AVerifierThatBreaksTheLumpingPromiseIsEnumeratedTokenByToken) {
       EXPECT_EQ(fallback.token_draws, TokenDraws::per_token) << c.label;
       EXPECT_EQ(fallback.completed, per_token.completed) << c.label;
       EXPECT_NEAR(compensated_total(fallback.completed), 1.0, kTolerance) << c.label;
-      if (mixed) EXPECT_GT(total_variation(fallback.completed, reference(c).law), kTolerance) << c.label;
+      if (mixed) {
+        EXPECT_GT(total_variation(fallback.completed, reference(c).law), kTolerance) << c.label;
+      }
     }
   }
   // At a real vocabulary one per-token draw is already over the branch budget: it says so.

@@ -36,13 +36,19 @@ Outcome verify_and_complete(const LanguagePair& pair, SampledVerifierId id, Draf
   return complete(pair, run_sampled_verifier(id, drafts, verify, pair.vocab()), completion);
 }
 
+// The sampled-draft enumerations branch once per token: completion draws after the bonus, so a
+// lumped bonus draw would not be terminal here, and their size is bounded by the caller's limits
+// (check --drafts sampled refuses more than 5e4 realized trees), not by the chooser's budget.
+EnumeratingChooser per_token_chooser() { return EnumeratingChooser(TokenDraws::per_token, std::numeric_limits<std::size_t>::max()); }
+
 // Enumerated law of run(chooser) → Outcome, with E[L], Var L and TV from p's law.
 template <class Run>
 SampledExactLaw enumerate_law(const std::vector<double>& reference, Run&& run) {
   SampledExactLaw out;
   out.law.assign(reference.size(), 0.0);
   CompensatedSum length, square;
-  enumerate_outcomes(run, [&](const Outcome& o, double probability) {
+  enumerate_outcomes(run, [&](const Outcome& o, const Branch& branch) {
+    const double probability = branch.probability;
     out.law[o.cell] += probability;
     const auto l = static_cast<std::size_t>(o.length);
     if (out.length_mass.size() <= l) out.length_mass.resize(l + 1, 0.0);
@@ -50,7 +56,7 @@ SampledExactLaw enumerate_law(const std::vector<double>& reference, Run&& run) {
     length.add(probability * o.length);
     square.add(probability * o.length * o.length);
     ++out.branches;
-  });
+  }, per_token_chooser());
   out.mean_length = length.value();
   out.length_variance = std::max(0.0, square.value() - out.mean_length * out.mean_length);
   out.tv = total_variation(out.law, reference);
@@ -68,14 +74,16 @@ void for_each_realized_tree(const LanguagePair& pair, const SampledCase& c, cons
         LazyDrafts drafts(pair, c.drafting, choosers);
         return drafts.realized();
       },
-      [&](const DraftedTree& tree, double probability) {
+      [&](const DraftedTree& tree, const Branch& branch) {
+        const double probability = branch.probability;
         const auto [fixed, rows] = tree.fixed_tree(pair.vocab());
         const SampledExactLaw given = enumerate_law(reference, [&](EnumeratingChooser& chooser) {
           if (!target_only) return verify_and_complete(pair, c.verifier, tree, chooser, chooser);
           return complete(pair, emitted_tokens(fixed, run_verifier(target_only_verifier(c.verifier), fixed, rows, chooser)), chooser);
         });
         visit(probability, ExitLaw::compute(fixed, rows).ceiling(), given);
-      });
+      },
+      per_token_chooser());
 }
 
 }  // namespace

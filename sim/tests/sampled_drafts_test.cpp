@@ -48,7 +48,7 @@ TEST(SampledDrafting, PoliciesDrawWhatTheySay) {
   // With replacement, k = 2 over three positive tokens: 9 ordered draws, repeats included.
   std::size_t branches = 0;
   enumerate_outcomes([&](EnumeratingChooser& c) { return draft_tokens(DraftPolicy::iid_children, q, 2, c); },
-                     [&](const std::vector<Token>&, double) { ++branches; });
+                     [&](const std::vector<Token>&, const Branch&) { ++branches; });
   EXPECT_EQ(branches, 9u);
 }
 
