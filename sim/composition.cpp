@@ -153,10 +153,11 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
       a.rounds += b.rounds;
       return a;
     };
-    const auto [first, count] = Distribution::slice(0, config.sequences);
+    // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
+    const std::pair<std::uint64_t, std::uint64_t> slice = Distribution::slice(0, config.sequences);
     oneapi::tbb::task_arena arena(config.threads);
     SequenceCounts counts = arena.execute([&] {
-      return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(first, first + count, 1024), SequenceCounts{}, body, merge);
+      return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 1024), SequenceCounts{}, body, merge);
     });
     if (counts.cells.empty()) counts.cells.assign(cells, 0);
     Distribution::sum(counts.cells);
