@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -20,34 +21,12 @@ namespace {
 using namespace conformance;
 using nlohmann::json;
 
-struct LoadedCases {
-  std::vector<Case> cases;
-  std::vector<std::string> lines;  // as read, for streaming to a verifier
-};
-
 bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
 
-LoadedCases load_cases(const std::vector<std::string>& lines, const std::string& source) {
-  LoadedCases loaded;
-  std::map<std::string, std::size_t> seen;
-  for (std::size_t k = 0; k < lines.size(); ++k) {
-    if (blank(lines[k])) continue;
-    const std::string where = source + ":" + std::to_string(k + 1);
-    Case c = parse_case(lines[k], where);
-    if (!seen.emplace(c.id, k + 1).second) throw InputError(where + ": case_id \"" + c.id + "\" already used on line " + std::to_string(seen[c.id]));
-    loaded.cases.push_back(std::move(c));
-    loaded.lines.push_back(lines[k]);
-  }
-  if (loaded.cases.empty()) throw InputError(source + ": no cases");
-  return loaded;
-}
-
-std::vector<std::string> read_lines(const std::string& path) {
+std::ifstream open_input(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError("cannot read " + path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
+  return in;
 }
 
 std::string num(double x) {
@@ -147,35 +126,51 @@ int run_conformance_emit(const EmitConfig& config, const std::string& out_path, 
 
 int run_conformance_check(const std::string& cases_path, const std::string& samples_path, std::uint32_t seed, double alpha,
                           const std::string& json_path, std::ostream& out) {
-  const LoadedCases loaded = load_cases(read_lines(cases_path), cases_path);
+  // Samples may come in any order, so every case stays alive until the end: its tree and rows
+  // (the case's text and JSON go after its parse), and its judge's counts, within kMaxHeldCells.
+  std::ifstream cases_in = open_input(cases_path);
+  CaseReader reader(cases_in, cases_path);
+  std::deque<Case> cases;  // a deque: the judges keep pointers to their cases
   std::vector<CaseJudge> judges;
   std::map<std::string, std::size_t> index;
-  for (std::size_t k = 0; k < loaded.cases.size(); ++k) {
-    judges.emplace_back(loaded.cases[k], seed, static_cast<std::uint32_t>(k));
-    index[loaded.cases[k].id] = k;
+  while (std::optional<Case> c = reader.next()) {
+    cases.push_back(std::move(*c));
+    index[cases.back().id] = judges.size();
+    judges.emplace_back(cases.back(), seed, static_cast<std::uint32_t>(judges.size()));
   }
-  const std::vector<std::string> lines = read_lines(samples_path);
-  for (std::size_t k = 0; k < lines.size(); ++k) {
-    if (blank(lines[k])) continue;
-    const std::string where = samples_path + ":" + std::to_string(k + 1);
+  std::ifstream samples_in = open_input(samples_path);
+  std::string line;
+  for (std::size_t k = 1;; ++k) {
+    const std::string where = samples_path + ":" + std::to_string(k);
+    if (!read_bounded_line(samples_in, line, kMaxSampleLineBytes, where)) break;
+    if (blank(line)) continue;
     json j;
     try {
-      j = json::parse(lines[k]);
+      j = json::parse(line);
     } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
       throw InputError(where + ": not valid JSON (" + e.what() + ")");
     }
     if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string()) throw InputError(where + ": a sample needs a string \"case_id\"");
     const auto it = index.find(j["case_id"].get<std::string>());
     if (it == index.end()) throw InputError(where + ": no case " + j["case_id"].dump() + " in " + cases_path);
-    judges[it->second].add_line(lines[k], where);
+    judges[it->second].add_line(line, where);
   }
   return print_report(judge(judges, alpha), json_path, out);
 }
 
 int run_conformance_run(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options, const std::string& json_path,
                         std::ostream& out, std::ostream& progress) {
-  const LoadedCases loaded = cases_path.empty() ? load_cases(emit_cases(emit), "emitted cases") : load_cases(read_lines(cases_path), cases_path);
-  return print_report(run_verifier_command(loaded.cases, loaded.lines, options, progress), json_path, out);
+  std::ifstream file;
+  std::istringstream emitted;
+  if (cases_path.empty()) {
+    std::string text;
+    for (const std::string& line : emit_cases(emit)) text += line + '\n';
+    emitted.str(text);
+  } else {
+    file = open_input(cases_path);
+  }
+  CaseReader reader(cases_path.empty() ? static_cast<std::istream&>(emitted) : file, cases_path.empty() ? "emitted cases" : cases_path);
+  return print_report(run_verifier_command(reader, options, progress), json_path, out);
 }
 
 }  // namespace tev

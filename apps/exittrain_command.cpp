@@ -26,7 +26,7 @@ namespace {
 constexpr const char* kLambdaRationale =
     "fixed in advance at lambda = B, so the tree term's total weight per batch, mean(1 - w(r)), matches the token term's 1; not tuned";
 
-// Generation ids of a seed's independent draws.
+// Ids within uses::exittrain_sim_data (id 0: the target's tables).
 enum DrawId : std::uint32_t { kWarmupExamples = 1, kTrainingExamples = 2, kTestContexts = 3 };
 
 // The live target's row cache: trees of the four drafters at B/2, B, 2B on the same held-out
@@ -54,7 +54,8 @@ std::function<void(std::string_view)> seed_progress(std::ostream& progress, std:
 ExitTrainSeedRun run_sim_seed(const ExitTrainOptions& o, std::uint32_t seed, double lambda, std::ostream& progress) {
   const MarkovTarget target(o.vocab, o.target_order, o.target_scale, seed);
   LinearBlockDrafter drafter(o.vocab, o.horizon, o.lookback);
-  PhiloxEngine warmup_engine(seed, kWarmupExamples), training_engine(seed, kTrainingExamples), test_engine(seed, kTestContexts);
+  PhiloxEngine warmup_engine(seed, uses::exittrain_sim_data, kWarmupExamples), training_engine(seed, uses::exittrain_sim_data, kTrainingExamples),
+      test_engine(seed, uses::exittrain_sim_data, kTestContexts);
   const auto warmup = sample_examples(target, o.warmup_steps * o.batch, o.context_length, o.horizon, warmup_engine);
   const auto examples = sample_examples(target, o.steps * o.batch, o.context_length, o.horizon, training_engine);
   std::vector<std::vector<Token>> test;
@@ -88,8 +89,8 @@ ExitTrainSeedRun run_live_seed(const ExitTrainOptions& o, const LiveSetup& live,
   const auto sequences = sample_contexts(*live.model, warmup_sequences + training_sequences + o.test_contexts, o.context_length, seed,
                                          live.model->file().sentence_end());
   const std::span<const std::vector<Token>> all(sequences);
-  const auto warmup = examples_from_sequences(all.first(static_cast<std::size_t>(warmup_sequences)), o.horizon, seed);
-  const auto examples = examples_from_sequences(all.subspan(static_cast<std::size_t>(warmup_sequences), static_cast<std::size_t>(training_sequences)), o.horizon, seed);
+  const auto warmup = examples_from_sequences(all.first(static_cast<std::size_t>(warmup_sequences)), o.horizon, seed, ExampleSet::warmup);
+  const auto examples = examples_from_sequences(all.subspan(static_cast<std::size_t>(warmup_sequences), static_cast<std::size_t>(training_sequences)), o.horizon, seed, ExampleSet::training);
   const auto test = all.subspan(static_cast<std::size_t>(warmup_sequences + training_sequences));
   FrequentWordsDrafter drafter(live.target.vocab(), live.frequent_words, {o.horizon, o.lookback, o.embedding}, kLiveInitScale, seed);
   return {seed, compare_objectives(drafter, live.target, warmup, examples, test, comparison_config(o, seed, lambda), say)};

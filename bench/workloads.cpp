@@ -25,7 +25,7 @@ std::uint32_t mix(std::uint32_t h, std::uint32_t x) {
 class LiveLanguage {
  public:
   LiveLanguage(std::int32_t vocab, double temperature, std::uint32_t seed) : vocab_(vocab), seed_(seed), pool_(static_cast<std::size_t>(vocab)) {
-    PhiloxEngine engine(seed, 0, 9);
+    PhiloxEngine engine(seed, uses::bench_workload, 0);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     for (float& z : pool_) z = normal(engine);
     // Boosts that give the favored token probability kTop1 and the runner-up kRunnerUp:
@@ -71,7 +71,7 @@ std::vector<double> softmax(const std::vector<float>& logits, double temperature
 LiveWorkload make_live_workload(std::int32_t budget, double temperature, std::int32_t vocab, std::uint32_t seed) {
   const LiveLanguage language(vocab, temperature, seed);
   // The drafter's marginals along its own most likely chain.
-  PhiloxEngine engine(seed, 1, 9);
+  PhiloxEngine engine(seed, uses::bench_workload, 1);
   std::normal_distribution<float> normal(0.0f, static_cast<float>(kDraftNoise));
   std::vector<std::vector<double>> marginals;
   std::vector<Token> chain;

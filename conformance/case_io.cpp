@@ -1,6 +1,8 @@
 #include "conformance/case_io.hpp"
 
 #include <cmath>
+#include <istream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -20,9 +22,34 @@ const json& field(const json& j, const char* name, const std::string& where) {
   return *it;
 }
 
-std::int64_t integer(const json& j, const std::string& where, const std::string& what) {
+// An integer checked against [lo, hi] as the JSON number it is (nlohmann keeps non-negative
+// integers unsigned), so no value out of range can wrap when narrowed.
+std::int64_t integer(const json& j, std::int64_t lo, std::int64_t hi, const std::string& where, const std::string& what) {
   if (!j.is_number_integer()) fail(where, what + " must be an integer, got " + j.dump());
+  const bool above = j.is_number_unsigned() ? j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi) : j.get<std::int64_t>() > hi;
+  if (above || j.get<std::int64_t>() < lo) fail(where, what + " is " + j.dump() + ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return j.get<std::int64_t>();
+}
+
+std::int64_t any_integer(const json& j, const std::string& where, const std::string& what) {
+  return integer(j, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), where, what);
+}
+
+// Parses a line into a JSON tree of at most max_values values, refusing a larger one while it grows.
+json parse_bounded(std::string_view line, std::int64_t max_values, const std::string& where) {
+  std::int64_t values = 0;
+  const json::parser_callback_t count = [&](int, json::parse_event_t event, json&) {
+    if (event == json::parse_event_t::value && ++values > max_values) {
+      fail(where, "more than " + std::to_string(max_values) + " JSON values, more than a case within the cell limit needs (kMaxJsonValues = " +
+                      std::to_string(kMaxJsonValues) + " for kMaxCells = " + std::to_string(kMaxCells) + ")");
+    }
+    return true;
+  };
+  try {
+    return json::parse(line, count);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
+    fail(where, std::string("not valid JSON (") + e.what() + ")");
+  }
 }
 
 double probability(const json& j, const std::string& where, const std::string& what) {
@@ -54,8 +81,7 @@ void read_row(const json& row, std::int64_t vocab, const std::vector<Token>& chi
   CompensatedSum listed_mass;
   std::fill(out.begin(), out.end(), 0.0);
   for (std::size_t k = 0; k < tokens.size(); ++k) {
-    const std::int64_t t = integer(tokens[k], where, "sparse token " + std::to_string(k));
-    if (t < 0 || t >= vocab) fail(where, "sparse token " + std::to_string(t) + " outside [0, " + std::to_string(vocab) + ")");
+    const std::int64_t t = integer(tokens[k], 0, vocab - 1, where, "sparse token " + std::to_string(k));
     if (!listed.insert(static_cast<Token>(t)).second) fail(where, "sparse row lists token " + std::to_string(t) + " twice");
     out[static_cast<std::size_t>(t)] = probability(probs[k], where, "sparse prob " + std::to_string(k));
     listed_mass.add(out[static_cast<std::size_t>(t)]);
@@ -78,15 +104,10 @@ void read_row(const json& row, std::int64_t vocab, const std::vector<Token>& chi
 
 }  // namespace
 
-Case parse_case(std::string_view line, const std::string& where) {
-  json j;
-  try {
-    j = json::parse(line);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-    fail(where, std::string("not valid JSON (") + e.what() + ")");
-  }
+Case parse_case(std::string_view line, const std::string& where, const CaseLimits& limits) {
+  const json j = parse_bounded(line, limits.json_values, where);
   if (!j.is_object()) fail(where, "a case must be a JSON object");
-  const std::int64_t version = integer(field(j, "format_version", where), where, "format_version");
+  const std::int64_t version = any_integer(field(j, "format_version", where), where, "format_version");
   if (version != kFormatVersion) fail(where, "format_version " + std::to_string(version) + " is not supported (expected 1)");
   Case c;
   const json& id = field(j, "case_id", where);
@@ -94,11 +115,8 @@ Case parse_case(std::string_view line, const std::string& where) {
   c.id = id.get<std::string>();
   const std::string at = where + " (case " + c.id + ")";
   if (j.contains("label") && j["label"].is_string()) c.label = j["label"].get<std::string>();
-  const std::int64_t vocab = integer(field(j, "vocab", at), at, "vocab");
-  if (vocab < 2 || vocab > kMaxVocab) fail(at, "vocab " + std::to_string(vocab) + " outside [2, " + std::to_string(kMaxVocab) + "]");
-  const std::int64_t samples = integer(field(j, "samples", at), at, "samples");
-  if (samples < 1) fail(at, "samples must be at least 1");
-  c.samples = static_cast<std::uint64_t>(samples);
+  const std::int64_t vocab = integer(field(j, "vocab", at), 2, kMaxVocab, at, "vocab");
+  c.samples = static_cast<std::uint64_t>(integer(field(j, "samples", at), 1, kMaxSamples, at, "samples"));
 
   const json& parents_j = field(j, "parents", at);
   const json& tokens_j = field(j, "tokens", at);
@@ -109,19 +127,21 @@ Case parse_case(std::string_view line, const std::string& where) {
   if (static_cast<std::int64_t>(tokens_j.size()) != n || static_cast<std::int64_t>(probs_j.size()) != n) {
     fail(at, "parents, tokens and probs must have one entry per node (" + std::to_string(n) + ")");
   }
-  if (n * vocab > kMaxCells) fail(at, "nodes × vocab = " + std::to_string(n * vocab) + " is more than this tool holds (" + std::to_string(kMaxCells) + ")");
+  if (n * vocab > limits.cells) {
+    fail(at, "nodes × vocab = " + std::to_string(n * vocab) + " cells is more than the " + std::to_string(limits.cells) +
+                 " this case may hold (at most " + std::to_string(kMaxCells) + " per case, kMaxCells, and " + std::to_string(kMaxHeldCells) +
+                 " over the cases held at once, kMaxHeldCells)");
+  }
   std::vector<NodeId> parents(static_cast<std::size_t>(n));
   std::vector<Token> tokens(static_cast<std::size_t>(n), kNoToken);
   for (std::int64_t i = 0; i < n; ++i) {
     const std::string node = "node " + std::to_string(i);
-    parents[static_cast<std::size_t>(i)] = static_cast<NodeId>(integer(parents_j[static_cast<std::size_t>(i)], at, node + " parent"));
+    parents[static_cast<std::size_t>(i)] = static_cast<NodeId>(integer(parents_j[static_cast<std::size_t>(i)], -1, n - 1, at, node + " parent"));
     if (i == 0) {
       if (!tokens_j[0].is_null()) fail(at, "tokens[0] (the root) must be null");
       continue;
     }
-    const std::int64_t t = integer(tokens_j[static_cast<std::size_t>(i)], at, node + " token");
-    if (t < 0 || t >= vocab) fail(at, node + " token " + std::to_string(t) + " outside [0, " + std::to_string(vocab) + ")");
-    tokens[static_cast<std::size_t>(i)] = static_cast<Token>(t);
+    tokens[static_cast<std::size_t>(i)] = static_cast<Token>(integer(tokens_j[static_cast<std::size_t>(i)], 0, vocab - 1, at, node + " token"));
   }
   BuiltTree built;
   try {
@@ -176,6 +196,39 @@ std::string write_case(const std::string& id, const std::string& label, const Dr
   }
   j["samples"] = samples;
   return j.dump();
+}
+
+bool read_bounded_line(std::istream& in, std::string& line, std::size_t max_bytes, const std::string& where) {
+  line.clear();
+  std::streambuf& buffer = *in.rdbuf();
+  for (;;) {
+    const int c = buffer.sbumpc();
+    if (c == std::char_traits<char>::eof()) return !line.empty();
+    if (c == '\n') return true;
+    if (line.size() == max_bytes) fail(where, "line longer than " + std::to_string(max_bytes) + " bytes, the most this tool reads");
+    line.push_back(static_cast<char>(c));
+  }
+}
+
+CaseReader::CaseReader(std::istream& in, std::string source, const CaseLimits& limits)
+    : in_(in), source_(std::move(source)), limits_(limits), cells_left_(limits.held_cells) {}
+
+std::optional<Case> CaseReader::next() {
+  for (;;) {
+    const std::string where = source_ + ":" + std::to_string(++line_number_);
+    if (!read_bounded_line(in_, line_, limits_.line_bytes, where)) break;
+    if (line_.find_first_not_of(" \t\r") == std::string::npos) continue;
+    CaseLimits limits = limits_;
+    limits.cells = std::min(limits.cells, cells_left_);
+    Case c = parse_case(line_, where, limits);
+    const auto [first, fresh] = seen_.emplace(c.id, line_number_);
+    if (!fresh) fail(where, "case_id \"" + c.id + "\" already used on line " + std::to_string(first->second));
+    cells_left_ -= static_cast<std::int64_t>(c.tree.size()) * c.tree.vocab;
+    ++cases_;
+    return c;
+  }
+  if (cases_ == 0) throw InputError(source_ + ": no cases");
+  return std::nullopt;
 }
 
 }  // namespace tev::conformance

@@ -6,6 +6,9 @@
 //   {"tokens": [...], "probs": [...]} listing every child token of node i (and any others), the
 // remaining mass spread uniformly over the unlisted tokens.
 #include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -19,9 +22,30 @@ namespace tev::conformance {
 inline constexpr int kFormatVersion = 1;
 // Rows in a case must sum to 1 within this (dense), or list at most 1 + this (sparse).
 inline constexpr double kRowTolerance = 1e-6;
+// Input limits. Every integer is range-checked as the JSON number it is, before it is narrowed.
 inline constexpr std::int64_t kMaxVocab = 1 << 24;
 inline constexpr std::int64_t kMaxNodes = 1 << 16;
-inline constexpr std::int64_t kMaxCells = std::int64_t{1} << 28;  // nodes × vocab held densely
+inline constexpr std::int64_t kMaxSamples = std::int64_t{1} << 53;  // counts stay exact as doubles
+// Memory. A case of N nodes over V tokens is held as N × V doubles (its rows) with a count per
+// cell beside them while judged (BlockCounts), and one more copy of the rows while read; a sparse
+// row of a few bytes still fills V cells. So cells are limited per case and over every case a
+// command holds at once (each refused before anything of that size is allocated):
+inline constexpr std::int64_t kMaxCells = std::int64_t{1} << 24;      // N × V of one case: 128 MiB as doubles
+inline constexpr std::int64_t kMaxHeldCells = std::int64_t{1} << 26;  // Σ N × V of the cases held at once
+// The text: a case line is read no further than this, and its JSON tree (about 32 bytes a value)
+// holds at most kMaxJsonValues values: every probability, sparse token, parent and token of a
+// case within kMaxCells, and some to spare.
+inline constexpr std::size_t kMaxCaseLineBytes = std::size_t{1} << 29;
+inline constexpr std::int64_t kMaxJsonValues = 2 * kMaxCells + 4 * kMaxNodes + 64;
+inline constexpr std::size_t kMaxSampleLineBytes = std::size_t{1} << 20;  // a path of kMaxNodes tokens fits
+
+// The memory limits a read applies: the constants above, smaller in tests.
+struct CaseLimits {
+  std::int64_t cells = kMaxCells;
+  std::int64_t held_cells = kMaxHeldCells;
+  std::int64_t json_values = kMaxJsonValues;
+  std::size_t line_bytes = kMaxCaseLineBytes;
+};
 
 // Malformed input: the message names the file and line (or field) and the problem.
 class InputError : public std::runtime_error {
@@ -38,8 +62,38 @@ struct Case {
   std::vector<NodeId> order;   // (N) tree node i is the case's node order[i]
 };
 
-// Parses one case line; `where` prefixes every message ("cases.jsonl:3").
-Case parse_case(std::string_view line, const std::string& where);
+// Parses one case line; `where` prefixes every message ("cases.jsonl:3"). A JSON tree of more than
+// limits.json_values values is refused while it grows, a case of more than limits.cells (N × V)
+// before its rows are allocated.
+Case parse_case(std::string_view line, const std::string& where, const CaseLimits& limits = {});
+
+// Reads one line (without its newline) into `line`; false at the end of the input. A line longer
+// than max_bytes is refused (InputError naming `where` and the limit) without reading further.
+bool read_bounded_line(std::istream& in, std::string& line, std::size_t max_bytes, const std::string& where);
+
+// Hands out the cases of a JSON-lines stream one at a time (blank lines skipped), so no case's text
+// or JSON tree outlives its parse. Refuses, naming source:line, a line over limits.line_bytes, a
+// case_id used before, and a case that takes the cells of the cases handed out so far past
+// limits.held_cells: callers that keep every case alive (the judge needs each until the end) stay within it.
+class CaseReader {
+ public:
+  CaseReader(std::istream& in, std::string source, const CaseLimits& limits = {});
+  // The next case; nullopt at the end of the input (InputError when the input held no case).
+  std::optional<Case> next();
+  // The line the last case came from, as read (for streaming to a verifier).
+  const std::string& line() const { return line_; }
+  std::size_t cases() const { return cases_; }
+
+ private:
+  std::istream& in_;
+  std::string source_;
+  CaseLimits limits_;
+  std::int64_t cells_left_;
+  std::size_t line_number_ = 0;
+  std::size_t cases_ = 0;
+  std::string line_;
+  std::map<std::string, std::size_t> seen_;  // case_id → the line it was first used on
+};
 
 // Writes a case as one JSON line in the tree's numbering. Rows are dense unless sparse_listed is
 // given: then row v lists sparse_listed[v] (which must include v's child tokens) and the rest of

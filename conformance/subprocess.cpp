@@ -4,6 +4,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
 #include <ostream>
 #include <poll.h>
@@ -110,6 +111,9 @@ std::string VerifierProcess::read_line(double timeout_seconds) {
       return line;
     }
     if (output_closed_) throw VerifierFailure("the verifier closed its output early (" + status() + ")");
+    if (buffer_.size() > kMaxSampleLineBytes) {
+      throw VerifierFailure("the verifier printed a line longer than " + std::to_string(kMaxSampleLineBytes) + " bytes (kMaxSampleLineBytes)");
+    }
     if (!pump(milliseconds_left(deadline), false, {}, ignored)) {
       throw VerifierFailure("no output from the verifier for " + std::to_string(static_cast<int>(timeout_seconds)) + " s (hung? " + status() + ")");
     }
@@ -147,18 +151,17 @@ std::string VerifierProcess::status() {
   return "ended";
 }
 
-ConformanceReport run_verifier_command(const std::vector<Case>& cases, const std::vector<std::string>& case_lines,
-                                       const RunOptions& options, std::ostream& progress) {
+ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress) {
   VerifierProcess process(options.command);
+  std::deque<Case> held;  // a deque: the judges keep pointers to their cases
   std::vector<CaseJudge> judges;
-  judges.reserve(cases.size());
-  for (std::size_t k = 0; k < cases.size(); ++k) {
-    const Case& c = cases[k];
-    judges.emplace_back(c, options.seed, static_cast<std::uint32_t>(k));
-    progress << "case " << c.id << " (" << k + 1 << "/" << cases.size() << "): " << c.samples << " samples ..." << std::flush;
+  while (std::optional<Case> next = cases.next()) {
+    const Case& c = held.emplace_back(std::move(*next));
+    judges.emplace_back(c, options.seed, static_cast<std::uint32_t>(judges.size()));
+    progress << "case " << c.id << " (" << judges.size() << "): " << c.samples << " samples ..." << std::flush;
     const auto start = Clock::now();
     try {
-      process.send(case_lines[k] + "\n", options.timeout_seconds);
+      process.send(cases.line() + "\n", options.timeout_seconds);
       for (std::uint64_t s = 0; s < c.samples; ++s) {
         const std::string line = process.read_line(options.timeout_seconds);
         judges.back().add_line(line, "verifier output, case " + c.id + " sample " + std::to_string(s + 1));

@@ -54,8 +54,9 @@ struct RunOptions {
   double alpha = 1e-3;
 };
 
-// Sends each case line (case order) and reads exactly its `samples` sample lines back.
-ConformanceReport run_verifier_command(const std::vector<Case>& cases, const std::vector<std::string>& case_lines,
-                                       const RunOptions& options, std::ostream& progress);
+// Reads the cases one at a time, sends each one's line and reads exactly its `samples` sample lines
+// back before reading the next. The judge needs every case at the end, so each case's tree, rows
+// and counts stay (the reader keeps them within kMaxHeldCells); its text and JSON do not.
+ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress);
 
 }  // namespace tev::conformance

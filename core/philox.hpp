@@ -11,12 +11,14 @@
 
 namespace tev {
 
-// Streams keep the verifier's own draws apart from everything else the suite draws.
+// Streams keep the verifier's own draws apart from everything else the suite draws; every use is
+// registered in core/random_streams.hpp.
 enum class Stream : std::uint32_t {
   verifier = 1,    // draws a verifier makes to produce its block
   completion = 2,  // target tokens drawn after an in-tree bonus (completion)
-  generation = 3,  // synthetic distributions and trees
+  generation = 3,  // everything else: one tag per use
   drafting = 4,    // draft tokens a drafting policy samples from q (sampled-drafts mode)
+  composition = 5, // verifiers round after round in the composition check (round, sequence)
 };
 
 struct DrawSite {

@@ -42,7 +42,7 @@ FrequentWordsDrafter::FrequentWordsDrafter(std::int32_t vocab, std::span<const T
   }
   const auto buckets = static_cast<std::size_t>(other_ + 1), d = static_cast<std::size_t>(shape.embedding);
   weights_.assign(bias_offset(shape.horizon), 0.0);  // up to the biases' end
-  PhiloxEngine engine(seed, 0);
+  PhiloxEngine engine(seed, uses::exittrain_live_init);
   std::normal_distribution<double> normal(0.0, init_scale);
   const std::size_t factors = (static_cast<std::size_t>(shape.lookback) + static_cast<std::size_t>(shape.horizon)) * buckets * d;
   for (std::size_t i = 0; i < factors; ++i) weights_[i] = normal(engine);
@@ -126,7 +126,7 @@ void FrequentWordsDrafter::backpropagate(std::span<const Token> context, std::sp
 }
 
 std::vector<TrainingExample> examples_from_sequences(std::span<const std::vector<Token>> sequences, std::int32_t horizon,
-                                                     std::uint32_t seed) {
+                                                     std::uint32_t seed, ExampleSet set) {
   std::vector<TrainingExample> examples;
   const auto h = static_cast<std::size_t>(horizon);
   for (const std::vector<Token>& sequence : sequences) {
@@ -136,7 +136,7 @@ std::vector<TrainingExample> examples_from_sequences(std::span<const std::vector
                                              sequence.begin() + static_cast<std::ptrdiff_t>(end + h))});
     }
   }
-  PhiloxEngine engine(seed, 0);
+  PhiloxEngine engine(seed, uses::exittrain_live_shuffles, static_cast<std::uint32_t>(set));
   std::shuffle(examples.begin(), examples.end(), engine);
   return examples;
 }

@@ -67,8 +67,10 @@ class FrequentWordsDrafter final : public BlockDrafter {
 };
 
 // Every (context, next H tokens) pair of each sequence whose context holds at least two tokens
-// (begin_token and a word), in an order shuffled from the seed so that a minibatch mixes sequences.
+// (begin_token and a word), in an order shuffled so that a minibatch mixes sequences: each example
+// set its own shuffle, id `set` of uses::exittrain_live_shuffles.
+enum class ExampleSet : std::uint32_t { warmup = 0, training = 1 };
 std::vector<TrainingExample> examples_from_sequences(std::span<const std::vector<Token>> sequences, std::int32_t horizon,
-                                                     std::uint32_t seed);
+                                                     std::uint32_t seed, ExampleSet set);
 
 }  // namespace tev

@@ -15,6 +15,7 @@
 #include "core/choosers.hpp"
 #include "core/compensated_sum.hpp"
 #include "core/exit_law.hpp"
+#include "core/random_streams.hpp"
 #include "core/statistics.hpp"
 #include "sim/synthetic.hpp"
 #include "sim/trees.hpp"
@@ -109,7 +110,7 @@ std::vector<std::vector<Token>> sample_contexts(const LanguageModel& model, std:
   // Rows can cost milliseconds (the Sphinx model scores every word), so contexts are drawn in
   // parallel; each has its own substream, so the result does not depend on the thread count.
   oneapi::tbb::parallel_for(std::int32_t{0}, count, [&](std::int32_t i) {
-    PhiloxChooser chooser({seed, Stream::generation, static_cast<std::uint32_t>(i), 0});
+    PhiloxChooser chooser(uses::sequences.site(seed, static_cast<std::uint32_t>(i)));
     std::vector<Token> context = {model.begin_token()};
     for (std::int32_t k = 0; k < length; ++k) {
       std::vector<double> row = model.next_row(context);
@@ -137,7 +138,7 @@ Generation speculative_generate(const LanguageModel& target, const LanguageModel
     if (g.tokens.size() + static_cast<std::size_t>(config.budget) > std::min(target.max_length(), drafter.max_length())) break;
     const LiveTree live = build_live_tree(target, drafter, g.tokens, config);
     const ExitLaw law = ExitLaw::compute(live.tree, live.rows);
-    PhiloxChooser chooser({seed, Stream::verifier, static_cast<std::uint32_t>(r), 0});
+    PhiloxChooser chooser(uses::generation_rounds.site(seed, static_cast<std::uint32_t>(r)));
     const Block block = run_verifier(verifier, live.tree, live.rows, chooser);
     const std::vector<Token> accepted = live.tree.path_tokens(block.exit);
     g.tokens.insert(g.tokens.end(), accepted.begin(), accepted.end());

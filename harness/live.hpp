@@ -45,12 +45,12 @@ LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& draft
 
 // Contexts drawn from the model itself: begin_token, then `length` tokens sampled from its rows
 // with `avoid` (an end-of-text token, or kNoToken) never drawn, so every context is mid-text.
-// Context i uses generation substream i of the seed.
+// Context i is id i of uses::sequences.
 std::vector<std::vector<Token>> sample_contexts(const LanguageModel& model, std::int32_t count, std::int32_t length,
                                                 std::uint32_t seed, Token avoid);
 
 // Speculative generation with one verifier: each round builds a live tree at the current context,
-// verifies it once (round r draws from verifier substream r of the seed) and appends π(V) ‖ Y.
+// verifies it once (round r draws from id r of uses::generation_rounds) and appends π(V) ‖ Y.
 // Stops early when the next tree would not fit the target's max_length.
 struct Generation {
   std::vector<Token> tokens;         // the prompt context followed by everything generated

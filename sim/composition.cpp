@@ -22,7 +22,7 @@ class OrderTwoModel {
   OrderTwoModel(std::int32_t vocab, std::uint32_t seed, double draft_noise) : vocab_(vocab) {
     const RowFamilySpec family{RowFamily::dirichlet, 0.7, 1.0};
     for (std::int32_t context = 0; context < vocab * vocab; ++context) {
-      PhiloxEngine engine(seed, static_cast<std::uint32_t>(context), 7);
+      PhiloxEngine engine(seed, uses::composition_rows, static_cast<std::uint32_t>(context));
       const auto p = sample_row(family, vocab, engine);
       const auto q = perturb_row(p, draft_noise, engine);
       target_.insert(target_.end(), p.begin(), p.end());
@@ -117,14 +117,14 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
   for (const Entry& entry : entries) {
     auto body = [&](const oneapi::tbb::blocked_range<std::uint64_t>& range, SequenceCounts counts) {
       if (counts.cells.empty()) counts.cells.assign(cells, 0);
-      PhiloxChooser chooser({config.seed, Stream::verifier, 0, 0});
+      PhiloxChooser chooser({config.seed, Stream::composition, 0, 0});
       for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
         std::vector<Token> seq = start;
         for (std::int32_t round = 0; round < config.rounds || static_cast<std::int32_t>(seq.size()) - 2 < config.tokens; ++round) {
           const Round r = build_round(model, seq, config);
           // The mutant forgets to advance the round word of the counter: every round reuses the
           // first round's uniforms.
-          chooser.restart({config.seed, Stream::verifier, entry.reuse ? 0u : static_cast<std::uint32_t>(round), s});
+          chooser.restart({config.seed, Stream::composition, entry.reuse ? 0u : static_cast<std::uint32_t>(round), s});
           const Block b = run_verifier(entry.id, r.tree, r.rows, chooser);
           if (round < config.rounds) {
             counts.length_sum += static_cast<std::uint64_t>(r.tree.depth[b.exit]) + 1;
@@ -153,10 +153,11 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
       a.rounds += b.rounds;
       return a;
     };
-    const auto [first, count] = Distribution::slice(0, config.sequences);
+    // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
+    const std::pair<std::uint64_t, std::uint64_t> slice = Distribution::slice(0, config.sequences);
     oneapi::tbb::task_arena arena(config.threads);
     SequenceCounts counts = arena.execute([&] {
-      return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(first, first + count, 1024), SequenceCounts{}, body, merge);
+      return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 1024), SequenceCounts{}, body, merge);
     });
     if (counts.cells.empty()) counts.cells.assign(cells, 0);
     Distribution::sum(counts.cells);

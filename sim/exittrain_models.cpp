@@ -12,7 +12,7 @@ namespace tev {
 MarkovTarget::MarkovTarget(std::int32_t vocab, std::int32_t order, double scale, std::uint32_t seed)
     : vocab_(vocab), order_(order) {
   if (vocab < 2 || order < 1) throw std::invalid_argument("MarkovTarget needs vocab >= 2 and order >= 1");
-  PhiloxEngine engine(seed, 0, 0);
+  PhiloxEngine engine(seed, uses::exittrain_sim_data, 0);
   std::normal_distribution<double> normal(0.0, scale);
   tables_.resize(static_cast<std::size_t>(order) * static_cast<std::size_t>(vocab) * static_cast<std::size_t>(vocab));
   for (double& g : tables_) g = normal(engine);

@@ -62,10 +62,11 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
     return a;
   };
   // Under mpirun this rank counts its slice of the samples; the sums over ranks are the whole run.
-  const auto [first, count] = Distribution::slice(plan.first_sample, plan.samples);
+  // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
+  const std::pair<std::uint64_t, std::uint64_t> slice = Distribution::slice(plan.first_sample, plan.samples);
   oneapi::tbb::task_arena arena(plan.threads);
   BlockCounts result = arena.execute([&] {
-    return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(first, first + count, 2048), BlockCounts{}, body, merge);
+    return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 2048), BlockCounts{}, body, merge);
   });
   if (result.completed.empty()) result = BlockCounts(tree.size(), tree.vocab);
   result.sum_over_ranks();

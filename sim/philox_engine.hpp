@@ -1,19 +1,21 @@
 #pragma once
-// A standard uniform random bit generator over Philox, on the generation stream, so synthetic
-// distributions and trees depend only on (seed, id, substream).
+// A standard uniform random bit generator over Philox: the words of one draw site's blocks, so a
+// registered use's numbers depend only on (seed, use, id).
 #include <array>
 #include <cstdint>
 #include <limits>
 
 #include "core/philox.hpp"
+#include "core/random_streams.hpp"
 
 namespace tev {
 
 class PhiloxEngine {
  public:
   using result_type = std::uint32_t;
-  PhiloxEngine(std::uint32_t seed, std::uint32_t id, std::uint64_t substream = 0)
-      : site_{seed, Stream::generation, id, substream} {}
+  PhiloxEngine(std::uint32_t seed, const RandomUse& use, std::uint32_t id = 0) : site_(use.site(seed, id)) {}
+  // Any site: for test programs, which pick their own.
+  explicit PhiloxEngine(const DrawSite& site) : site_(site) {}
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
   result_type operator()() {

@@ -41,7 +41,7 @@ std::vector<SuiteCase> make_suite(const SuiteConfig& config) {
 SuiteCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t arity, const SuiteConfig& config,
                     std::uint32_t id) {
   const SyntheticLanguage language(family, config.vocab, config.draft_noise, config.seed + 7919u * id);
-  PhiloxEngine engine(config.seed, id, 2);
+  PhiloxEngine engine(config.seed, uses::suite_trees, id);
   const std::int32_t budget = shape == TreeShape::star ? std::min(config.budget, config.vocab) : config.budget;
   DraftTree tree = build_tree(shape, budget, language, engine, arity).tree;
   TargetRows rows = language.target_rows_for(tree);

@@ -103,12 +103,12 @@ SyntheticLanguage::SyntheticLanguage(RowFamilySpec spec, std::int32_t vocab, dou
 }
 
 std::vector<double> SyntheticLanguage::target_row(std::span<const Token> prefix) const {
-  PhiloxEngine engine(seed_, prefix_id(prefix), 0);
+  PhiloxEngine engine(seed_, uses::synthetic_target_rows, prefix_id(prefix));
   return sample_row(spec_, vocab_, engine);
 }
 
 std::vector<double> SyntheticLanguage::draft_row(std::span<const Token> prefix) const {
-  PhiloxEngine engine(seed_, prefix_id(prefix), 1);
+  PhiloxEngine engine(seed_, uses::synthetic_draft_rows, prefix_id(prefix));
   return perturb_row(target_row(prefix), draft_noise_, engine);
 }
 

@@ -44,9 +44,10 @@ TEST(CaseFormat, ReadsAGoodCase) {
 
 TEST(CaseFormat, RejectsEveryKindOfMalformedCase) {
   expect_rejected([](json& j) { j["parents"] = {-1, 2, 1}; }, "not reachable from the root");
-  expect_rejected([](json& j) { j["parents"] = {-1, 0, 9}; }, "invalid parent 9");
+  expect_rejected([](json& j) { j["parents"] = {-1, 0, 9}; }, "node 2 parent is 9, outside [-1, 2]");
+  expect_rejected([](json& j) { j["parents"] = {-1, 2, 2}; }, "invalid parent 2");
   expect_rejected([](json& j) { j["tokens"] = {nullptr, 1, 1}; }, "same token 1");
-  expect_rejected([](json& j) { j["tokens"] = {nullptr, 0, 3}; }, "outside [0, 3)");
+  expect_rejected([](json& j) { j["tokens"] = {nullptr, 0, 3}; }, "node 2 token is 3, outside [0, 2]");
   expect_rejected([](json& j) { j["tokens"] = {0, 0, 1}; }, "tokens[0] (the root) must be null");
   expect_rejected([](json& j) { j["probs"][1] = {0.5, 0.5}; }, "dense row has 2 entries");
   expect_rejected([](json& j) { j["probs"][1] = {0.1, 0.2, 0.8}; }, "not 1 within");
@@ -54,11 +55,11 @@ TEST(CaseFormat, RejectsEveryKindOfMalformedCase) {
   expect_rejected([](json& j) { j["probs"][0] = {{"tokens", {0}}, {"probs", {0.5}}}; }, "does not list child token 1");
   expect_rejected([](json& j) { j["probs"][0] = {{"tokens", {0, 1, 1}}, {"probs", {0.1, 0.1, 0.1}}}; }, "lists token 1 twice");
   expect_rejected([](json& j) { j["probs"][0] = {{"tokens", {0, 1}}, {"probs", {0.7, 0.6}}}; }, "> 1");
-  expect_rejected([](json& j) { j["probs"][0] = {{"tokens", {0, 1, 5}}, {"probs", {0.3, 0.3, 0.1}}}; }, "sparse token 5 outside");
-  expect_rejected([](json& j) { j["vocab"] = 1; }, "vocab 1 outside");
+  expect_rejected([](json& j) { j["probs"][0] = {{"tokens", {0, 1, 5}}, {"probs", {0.3, 0.3, 0.1}}}; }, "sparse token 2 is 5, outside [0, 2]");
+  expect_rejected([](json& j) { j["vocab"] = 1; }, "vocab is 1, outside [2, 16777216]");
   expect_rejected([](json& j) { j["format_version"] = 2; }, "format_version 2 is not supported");
   expect_rejected([](json& j) { j.erase("samples"); }, "missing field \"samples\"");
-  expect_rejected([](json& j) { j["samples"] = 0; }, "samples must be at least 1");
+  expect_rejected([](json& j) { j["samples"] = 0; }, "samples is 0, outside [1, 9007199254740992]");
   expect_rejected([](json& j) { j["probs"] = {{0.5, 0.3, 0.2}}; }, "one entry per node");
   expect_rejected([](json& j) { j["vocab"] = "three"; }, "vocab must be an integer");
 }

@@ -137,7 +137,7 @@ TEST(LanguageModelTarget, NormalizesRowsWithinTheTolerance) {
 
 TEST(ExamplesFromSequences, CutsEveryContextWithItsContinuation) {
   const std::vector<std::vector<Token>> sequences = {{0, 5, 6, 7, 8, 9}, {0, 1, 2}};
-  const auto examples = examples_from_sequences(sequences, 2, 3);
+  const auto examples = examples_from_sequences(sequences, 2, 3, ExampleSet::training);
   ASSERT_EQ(examples.size(), 3u);  // ends 2, 3, 4 of the first; the second is too short
   for (const TrainingExample& e : examples) {
     ASSERT_EQ(e.continuation.size(), 2u);
@@ -145,7 +145,7 @@ TEST(ExamplesFromSequences, CutsEveryContextWithItsContinuation) {
     EXPECT_EQ(e.continuation[0], e.context.back() + 1);
     EXPECT_EQ(e.continuation[1], e.context.back() + 2);
   }
-  const auto again = examples_from_sequences(sequences, 2, 3);
+  const auto again = examples_from_sequences(sequences, 2, 3, ExampleSet::training);
   for (std::size_t i = 0; i < examples.size(); ++i) EXPECT_EQ(examples[i].context, again[i].context);
 }
 

@@ -9,6 +9,7 @@
 #include "core/exit_law.hpp"
 #include "harness/live.hpp"
 #include "harness/sphinx_model.hpp"
+#include "harness/tests/scratch_dir.hpp"
 
 namespace tev {
 namespace {
@@ -67,7 +68,8 @@ INSTANTIATE_TEST_SUITE_P(Builders, LiveTreeOnSphinx, testing::Values(TreeBuilder
 TEST(LiveDump, RoundTripsTreeRowsContextAndScores) {
   Sphinx& s = sphinx();
   const LiveTree live = build_live_tree(s.target, s.drafter, s.context, {4, 0.7, TreeBuilder::dynamic});
-  const auto path = std::filesystem::path(testing::TempDir()) / "live-tree.json";
+  const ScratchDir scratch;
+  const std::filesystem::path path = scratch.file("live-tree.json");
   write_live_dump(path, live, {"t0", s.target.name(), "bigram", "dynamic", 0.7}, s.target, 1000);
   const LoadedLiveTree back = read_live_dump(path);
   EXPECT_EQ(back.live.tree.parent, live.tree.parent);

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "harness/llama2c.hpp"
+#include "harness/tests/scratch_dir.hpp"
 
 namespace tev {
 namespace {
@@ -13,8 +14,6 @@ namespace {
 // Tiny shapes: multi-head (kv heads = heads) and grouped-query (2 query heads per kv head).
 Llama2Config mha() { return {16, 40, 2, 4, 4, 37, 64, true}; }
 Llama2Config gqa() { return {16, 40, 3, 4, 2, 37, 64, false}; }
-
-std::string temp_file(const std::string& name) { return (std::filesystem::path(testing::TempDir()) / name).string(); }
 
 // A random tree of `budget` nodes under the root with distinct sibling tokens.
 DraftTree random_tree(std::int32_t budget, std::int32_t vocab, std::uint32_t seed) {
@@ -42,7 +41,8 @@ class TreeAttention : public testing::TestWithParam<Llama2Config> {};
 // gives, for a model written to a checkpoint file and read back.
 TEST_P(TreeAttention, EveryNodeMatchesTheSequentialForward) {
   const Llama2Config config = GetParam();
-  const std::string path = temp_file("tiny-" + std::to_string(config.n_kv_heads) + ".bin");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("tiny.bin");
   write_llama2c(path, random_llama2c(config, 7));
   const auto checkpoint = std::make_shared<const Llama2Checkpoint>(read_llama2c(path));
   EXPECT_EQ(checkpoint->config.shared_classifier, config.shared_classifier);
@@ -71,7 +71,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TreeAttention, testing::Values(mha(), gqa()),
 
 TEST(Llama2Checkpoint, RoundTripsThroughAFile) {
   const Llama2Checkpoint original = random_llama2c(gqa(), 3);
-  const std::string path = temp_file("roundtrip.bin");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("roundtrip.bin");
   write_llama2c(path, original);
   const Llama2Checkpoint read = read_llama2c(path);
   EXPECT_EQ(read.weights, original.weights);
@@ -80,7 +81,8 @@ TEST(Llama2Checkpoint, RoundTripsThroughAFile) {
 }
 
 TEST(Llama2Checkpoint, RefusesATruncatedFile) {
-  const std::string path = temp_file("truncated.bin");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("truncated.bin");
   write_llama2c(path, random_llama2c(mha(), 3));
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 4);
   try {
@@ -92,14 +94,15 @@ TEST(Llama2Checkpoint, RefusesATruncatedFile) {
 }
 
 TEST(Llama2Checkpoint, RefusesAHeaderThatIsNotATransformer) {
-  const std::string path = temp_file("bad-header.bin");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("bad-header.bin");
   const std::int32_t header[7] = {16, 40, 2, 3, 3, 37, 64};  // 3 heads do not divide dim 16
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(header), sizeof header);
   EXPECT_THROW(read_llama2c(path), std::runtime_error);
   const std::int32_t text[7] = {0x6c6c6548, 0x6f77206f, 0x0a646c72, 0, 0, 0, 0};  // "Hello world\n"
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(text), sizeof text);
   EXPECT_THROW(read_llama2c(path), std::runtime_error);
-  EXPECT_THROW(read_llama2c(temp_file("missing.bin")), std::runtime_error);
+  EXPECT_THROW(read_llama2c(scratch.file("missing.bin")), std::runtime_error);
 }
 
 TEST(Llama2Model, RefusesContextsBeyondItsWindowAndFewerLayersMakeADifferentModel) {

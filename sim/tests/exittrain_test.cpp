@@ -18,10 +18,10 @@ struct World {
   LinearBlockDrafter drafter{kVocab, kHorizon, 1};
   std::vector<TrainingExample> examples;
   World() {
-    PhiloxEngine engine(7, 1, 0);
+    PhiloxEngine engine(DrawSite{7, Stream::generation, 1, 0});
     examples = sample_examples(target, 6, 4, kHorizon, engine);
     // Non-zero parameters, so the trees are not built from ties.
-    PhiloxEngine init(7, 2, 0);
+    PhiloxEngine init(DrawSite{7, Stream::generation, 2, 0});
     for (double& w : drafter.parameters()) w = init.uniform() - 0.5;
   }
 };
@@ -128,7 +128,7 @@ TEST(Train, TreeObjectivesWithLambdaZeroAreTokenOnly) {
 TEST(EvaluateCoverage, TevMeanLengthAgreesWithTheExactCeiling) {
   // z-test with the exact null variance; seed 11, 16 contexts × 20,000 TEV rounds, α = 1e-3.
   World world;
-  PhiloxEngine engine(11, 3, 0);
+  PhiloxEngine engine(DrawSite{11, Stream::generation, 3, 0});
   std::vector<std::vector<Token>> contexts;
   for (int i = 0; i < 16; ++i) contexts.push_back(sample_context(world.target, 4, engine));
   const CoverageEvaluation e = evaluate_coverage(world.drafter, world.target, contexts, 10, 20000, 11, 2);

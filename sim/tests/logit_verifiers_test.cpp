@@ -29,7 +29,7 @@ struct LogitCase {
 // logits with a peaked favored token per node.
 LogitCase make(std::uint32_t seed, double temperature) {
   constexpr std::int32_t kVocab = 1500;
-  PhiloxEngine engine(seed, 0, 0);
+  PhiloxEngine engine(DrawSite{seed, Stream::generation, 0, 0});
   std::normal_distribution<float> normal(0.0f, 1.5f);
   std::vector<std::vector<double>> marginals(3, std::vector<double>(kVocab));
   for (auto& q : marginals) {

@@ -12,7 +12,7 @@ namespace {
 TEST(Synthetic, RowsAreDistributionsAndDeterministic) {
   for (const RowFamilySpec spec : {RowFamilySpec{RowFamily::dirichlet, 0.05, 1.0}, RowFamilySpec{RowFamily::zipf, 1.1, 1.0},
                                    RowFamilySpec{RowFamily::gaussian_logits, 3.0, 0.6}}) {
-    PhiloxEngine a(4, 5, 6), b(4, 5, 6);
+    PhiloxEngine a(DrawSite{4, Stream::generation, 5, 6}), b(DrawSite{4, Stream::generation, 5, 6});
     const auto row = sample_row(spec, 32, a);
     EXPECT_EQ(row, sample_row(spec, 32, b)) << spec.label();
     EXPECT_NEAR(compensated_total(row), 1.0, 1e-15) << spec.label();
@@ -21,7 +21,7 @@ TEST(Synthetic, RowsAreDistributionsAndDeterministic) {
 }
 
 TEST(Synthetic, ZipfRanksFollowThePowerLaw) {
-  PhiloxEngine engine(1, 1, 1);
+  PhiloxEngine engine(DrawSite{1, Stream::generation, 1, 1});
   auto row = sample_row({RowFamily::zipf, 1.0, 1.0}, 4, engine);
   std::sort(row.begin(), row.end(), std::greater<>());
   // Weights 1, 1/2, 1/3, 1/4 over their total 25/12.
@@ -30,7 +30,8 @@ TEST(Synthetic, ZipfRanksFollowThePowerLaw) {
 }
 
 TEST(Synthetic, PerturbationControlsTheKL) {
-  PhiloxEngine e0(1, 1, 1), e1(1, 1, 1), e2(1, 1, 1), base(2, 2, 2);
+  const DrawSite same{1, Stream::generation, 1, 1};
+  PhiloxEngine e0(same), e1(same), e2(same), base(DrawSite{2, Stream::generation, 2, 2});
   const auto p = sample_row({RowFamily::dirichlet, 1.0, 1.0}, 64, base);
   EXPECT_NEAR(kl_divergence(p, perturb_row(p, 0.0, e0)), 0.0, 1e-14);
   const double small = kl_divergence(p, perturb_row(p, 0.2, e1));

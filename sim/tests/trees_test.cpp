@@ -53,12 +53,12 @@ TEST(RankRow, KeepsTheTopTokensWithTiesByTokenId) {
 TEST(BuildTree, EveryShapeIsValidWithTheRequestedBudget) {
   const SyntheticLanguage language({RowFamily::dirichlet, 0.5, 1.0}, 6, 0.5, 99);
   for (TreeShape shape : {TreeShape::random_recursive, TreeShape::chain, TreeShape::star, TreeShape::full_kary, TreeShape::ddtree}) {
-    PhiloxEngine engine(1, 2, 3);
+    PhiloxEngine engine(DrawSite{1, Stream::generation, 2, 3});
     const DraftTree t = build_tree(shape, 6, language, engine).tree;
     EXPECT_FALSE(t.validate().has_value()) << shape_name(shape) << ": " << t.validate().value_or("");
     EXPECT_EQ(t.size(), 7) << shape_name(shape);
   }
-  PhiloxEngine engine(1, 2, 3);
+  PhiloxEngine engine(DrawSite{1, Stream::generation, 2, 3});
   EXPECT_EQ(build_tree(TreeShape::chain, 6, language, engine).tree.max_depth(), 6);
   EXPECT_EQ(build_tree(TreeShape::star, 6, language, engine).tree.max_depth(), 1);
   EXPECT_THROW(build_tree(TreeShape::star, 7, language, engine), std::invalid_argument);
