@@ -124,25 +124,37 @@ ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
   return r;
 }
 
-double chi_square_power(std::span<const double> probability, std::span<const double> alternative,
-                        std::span<const std::int32_t> group_of_cell, double samples, double alpha) {
-  if (probability.size() != alternative.size()) throw std::invalid_argument("chi_square_power: laws on different cells");
-  const Binning bins = pool_cells(probability, group_of_cell, samples);
-  std::vector<double> alt(bins.bin_probability.size(), 0.0);
+namespace {
+
+// An alternative law seen through the null's binning: its mass per bin, and its mass on cells
+// the null calls impossible.
+struct BinnedAlternative {
+  std::vector<double> bins;  // (bins) alternative mass per bin
   double impossible = 0.0;
+};
+
+BinnedAlternative bin_alternative(const Binning& bins, std::span<const double> probability, std::span<const double> alternative) {
+  if (probability.size() != alternative.size()) throw std::invalid_argument("chi_square_power: laws on different cells");
+  BinnedAlternative out{std::vector<double>(bins.bin_probability.size(), 0.0), 0.0};
   for (std::size_t i = 0; i < alternative.size(); ++i) {
     if (!(probability[i] > 0.0)) {
-      impossible += alternative[i];
+      out.impossible += alternative[i];
     } else {
-      alt[bin_of(bins, i)] += alternative[i];
+      out.bins[bin_of(bins, i)] += alternative[i];
     }
   }
+  return out;
+}
+
+// P(reject at alpha) from binned laws: the non-central χ² over the bins, combined with the chance
+// of at least one impossible event.
+double power_from_bins(const Binning& bins, std::span<const double> alternative, double impossible, double samples, double alpha) {
   double chi_power = alpha;
   const auto dof = static_cast<double>(bins.bin_probability.size()) - 1.0;
   if (dof >= 1.0) {
     double lambda = 0.0;
-    for (std::size_t b = 0; b < alt.size(); ++b) {
-      const double d = alt[b] - bins.bin_probability[b];
+    for (std::size_t b = 0; b < alternative.size(); ++b) {
+      const double d = alternative[b] - bins.bin_probability[b];
       lambda += samples * d * d / bins.bin_probability[b];
     }
     const double critical = boost::math::quantile(boost::math::complement(boost::math::chi_squared(dof), alpha));
@@ -159,12 +171,25 @@ double chi_square_power(std::span<const double> probability, std::span<const dou
   return 1.0 - no_impossible * (1.0 - chi_power);
 }
 
+}  // namespace
+
+double chi_square_power(std::span<const double> probability, std::span<const double> alternative,
+                        std::span<const std::int32_t> group_of_cell, double samples, double alpha) {
+  const Binning bins = pool_cells(probability, group_of_cell, samples);
+  const BinnedAlternative alt = bin_alternative(bins, probability, alternative);
+  return power_from_bins(bins, alt.bins, alt.impossible, samples, alpha);
+}
+
 std::optional<double> smallest_detectable_tv(std::span<const double> probability, std::span<const double> wrong,
                                              std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power) {
-  std::vector<double> mixture(probability.size());
+  // The binning depends on the null alone, and a mixture's binned mass is the mixture of the binned
+  // masses: pool and bin once, then bisect over bins (cells can number millions on live trees).
+  const Binning bins = pool_cells(probability, group_of_cell, samples);
+  const BinnedAlternative w = bin_alternative(bins, probability, wrong);
+  std::vector<double> mixture(bins.bin_probability.size());
   auto power_at = [&](double eps) {
-    for (std::size_t i = 0; i < mixture.size(); ++i) mixture[i] = (1.0 - eps) * probability[i] + eps * wrong[i];
-    return chi_square_power(probability, mixture, group_of_cell, samples, alpha);
+    for (std::size_t b = 0; b < mixture.size(); ++b) mixture[b] = (1.0 - eps) * bins.bin_probability[b] + eps * w.bins[b];
+    return power_from_bins(bins, mixture, eps * w.impossible, samples, alpha);
   };
   if (power_at(1.0) < power) return std::nullopt;
   double lo = 0.0, hi = 1.0;  // bisection on ε: TV is linear in it
