@@ -1,11 +1,12 @@
 #include "core/target_rows.hpp"
 
-#include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "core/compensated_sum.hpp"
+#include "core/softmax.hpp"
 
 namespace tev {
 
@@ -57,20 +58,13 @@ TargetRows TargetRows::from_logits(std::span<const double> logits, std::int32_t 
     throw std::invalid_argument("temperature must be positive and finite (greedy decoding is not sampling)");
   }
   std::vector<double> probs(logits.size());
+  const auto width = static_cast<std::size_t>(vocab);
   for (std::int32_t r = 0; r < rows; ++r) {
-    const auto offset = static_cast<Eigen::Index>(r) * vocab;
-    Eigen::Map<const Eigen::ArrayXd> in(logits.data() + offset, vocab);
-    Eigen::Map<Eigen::ArrayXd> out(probs.data() + offset, vocab);
-    if (!in.allFinite()) throw std::invalid_argument("row " + std::to_string(r) + " has a non-finite logit");
-    // Subtracting the maximum keeps exp() in range; the total is then at least 1.
-    out = ((in - in.maxCoeff()) / temperature).exp();
-  }
-  // exp() leaves each row off 1 by its own total; from_probabilities divides it out.
-  for (std::int32_t r = 0; r < rows; ++r) {
-    std::span<double> row(probs.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(vocab),
-                          static_cast<std::size_t>(vocab));
-    const double total = compensated_total(row);
-    for (double& x : row) x /= total;
+    const std::span<const double> in = logits.subspan(static_cast<std::size_t>(r) * width, width);
+    if (!std::all_of(in.begin(), in.end(), [](double z) { return std::isfinite(z); })) {
+      throw std::invalid_argument("row " + std::to_string(r) + " has a non-finite logit");
+    }
+    softmax(in, std::span<double>(probs).subspan(static_cast<std::size_t>(r) * width, width), temperature);
   }
   return from_probabilities(probs, rows, vocab);
 }

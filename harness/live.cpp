@@ -13,12 +13,12 @@
 
 #include "conformance/case_io.hpp"
 #include "core/choosers.hpp"
-#include "core/compensated_sum.hpp"
 #include "core/exit_law.hpp"
 #include "core/random_streams.hpp"
 #include "core/statistics.hpp"
 #include "sim/synthetic.hpp"
 #include "sim/trees.hpp"
+#include "core/softmax.hpp"
 
 namespace tev {
 
@@ -34,12 +34,10 @@ std::vector<double> apply_temperature(std::span<const double> row, double temper
   if (!(temperature > 0.0) || !std::isfinite(temperature)) throw std::invalid_argument("temperature must be positive and finite");
   std::vector<double> out(row.begin(), row.end());
   if (temperature == 1.0) return out;
-  // In logs, relative to the largest entry, so p^(1/T) neither overflows nor underflows wholesale.
-  const double top = *std::max_element(out.begin(), out.end());
-  if (!(top > 0.0)) throw std::invalid_argument("a row without positive mass");
-  for (double& p : out) p = p > 0.0 ? std::exp((std::log(p) - std::log(top)) / temperature) : 0.0;
-  const double total = compensated_total(out);
-  for (double& p : out) p /= total;
+  if (!(*std::max_element(out.begin(), out.end()) > 0.0)) throw std::invalid_argument("a row without positive mass");
+  // p^(1/T) normalized is softmax(log p / T), computed in logs so it neither overflows nor underflows wholesale.
+  for (double& p : out) p = p > 0.0 ? std::log(p) : -std::numeric_limits<double>::infinity();
+  softmax(out, out, temperature);
   return out;
 }
 

@@ -8,6 +8,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/softmax.hpp"
+
 namespace tev {
 
 namespace {
@@ -98,12 +100,11 @@ struct CausalPass {
   }
 };
 
-std::vector<double> softmax(const Eigen::Ref<const Eigen::RowVectorXf>& logits) {
-  const double top = static_cast<double>(logits.maxCoeff());
+// The classifier's float logits as a probability row (core/softmax.hpp, in double).
+std::vector<double> probabilities(const Eigen::Ref<const Eigen::RowVectorXf>& logits) {
   std::vector<double> p(static_cast<std::size_t>(logits.size()));
-  double total = 0.0;
-  for (Eigen::Index i = 0; i < logits.size(); ++i) total += p[static_cast<std::size_t>(i)] = std::exp(static_cast<double>(logits(i)) - top);
-  for (double& x : p) x /= total;
+  for (Eigen::Index i = 0; i < logits.size(); ++i) p[static_cast<std::size_t>(i)] = static_cast<double>(logits(i));
+  softmax(p, p);
   return p;
 }
 
@@ -324,7 +325,7 @@ std::vector<double> Llama2Model::next_row(std::span<const Token> context) const 
   Cache cache(layers_);
   const CausalPass pass(context.size());
   const Eigen::MatrixXf logits = forward(cache, context, pass.positions, pass.sees);
-  return softmax(logits.row(logits.rows() - 1));
+  return probabilities(logits.row(logits.rows() - 1));
 }
 
 std::vector<double> Llama2Model::tree_rows(std::span<const Token> context, const DraftTree& tree) const {
@@ -332,7 +333,7 @@ std::vector<double> Llama2Model::tree_rows(std::span<const Token> context, const
   std::vector<double> rows;
   rows.reserve(static_cast<std::size_t>(logits.size()));
   for (Eigen::Index v = 0; v < logits.rows(); ++v) {
-    const std::vector<double> row = softmax(logits.row(v));
+    const std::vector<double> row = probabilities(logits.row(v));
     rows.insert(rows.end(), row.begin(), row.end());
   }
   return rows;

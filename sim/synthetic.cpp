@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/compensated_sum.hpp"
+#include "core/softmax.hpp"
 
 namespace tev {
 
@@ -62,9 +63,8 @@ std::vector<double> sample_row(const RowFamilySpec& spec, std::int32_t vocab, Ph
       std::normal_distribution<double> normal(0.0, spec.parameter);
       std::vector<double> logits(row.size());
       for (double& z : logits) z = normal(engine) / spec.temperature;
-      const double top = *std::max_element(logits.begin(), logits.end());
-      for (std::size_t a = 0; a < row.size(); ++a) row[a] = std::exp(logits[a] - top);
-      break;
+      softmax(logits, row);
+      return row;
     }
   }
   normalize(row);
@@ -74,16 +74,12 @@ std::vector<double> sample_row(const RowFamilySpec& spec, std::int32_t vocab, Ph
 std::vector<double> perturb_row(std::span<const double> p, double noise, PhiloxEngine& engine) {
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<double> logq(p.size());
-  double top = -std::numeric_limits<double>::infinity();
   for (std::size_t a = 0; a < p.size(); ++a) {
     const double z = normal(engine);  // drawn for every token so streams stay aligned
     logq[a] = p[a] > 0.0 ? std::log(p[a]) + noise * z : -std::numeric_limits<double>::infinity();
-    top = std::max(top, logq[a]);
   }
-  std::vector<double> q(p.size());
-  for (std::size_t a = 0; a < p.size(); ++a) q[a] = std::exp(logq[a] - top);
-  normalize(q);
-  return q;
+  softmax(logq, logq);
+  return logq;
 }
 
 double kl_divergence(std::span<const double> p, std::span<const double> q) {

@@ -6,6 +6,7 @@
 
 #include "sim/exittrain.hpp"
 #include "sim/exittrain_models.hpp"
+#include "sim/gradient_check.hpp"
 
 namespace tev {
 namespace {
@@ -43,16 +44,8 @@ TEST(WeightedCrossEntropy, GradientMatchesFiniteDifferences) {
   const std::vector<RowTerm> terms = {{0, 2, 0.5}, {0, 1, 0.25}, {2, 3, 2.0}, {0, 2, 0.125}};  // row 1 unused
   std::vector<double> gradient(logits.size(), 0.0);
   weighted_cross_entropy(logits, 4, terms, gradient);
-  const double h = 1e-6;
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    const double saved = logits[i];
-    logits[i] = saved + h;
-    const double up = weighted_cross_entropy(logits, 4, terms, {});
-    logits[i] = saved - h;
-    const double down = weighted_cross_entropy(logits, 4, terms, {});
-    logits[i] = saved;
-    EXPECT_NEAR(gradient[i], (up - down) / (2 * h), 1e-8) << "logit " << i;
-  }
+  const std::vector<double> numeric = central_differences(logits, [&] { return weighted_cross_entropy(logits, 4, terms, {}); });
+  for (std::size_t i = 0; i < logits.size(); ++i) EXPECT_NEAR(gradient[i], numeric[i], 1e-8) << "logit " << i;
 }
 
 // Central differences of the prepared-batch loss over every drafter parameter, for each objective.
@@ -63,18 +56,10 @@ TEST(BatchLoss, DrafterGradientMatchesFiniteDifferencesForEveryObjective) {
     const PreparedBatch prepared = prepare_batch(world.drafter, world.target, world.examples, batch, {objective, 10, 3.0});
     std::vector<double> gradient(world.drafter.parameters().size(), 0.0);
     batch_loss(world.drafter, world.examples, prepared, gradient);
-    auto theta = world.drafter.parameters();
-    const double h = 1e-6;
+    const std::vector<double> numeric =
+        central_differences(world.drafter.parameters(), [&] { return batch_loss(world.drafter, world.examples, prepared, {}); });
     double worst = 0.0;
-    for (std::size_t i = 0; i < theta.size(); ++i) {
-      const double saved = theta[i];
-      theta[i] = saved + h;
-      const double up = batch_loss(world.drafter, world.examples, prepared, {});
-      theta[i] = saved - h;
-      const double down = batch_loss(world.drafter, world.examples, prepared, {});
-      theta[i] = saved;
-      worst = std::max(worst, std::abs(gradient[i] - (up - down) / (2 * h)));
-    }
+    for (std::size_t i = 0; i < numeric.size(); ++i) worst = std::max(worst, std::abs(gradient[i] - numeric[i]));
     EXPECT_LT(worst, 1e-8) << objective_name(objective);
     EXPECT_GT(std::accumulate(gradient.begin(), gradient.end(), 0.0, [](double s, double g) { return s + std::abs(g); }), 0.0);
   }
@@ -102,11 +87,10 @@ TEST(ContextTree, RowsAreTheTargetUnderTheRealTreeParentContext) {
   EXPECT_FALSE(t.tree.validate().has_value());
   EXPECT_EQ(t.tree.size(), 11);
   EXPECT_LE(t.tree.max_depth(), kHorizon);
-  std::vector<double> expected(kVocab);
   for (NodeId v = 0; v < t.tree.size(); ++v) {
     std::vector<Token> sequence = context;
     for (Token x : t.tree.path_tokens(v)) sequence.push_back(x);
-    world.target.next_token_row(sequence, expected);
+    const std::vector<double> expected = world.target.next_row(sequence);
     for (std::int32_t a = 0; a < kVocab; ++a) EXPECT_NEAR(t.rows.row(v)[static_cast<std::size_t>(a)], expected[static_cast<std::size_t>(a)], 1e-15);
   }
   EXPECT_NEAR(t.law.coverage, t.law.coverage_by_depth, 1e-12);
