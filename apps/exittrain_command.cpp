@@ -67,7 +67,7 @@ ExitTrainSeedRun run_sim_seed(const ExitTrainOptions& o, std::uint32_t seed, dou
 // probable words as the drafter's buckets.
 struct LiveSetup {
   std::shared_ptr<const SphinxModel> model;
-  LanguageModelTarget target;
+  NormalizedModel target;
   std::vector<Token> frequent_words;
 };
 
@@ -75,7 +75,7 @@ LiveSetup load_live(const ExitTrainOptions& o) {
   auto file = std::make_shared<const SphinxFile>();
   if (o.vocab >= file->vocab()) throw std::invalid_argument("--vocab: the drafter's K frequent words must be fewer than the model's " + std::to_string(file->vocab()));
   auto model = std::make_shared<const SphinxModel>(file, SphinxView::trigram, kLiveCacheRows);
-  return {model, LanguageModelTarget(model, kModelRowTolerance), rank_row(file->scores(1, kNoToken, kNoToken), o.vocab).tokens};
+  return {model, NormalizedModel(model, kModelRowTolerance), rank_row(file->scores(1, kNoToken, kNoToken), o.vocab).tokens};
 }
 
 // One seed of the live comparison: sequences sampled from the trigram (substream i of the seed

@@ -10,24 +10,6 @@
 
 namespace tev {
 
-LanguageModelTarget::LanguageModelTarget(std::shared_ptr<const LanguageModel> model, double row_tolerance)
-    : model_(std::move(model)), row_tolerance_(row_tolerance) {}
-
-void LanguageModelTarget::next_token_row(std::span<const Token> sequence, std::span<double> out) const {
-  const std::vector<double> row = model_->next_row(sequence);
-  std::copy(row.begin(), row.end(), out.begin());
-  normalize_row(out, *model_, sequence, row_tolerance_);
-}
-
-void LanguageModelTarget::tree_rows(std::span<const Token> context, const DraftTree& tree, std::span<double> out) const {
-  const std::vector<double> rows = model_->tree_rows(context, tree);  // (N, V)
-  std::copy(rows.begin(), rows.end(), out.begin());
-  const auto v_size = static_cast<std::size_t>(vocab());
-  for (NodeId v = 0; v < tree.size(); ++v) {
-    normalize_row(out.subspan(static_cast<std::size_t>(v) * v_size, v_size), *model_, context_with_path(context, tree, v), row_tolerance_);
-  }
-}
-
 FrequentWordsDrafter::FrequentWordsDrafter(std::int32_t vocab, std::span<const Token> frequent_words, const Shape& shape,
                                            double init_scale, std::uint32_t seed)
     : vocab_(vocab), shape_(shape), other_(static_cast<std::int32_t>(frequent_words.size())) {

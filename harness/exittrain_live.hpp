@@ -6,24 +6,10 @@
 #include <span>
 #include <vector>
 
-#include "harness/language_model.hpp"
+#include "sim/language_model.hpp"
 #include "sim/exittrain.hpp"
 
 namespace tev {
-
-// A LanguageModel as ExitTrain's target: its rows normalized by normalize_row (which throws on a
-// row further than row_tolerance from 1), a tree's rows computed in parallel by the model's tree_rows.
-class LanguageModelTarget final : public NextTokenModel {
- public:
-  LanguageModelTarget(std::shared_ptr<const LanguageModel> model, double row_tolerance);
-  std::int32_t vocab() const override { return model_->vocab(); }
-  void next_token_row(std::span<const Token> sequence, std::span<double> out) const override;
-  void tree_rows(std::span<const Token> context, const DraftTree& tree, std::span<double> out) const override;
-
- private:
-  std::shared_ptr<const LanguageModel> model_;
-  double row_tolerance_;
-};
 
 // A block drafter over a frequency-truncated vocabulary: the K most frequent words each get a
 // bucket, every other word shares bucket K ("other"). Position h's bucket logits are

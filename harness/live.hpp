@@ -11,7 +11,7 @@
 #include "core/exit_law.hpp"
 #include "core/target_rows.hpp"
 #include "core/verifier_registry.hpp"
-#include "harness/language_model.hpp"
+#include "sim/language_model.hpp"
 
 namespace tev {
 

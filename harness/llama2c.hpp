@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/language_model.hpp"
+#include "sim/language_model.hpp"
 
 namespace tev {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/language_model.hpp"
+#include "sim/language_model.hpp"
 
 namespace tev {
 

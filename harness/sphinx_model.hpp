@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "harness/language_model.hpp"
+#include "sim/language_model.hpp"
 
 namespace tev {
 

@@ -9,17 +9,11 @@
 #include "core/verifier_registry.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/trees.hpp"
+#include "core/softmax.hpp"
 
 namespace tev {
 
 namespace {
-
-double log_sum_exp(std::span<const double> z) {
-  const double top = *std::max_element(z.begin(), z.end());
-  double total = 0.0;
-  for (double x : z) total += std::exp(x - top);
-  return top + std::log(total);
-}
 
 std::span<const double> row_of(std::span<const double> matrix, std::int32_t row, std::int32_t vocab) {
   return matrix.subspan(static_cast<std::size_t>(row) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
@@ -48,17 +42,6 @@ class Adam {
 };
 
 }  // namespace
-
-void NextTokenModel::tree_rows(std::span<const Token> context, const DraftTree& tree, std::span<double> out) const {
-  const auto v_size = static_cast<std::size_t>(vocab());
-  std::vector<Token> sequence(context.begin(), context.end());
-  for (NodeId v = 0; v < tree.size(); ++v) {
-    const auto path = tree.path_tokens(v);
-    sequence.resize(context.size());
-    sequence.insert(sequence.end(), path.begin(), path.end());
-    next_token_row(sequence, out.subspan(static_cast<std::size_t>(v) * v_size, v_size));
-  }
-}
 
 double weighted_cross_entropy(std::span<const double> logits, std::int32_t vocab, std::span<const RowTerm> terms,
                               std::span<double> logit_gradient) {
@@ -93,24 +76,21 @@ double weighted_cross_entropy(std::span<const double> logits, std::int32_t vocab
 std::vector<std::vector<double>> marginal_rows(std::span<const double> logits, std::int32_t rows, std::int32_t vocab) {
   std::vector<std::vector<double>> out(static_cast<std::size_t>(rows));
   for (std::int32_t m = 0; m < rows; ++m) {
-    const auto z = row_of(logits, m, vocab);
-    const double normalizer = log_sum_exp(z);
     auto& q = out[static_cast<std::size_t>(m)];
     q.resize(static_cast<std::size_t>(vocab));
-    for (std::int32_t a = 0; a < vocab; ++a) q[static_cast<std::size_t>(a)] = std::exp(z[static_cast<std::size_t>(a)] - normalizer);
+    softmax(row_of(logits, m, vocab), q);
   }
   return out;
 }
 
-ContextTree build_context_tree(const BlockDrafter& drafter, const NextTokenModel& target, std::span<const Token> context,
+ContextTree build_context_tree(const BlockDrafter& drafter, const LanguageModel& target, std::span<const Token> context,
                                std::int32_t budget) {
   const std::int32_t vocab = drafter.vocab(), horizon = drafter.horizon();
   if (target.vocab() != vocab) throw std::invalid_argument("drafter and target have different vocabularies");
   std::vector<double> logits(static_cast<std::size_t>(horizon) * static_cast<std::size_t>(vocab));  // (H, V)
   drafter.logits(context, logits);
   DraftTree tree = ddtree_best_first(marginal_rows(logits, horizon, vocab), budget).tree;
-  std::vector<double> probs(static_cast<std::size_t>(tree.size()) * static_cast<std::size_t>(vocab));  // (N, V) p_v
-  target.tree_rows(context, tree, probs);
+  const std::vector<double> probs = target.tree_rows(context, tree);  // (N, V) p_v
   TargetRows rows = TargetRows::from_probabilities(probs, tree.size(), vocab);
   ExitLaw law = ExitLaw::compute(tree, rows);
   return {std::move(tree), std::move(rows), std::move(law)};
@@ -139,7 +119,7 @@ std::string_view objective_name(Objective objective) {
   return "unknown";
 }
 
-PreparedBatch prepare_batch(const BlockDrafter& drafter, const NextTokenModel& target, std::span<const TrainingExample> examples,
+PreparedBatch prepare_batch(const BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> examples,
                             std::span<const std::size_t> batch, const ObjectiveSpec& spec) {
   const std::int32_t horizon = drafter.horizon();
   PreparedBatch prepared;
@@ -186,7 +166,7 @@ double batch_loss(const BlockDrafter& drafter, std::span<const TrainingExample> 
   return loss;
 }
 
-std::vector<StepRecord> train(BlockDrafter& drafter, const NextTokenModel& target, std::span<const TrainingExample> examples,
+std::vector<StepRecord> train(BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> examples,
                               const TrainingConfig& config, const std::function<void(std::int32_t step)>& on_step) {
   if (examples.empty()) throw std::invalid_argument("train: no examples");
   if (config.batch < 1 || config.steps < 0) throw std::invalid_argument("train: batch must be positive and steps non-negative");
@@ -206,7 +186,7 @@ std::vector<StepRecord> train(BlockDrafter& drafter, const NextTokenModel& targe
   return curve;
 }
 
-CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const NextTokenModel& target,
+CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const LanguageModel& target,
                                      std::span<const std::vector<Token>> contexts, std::int32_t budget,
                                      std::uint64_t samples_per_tree, std::uint32_t seed, int threads) {
   if (contexts.empty()) throw std::invalid_argument("evaluate_coverage: no contexts");
@@ -244,7 +224,7 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const NextToke
 
 std::vector<std::int32_t> evaluation_budgets(std::int32_t budget) { return {std::max(1, budget / 2), budget, 2 * budget}; }
 
-Comparison compare_objectives(BlockDrafter& drafter, const NextTokenModel& target, std::span<const TrainingExample> warmup,
+Comparison compare_objectives(BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> warmup,
                               std::span<const TrainingExample> examples, std::span<const std::vector<Token>> test_contexts,
                               const ComparisonConfig& config, const std::function<void(std::string_view stage)>& progress) {
   auto say = [&](const std::string& stage) {

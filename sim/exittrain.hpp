@@ -1,6 +1,7 @@
 #pragma once
 // ExitTrain (paper, section 5 and appendix C): train a block drafter so that the DDTree it builds
-// covers more target mass. Generic over a frozen target ("a row for a context") and a trainable
+// covers more target mass. Generic over a frozen target (a LanguageModel whose rows are exact laws:
+// wrap a real model's rows in NormalizedModel) and a trainable
 // drafter ("H marginal logit rows for a context"); sim/exittrain_models.hpp gives synthetic ones.
 #include <cstdint>
 #include <functional>
@@ -11,20 +12,9 @@
 #include "core/draft_tree.hpp"
 #include "core/exit_law.hpp"
 #include "core/target_rows.hpp"
+#include "sim/language_model.hpp"
 
 namespace tev {
-
-// The frozen target: its next-token law after any token sequence.
-class NextTokenModel {
- public:
-  virtual ~NextTokenModel() = default;
-  virtual std::int32_t vocab() const = 0;
-  // out (vocab): p(· | sequence), a probability row.
-  virtual void next_token_row(std::span<const Token> sequence, std::span<double> out) const = 0;
-  // out (N, vocab): the row of every node of a tree hung under the context, row v = p(· | context ‖
-  // π(v)). The default asks next_token_row node by node; models with costly rows batch them.
-  virtual void tree_rows(std::span<const Token> context, const DraftTree& tree, std::span<double> out) const;
-};
 
 // A DFlash-style block drafter: from a context alone, one logit row per future position 1..H
 // (position-wise marginals, not conditioned on the tree path). Parameters live in one flat vector.
@@ -66,7 +56,7 @@ struct ContextTree {
   TargetRows rows;
   ExitLaw law;
 };
-ContextTree build_context_tree(const BlockDrafter& drafter, const NextTokenModel& target,
+ContextTree build_context_tree(const BlockDrafter& drafter, const LanguageModel& target,
                                std::span<const Token> context, std::int32_t budget);
 
 // Detached per-node weights of the tree terms, (N) with the root's weight 0 (it has no incoming
@@ -104,7 +94,7 @@ struct PreparedBatch {
 
 // L_tok = (1 / (n H)) Σ_i Σ_h −log q_h(Z_ih | c_i) over the target continuations, plus for the
 // tree objectives λ Σ_i Σ_{v ≠ r} ω_i(v) (−log q_depth(v)(x_v | c_i)) / Σ_i (|V_i| − 1) (eq. 14).
-PreparedBatch prepare_batch(const BlockDrafter& drafter, const NextTokenModel& target,
+PreparedBatch prepare_batch(const BlockDrafter& drafter, const LanguageModel& target,
                             std::span<const TrainingExample> examples, std::span<const std::size_t> batch,
                             const ObjectiveSpec& spec);
 
@@ -127,7 +117,7 @@ struct StepRecord {
 
 // Adam on the prepared-batch loss; step s takes examples [s·batch, (s + 1)·batch) modulo their
 // count, so objectives trained from the same examples see the same data in the same order.
-std::vector<StepRecord> train(BlockDrafter& drafter, const NextTokenModel& target, std::span<const TrainingExample> examples,
+std::vector<StepRecord> train(BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> examples,
                               const TrainingConfig& config, const std::function<void(std::int32_t step)>& on_step = {});
 
 struct CoverageEvaluation {
@@ -142,7 +132,7 @@ struct CoverageEvaluation {
 
 // Builds the drafter's tree for every held-out context at `budget`, averages the exact 1 + C_p,
 // and runs TEV `samples_per_tree` times on each tree (seed; tree id = context index).
-CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const NextTokenModel& target,
+CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const LanguageModel& target,
                                      std::span<const std::vector<Token>> contexts, std::int32_t budget,
                                      std::uint64_t samples_per_tree, std::uint32_t seed, int threads);
 
@@ -172,7 +162,7 @@ std::vector<std::int32_t> evaluation_budgets(std::int32_t budget);
 
 // warmup: examples of the token-only warm-up; examples: those of the compared runs. The drafter
 // ends at the warm-started parameters.
-Comparison compare_objectives(BlockDrafter& drafter, const NextTokenModel& target, std::span<const TrainingExample> warmup,
+Comparison compare_objectives(BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> warmup,
                               std::span<const TrainingExample> examples, std::span<const std::vector<Token>> test_contexts,
                               const ComparisonConfig& config, const std::function<void(std::string_view stage)>& progress = {});
 

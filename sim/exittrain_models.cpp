@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/sampling.hpp"
+#include "core/softmax.hpp"
 
 namespace tev {
 
@@ -18,18 +19,16 @@ MarkovTarget::MarkovTarget(std::int32_t vocab, std::int32_t order, double scale,
   for (double& g : tables_) g = normal(engine);
 }
 
-void MarkovTarget::next_token_row(std::span<const Token> sequence, std::span<double> out) const {
+std::vector<double> MarkovTarget::next_row(std::span<const Token> sequence) const {
   const auto v = static_cast<std::size_t>(vocab_);
-  std::fill(out.begin(), out.end(), 0.0);
+  std::vector<double> out(v, 0.0);
   for (std::int32_t j = 0; j < order_ && static_cast<std::size_t>(j) < sequence.size(); ++j) {
     const auto previous = static_cast<std::size_t>(sequence[sequence.size() - 1 - static_cast<std::size_t>(j)]);
     const double* table = tables_.data() + (static_cast<std::size_t>(j) * v + previous) * v;
     for (std::size_t a = 0; a < v; ++a) out[a] += table[a];
   }
-  const double top = *std::max_element(out.begin(), out.end());
-  double total = 0.0;
-  for (double& x : out) total += (x = std::exp(x - top));
-  for (double& x : out) x /= total;
+  softmax(out, out);
+  return out;
 }
 
 LinearBlockDrafter::LinearBlockDrafter(std::int32_t vocab, std::int32_t horizon, std::int32_t lookback)
@@ -79,17 +78,15 @@ Token sample_token(std::span<const double> row, double u) {
   return pick_cumulative(cum.data(), static_cast<std::int32_t>(row.size()), u);
 }
 
-std::vector<Token> sample_context(const NextTokenModel& target, std::int32_t length, PhiloxEngine& engine) {
+std::vector<Token> sample_context(const LanguageModel& target, std::int32_t length, PhiloxEngine& engine) {
   std::vector<Token> sequence = {static_cast<Token>(engine() % static_cast<std::uint32_t>(target.vocab()))};
-  std::vector<double> row(static_cast<std::size_t>(target.vocab()));
   while (static_cast<std::int32_t>(sequence.size()) < length) {
-    target.next_token_row(sequence, row);
-    sequence.push_back(sample_token(row, engine.uniform()));
+    sequence.push_back(sample_token(target.next_row(sequence), engine.uniform()));
   }
   return sequence;
 }
 
-std::vector<TrainingExample> sample_examples(const NextTokenModel& target, std::int32_t count, std::int32_t context_length,
+std::vector<TrainingExample> sample_examples(const LanguageModel& target, std::int32_t count, std::int32_t context_length,
                                              std::int32_t horizon, PhiloxEngine& engine) {
   std::vector<TrainingExample> examples;
   for (std::int32_t i = 0; i < count; ++i) {

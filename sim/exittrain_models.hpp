@@ -3,6 +3,7 @@
 // a small linear block drafter, and example sets drawn from the target itself.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sim/exittrain.hpp"
@@ -13,11 +14,15 @@ namespace tev {
 // An order-k Markov target: the next token's logits are Σ_{j<k} scale · G_j[x_{−1−j}, ·], with
 // G_j (V, V) tables of standard Gaussians drawn from the seed. Lags missing from a short
 // sequence contribute nothing.
-class MarkovTarget final : public NextTokenModel {
+class MarkovTarget final : public LanguageModel {
  public:
   MarkovTarget(std::int32_t vocab, std::int32_t order, double scale, std::uint32_t seed);
+  std::string name() const override { return "order-" + std::to_string(order_) + " Markov target"; }
   std::int32_t vocab() const override { return vocab_; }
-  void next_token_row(std::span<const Token> sequence, std::span<double> out) const override;
+  std::string token_text(Token t) const override { return std::to_string(t); }
+  // No start token: a context begins with a uniform token (sample_context).
+  Token begin_token() const override { return kNoToken; }
+  std::vector<double> next_row(std::span<const Token> sequence) const override;
 
  private:
   std::int32_t vocab_;
@@ -52,10 +57,10 @@ class LinearBlockDrafter final : public BlockDrafter {
 Token sample_token(std::span<const double> row, double u);
 
 // A sequence from the target: a uniform first token, then length − 1 target draws.
-std::vector<Token> sample_context(const NextTokenModel& target, std::int32_t length, PhiloxEngine& engine);
+std::vector<Token> sample_context(const LanguageModel& target, std::int32_t length, PhiloxEngine& engine);
 
 // `count` contexts of `context_length` tokens, each with the target's continuation of `horizon` tokens.
-std::vector<TrainingExample> sample_examples(const NextTokenModel& target, std::int32_t count, std::int32_t context_length,
+std::vector<TrainingExample> sample_examples(const LanguageModel& target, std::int32_t count, std::int32_t context_length,
                                              std::int32_t horizon, PhiloxEngine& engine);
 
 }  // namespace tev

@@ -1,4 +1,4 @@
-#include "harness/language_model.hpp"
+#include "sim/language_model.hpp"
 
 #include <oneapi/tbb/parallel_for.h>
 
@@ -35,6 +35,25 @@ double normalize_row(std::span<double> row, const LanguageModel& model, std::spa
   }
   for (double& p : row) p /= total;
   return deviation;
+}
+
+NormalizedModel::NormalizedModel(std::shared_ptr<const LanguageModel> model, double tolerance)
+    : model_(std::move(model)), tolerance_(tolerance) {}
+
+std::vector<double> NormalizedModel::next_row(std::span<const Token> context) const {
+  std::vector<double> row = model_->next_row(context);
+  normalize_row(row, *model_, context, tolerance_);
+  return row;
+}
+
+std::vector<double> NormalizedModel::tree_rows(std::span<const Token> context, const DraftTree& tree) const {
+  std::vector<double> rows = model_->tree_rows(context, tree);  // (N, V)
+  const auto v_size = static_cast<std::size_t>(vocab());
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    normalize_row(std::span<double>(rows).subspan(static_cast<std::size_t>(v) * v_size, v_size), *model_,
+                  context_with_path(context, tree, v), tolerance_);
+  }
+  return rows;
 }
 
 std::vector<double> LanguageModel::tree_rows(std::span<const Token> context, const DraftTree& tree) const {

@@ -1,7 +1,9 @@
 #pragma once
-// A real next-token model over a fixed vocabulary: the harness's targets and drafters.
+// The suite's one next-token-model interface: the live harness's real targets and drafters (Sphinx,
+// llama2.c), ExitTrain's frozen targets (synthetic and real), each a law over a fixed vocabulary.
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,5 +47,23 @@ inline constexpr double kModelRowTolerance = 0.25;
 // `tolerance`.
 double normalize_row(std::span<double> row, const LanguageModel& model, std::span<const Token> context,
                      double tolerance = kModelRowTolerance);
+
+// A model whose rows are normalized: every row of `model` through normalize_row, which throws on
+// a row further than `tolerance` from 1 (ExitTrain needs exact laws; the Sphinx rows miss by ~1e-3).
+class NormalizedModel final : public LanguageModel {
+ public:
+  NormalizedModel(std::shared_ptr<const LanguageModel> model, double tolerance);
+  std::string name() const override { return model_->name(); }
+  std::int32_t vocab() const override { return model_->vocab(); }
+  std::string token_text(Token t) const override { return model_->token_text(t); }
+  Token begin_token() const override { return model_->begin_token(); }
+  std::size_t max_length() const override { return model_->max_length(); }
+  std::vector<double> next_row(std::span<const Token> context) const override;
+  std::vector<double> tree_rows(std::span<const Token> context, const DraftTree& tree) const override;
+
+ private:
+  std::shared_ptr<const LanguageModel> model_;
+  double tolerance_;
+};
 
 }  // namespace tev

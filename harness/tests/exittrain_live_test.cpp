@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "harness/exittrain_live.hpp"
+#include "sim/gradient_check.hpp"
 
 namespace tev {
 namespace {
@@ -41,18 +42,10 @@ TEST(FrequentWordsDrafter, GradientMatchesFiniteDifferences) {
   std::vector<double> gradient(drafter.parameters().size(), 0.0);
   drafter.backpropagate(context, logit_gradient, gradient);
 
-  constexpr double kStep = 1e-6;
+  const std::vector<double> numeric = central_differences(drafter.parameters(), [&] { return loss_at(drafter, context, terms); });
   std::size_t nonzero = 0;
   for (std::size_t i = 0; i < gradient.size(); ++i) {
-    double& w = drafter.parameters()[i];
-    const double saved = w;
-    w = saved + kStep;
-    const double up = loss_at(drafter, context, terms);
-    w = saved - kStep;
-    const double down = loss_at(drafter, context, terms);
-    w = saved;
-    const double numeric = (up - down) / (2.0 * kStep);
-    EXPECT_NEAR(gradient[i], numeric, 1e-7 + 1e-6 * std::abs(numeric)) << "parameter " << i;
+    EXPECT_NEAR(gradient[i], numeric[i], 1e-7 + 1e-6 * std::abs(numeric[i])) << "parameter " << i;
     nonzero += gradient[i] != 0.0;
   }
   // Embeddings of the two looked-back words, every head and every bias get a gradient.
@@ -111,28 +104,26 @@ class SlightlyOffModel final : public LanguageModel {
   double total_;
 };
 
-TEST(LanguageModelTarget, NormalizesRowsWithinTheTolerance) {
-  const LanguageModelTarget target(std::make_shared<const SlightlyOffModel>(1.01), 0.05);
-  std::vector<double> row(4);
-  target.next_token_row(std::vector<Token>{0, 2}, row);
+TEST(NormalizedModel, NormalizesRowsWithinTheTolerance) {
+  const NormalizedModel target(std::make_shared<const SlightlyOffModel>(1.01), 0.05);
+  std::vector<double> row = target.next_row(std::vector<Token>{0, 2});
   EXPECT_NEAR(row[2], 7.0 / 14.0, 1e-15);
   EXPECT_NEAR(row[0] + row[1] + row[2] + row[3], 1.0, 1e-15);
 
   const std::vector<NodeId> parents = {-1, 0, 0, 1};
   const std::vector<Token> tokens = {kNoToken, 3, 1, 2};
   const DraftTree tree = tree_from_parents(parents, tokens, 4).tree;
-  std::vector<double> rows(static_cast<std::size_t>(tree.size()) * 4);  // (N, V)
   const std::vector<Token> context = {0, 1};
-  target.tree_rows(context, tree, rows);
+  const std::vector<double> rows = target.tree_rows(context, tree);  // (N, V)
   for (NodeId v = 0; v < tree.size(); ++v) {
     std::vector<Token> sequence = context;
     for (Token t : tree.path_tokens(v)) sequence.push_back(t);
-    target.next_token_row(sequence, row);
+    row = target.next_row(sequence);
     for (std::size_t a = 0; a < 4; ++a) EXPECT_EQ(rows[static_cast<std::size_t>(v) * 4 + a], row[a]) << "node " << v;
   }
 
-  const LanguageModelTarget broken(std::make_shared<const SlightlyOffModel>(1.2), 0.05);
-  EXPECT_THROW(broken.next_token_row(std::vector<Token>{0}, row), std::runtime_error);
+  const NormalizedModel broken(std::make_shared<const SlightlyOffModel>(1.2), 0.05);
+  EXPECT_THROW(broken.next_row(std::vector<Token>{0}), std::runtime_error);
 }
 
 TEST(ExamplesFromSequences, CutsEveryContextWithItsContinuation) {
