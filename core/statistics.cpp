@@ -124,6 +124,39 @@ ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
   return r;
 }
 
+std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                             std::span<const std::int32_t> group_of_cell, std::size_t count) {
+  if (counts.size() != probability.size() || counts.size() != group_of_cell.size()) throw std::invalid_argument("largest_deviations: one count and group per cell");
+  const std::uint64_t n = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+  std::vector<BinDeviation> out;
+  if (n == 0) return out;
+  const Binning bins = pool_cells(probability, group_of_cell, static_cast<double>(n));
+  std::vector<BinDeviation> bin(bins.bin_probability.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (!(probability[i] > 0.0)) {
+      if (counts[i] > 0) {
+        out.push_back({static_cast<std::int64_t>(i), group_of_cell[i], 1, counts[i], 0.0, std::numeric_limits<double>::infinity()});
+      }
+      continue;
+    }
+    BinDeviation& b = bin[bin_of(bins, i)];
+    b.group = b.cells == 0 || b.group == group_of_cell[i] ? group_of_cell[i] : -1;
+    b.cell = b.cells == 0 ? static_cast<std::int64_t>(i) : -1;
+    ++b.cells;
+    b.observed += counts[i];
+  }
+  for (std::size_t k = 0; k < bin.size(); ++k) {
+    bin[k].expected = static_cast<double>(n) * bins.bin_probability[k];
+    bin[k].residual = (static_cast<double>(bin[k].observed) - bin[k].expected) / std::sqrt(bin[k].expected);
+  }
+  const auto larger = [](const BinDeviation& a, const BinDeviation& b) { return std::abs(a.residual) > std::abs(b.residual); };
+  const std::size_t keep = std::min(bin.size(), count > out.size() ? count - out.size() : 0);
+  std::partial_sort(bin.begin(), bin.begin() + static_cast<std::ptrdiff_t>(keep), bin.end(), larger);
+  out.insert(out.end(), bin.begin(), bin.begin() + static_cast<std::ptrdiff_t>(keep));
+  out.resize(std::min(out.size(), count));
+  return out;
+}
+
 namespace {
 
 // An alternative law seen through the null's binning: its mass per bin, and its mass on cells
