@@ -35,6 +35,7 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
   nlohmann::json j;
   j["format_version"] = 2;
   j["command"] = "check";
+  j["kind"] = results_kind_name(ResultsKind::check);
   j["config"] = {{"trees", options.suite.trees},       {"vocab", options.suite.vocab},
                  {"budget", options.suite.budget},     {"seed", options.suite.seed},
                  {"samples", options.check.samples},   {"threads", options.check.threads}, {"device", options.device},
