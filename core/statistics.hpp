@@ -53,8 +53,11 @@ struct BinDeviation {
   double residual = 0.0;       // (observed − expected)/√expected, Σ residual² = χ²; +inf for an impossible cell
 };
 
-// The `count` bins with the largest |residual|, largest first, binned exactly as pearson_chi_square
-// bins them; impossible cells with a count come first, each as its own entry.
+// The same test, which also keeps the `deviations` bins with the largest |residual|, largest first
+// (impossible cells with a count come first, each as its own entry), at the cost of the test alone.
+ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                   std::span<const std::int32_t> group_of_cell, std::size_t deviations, std::vector<BinDeviation>& largest);
+// Only those bins (none without samples).
 std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
                                              std::span<const std::int32_t> group_of_cell, std::size_t count);
 
