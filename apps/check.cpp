@@ -46,7 +46,7 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     j["trees"].push_back({{"label", c.label}, {"nodes", c.tree.size()}, {"max_depth", c.tree.max_depth()},
                           {"coverage", law.coverage}, {"ceiling", law.ceiling()}, {"draft_kl", c.draft_kl},
-                          {"row_max_deviation", c.rows.max_deviation()}});
+                          {"row_max_deviation", c.rows.max_deviation()}, {"prefix", law.prefix}});
   }
   j["verifiers"] = verifiers_json(reports);
   j["seconds"] = seconds;

@@ -54,6 +54,7 @@ json report_json(const ConformanceReport& report) {
     c["case_id"] = r.id;
     c["label"] = r.label;
     c["first_impossible"] = r.first_impossible;
+    c["prefix"] = r.evidence.prefix;
     j["cases"].push_back(std::move(c));
   }
   return j;

@@ -255,7 +255,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
       j["trees"].push_back({{"label", c.suite_case.label}, {"drafter", c.drafter}, {"builder", c.builder},
                             {"context", c.context_text}, {"nodes", c.suite_case.tree.size()},
                             {"max_depth", c.suite_case.tree.max_depth()}, {"ceiling", law.ceiling()},
-                            {"root_kl", c.root_kl}, {"row_max_deviation", c.row_deviation}});
+                            {"root_kl", c.root_kl}, {"row_max_deviation", c.row_deviation}, {"prefix", law.prefix}});
     }
     j["verifiers"] = verifiers_json(reports);
     for (const GenerationRow& g : generations) {

@@ -107,19 +107,21 @@ def composition(r, out):
 def node_acceptance(r, out):
     """Every non-root node of every tree (case): acceptance rate against P(u), one series per
     verifier (check, live) or per case (conformance)."""
+    # Each series: label, marker, and (P(u) per node, evidence) per tree; P(u) is recorded once per tree.
     if "cases" in r:
-        series = [(f'{c["case_id"]}: {c["label"]}', "o", [c]) for c in r["cases"]]
+        series = [(f'{c["case_id"]}: {c["label"]}', "o", [(c["prefix"], c)]) for c in r["cases"]]
         what = "conformance cases"
     else:
-        series = [(v["name"], "x" if v["kind"] == "mutant" else "o", v["per_tree"]) for v in r["verifiers"]]
-        what = f'{len(r.get("trees", []))} trees, every verifier'
+        prefixes = [t["prefix"] for t in r["trees"]]
+        series = [(v["name"], "x" if v["kind"] == "mutant" else "o", list(zip(prefixes, v["per_tree"]))) for v in r["verifiers"]]
+        what = f'{len(prefixes)} trees, every verifier'
     fig, ax = plt.subplots(figsize=(7, 6.5))
     for label, marker, evidence in series:
         xs, ys = [], []
-        for e in evidence:
+        for prefix, e in evidence:
             if e["samples"] == 0:
                 continue
-            xs += e["prefix"][1:]
+            xs += prefix[1:]
             ys += [k / e["samples"] for k in e["accepted"][1:]]
         ax.plot(xs, ys, marker, ms=3, alpha=0.5, label=label)
     ax.plot([0, 1], [0, 1], "k--", lw=1, label="acceptance = P(u)")

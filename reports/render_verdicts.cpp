@@ -88,13 +88,12 @@ struct NodeAcceptance {
   double prefix = 0.0, rate = 0.0, z = 0.0;
 };
 
-// Each non-root node's acceptance rate against P(u), with the binomial z (descriptive: the exact
-// binomial test gates), largest |z| first.
-std::vector<NodeAcceptance> acceptance_by_deviation(const json& e) {
+// Each non-root node's acceptance rate against P(u) (prefix: the tree's, null in older files),
+// with the binomial z (descriptive: the exact binomial test gates), largest |z| first.
+std::vector<NodeAcceptance> acceptance_by_deviation(const json& e, const json& prefix) {
   std::vector<NodeAcceptance> out;
   const double n = static_cast<double>(e.at("samples").get<std::uint64_t>());
-  if (n == 0.0 || !e.contains("prefix")) return out;
-  const json& prefix = e.at("prefix");
+  if (n == 0.0 || !prefix.is_array() || !e.contains("accepted")) return out;
   const json& accepted = e.at("accepted");
   for (std::size_t u = 1; u < prefix.size() && u < accepted.size(); ++u) {
     const double p = prefix[u].get<double>(), k = static_cast<double>(accepted[u].get<std::uint64_t>());
@@ -109,7 +108,7 @@ std::vector<NodeAcceptance> acceptance_by_deviation(const json& e) {
 
 // One tree's evidence in words: what the verdict rests on, test by test, then its farthest bins and
 // the nodes whose acceptance lies farthest from P(u). policy: the levels (may be null in older files).
-void spell_out(Document& d, const json& e, const json& policy) {
+void spell_out(Document& d, const json& e, const json& prefix, const json& policy) {
   const bool has_policy = policy.is_object();
   const std::string half = has_policy ? num(policy.at("exactness_alpha").get<double>()) : std::string("alpha/2");
   std::string s = "Verdict **" + text(e, "verdict") + "** on " + count(e.at("samples")) + " samples. ";
@@ -139,7 +138,7 @@ void spell_out(Document& d, const json& e, const json& policy) {
   Table dev{deviation_header({}), {}};
   deviation_rows(dev, e, {}, kAllDeviations, false);
   if (!dev.rows.empty()) report::table(d, dev);
-  const std::vector<NodeAcceptance> nodes = acceptance_by_deviation(e);
+  const std::vector<NodeAcceptance> nodes = acceptance_by_deviation(e, prefix);
   if (nodes.empty()) return;
   Table acc{{"node", "P(u)", "acceptance rate", "binomial z (descriptive)"}, {}};
   for (std::size_t i = 0; i < nodes.size() && i < kAcceptanceNodes; ++i) {
@@ -175,6 +174,9 @@ std::string tree_label(const json& trees, std::size_t i, bool live) {
   if (live) s += " (" + text(t, "builder") + " from " + text(t, "drafter") + ")";
   return s;
 }
+
+// P(u) of tree i, recorded once per tree (null in files written before it was).
+json tree_prefix(const json& trees, std::size_t i) { return i < trees.size() ? trees[i].value("prefix", json()) : json(); }
 
 }  // namespace
 
@@ -251,12 +253,12 @@ Document verifiers_document(const json& r, bool live) {
     const std::size_t i = deciding_tree(*failing);
     report::paragraph(d, "**" + text(*failing, "name") + "** (" + text(*failing, "kind") + ", " + text(*failing, "description") + ") is judged **" +
                              text(*failing, "verdict") + "**, which is not what its kind calls for. Its deciding tree is " + tree_label(trees, i, live) + ".");
-    spell_out(d, failing->at("per_tree").at(i), policy);
+    spell_out(d, failing->at("per_tree").at(i), tree_prefix(trees, i), policy);
   } else if (caught != verifiers.end()) {
     const std::size_t i = deciding_tree(*caught);
     report::paragraph(d, "None: every verdict is the one its kind calls for. How a catch looks: the first verifier judged not exact, **" + text(*caught, "name") +
                              "** (" + text(*caught, "kind") + ", " + text(*caught, "description") + "), on " + tree_label(trees, i, live) + ".");
-    spell_out(d, caught->at("per_tree").at(i), policy);
+    spell_out(d, caught->at("per_tree").at(i), tree_prefix(trees, i), policy);
   } else {
     report::paragraph(d, "None: every verdict is the one its kind calls for.");
   }
@@ -310,7 +312,7 @@ Document conformance_document(const json& r) {
     report::paragraph(d, "None: every case is exact and saturated.");
   } else {
     report::paragraph(d, "Case **" + first + "** (" + text(*failing, "label") + "), the first case with the overall verdict.");
-    spell_out(d, *failing, policy);
+    spell_out(d, *failing, failing->value("prefix", json()), policy);
   }
 
   report::heading(d, "Largest standardized deviations");

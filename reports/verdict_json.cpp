@@ -66,7 +66,6 @@ nlohmann::json evidence_json(const TreeEvidence& e, const CaseVerdict& verdict) 
                       {"saturation_p_holm", verdict.saturation_p_holm},
                       {"powered", verdict.powered},
                       {"verdict", verdict_text(verdict.verdict)}};
-  j["prefix"] = e.prefix;
   j["accepted"] = e.accepted;
   // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
   const std::size_t vocab = e.prefix.empty() ? 0 : e.completed_counts.size() / e.prefix.size();

@@ -22,8 +22,8 @@ std::string_view results_kind_name(ResultsKind kind);
 nlohmann::json optional_json(const std::optional<double>& x);
 // The policy's levels: how the subject's α is split and what power rule holds.
 nlohmann::json policy_json(const VerdictPolicy& policy, std::size_t cases);
-// One case's evidence and the policy's verdict on it, with P(u) and the acceptance count per node
-// and the χ² bins farthest from the canonical law.
+// One case's evidence and the policy's verdict on it, with the acceptance count per node and the
+// χ² bins farthest from the canonical law (P(u) is the tree's: its writer records it once).
 nlohmann::json evidence_json(const TreeEvidence& e, const CaseVerdict& verdict);
 nlohmann::json verifier_json(const VerifierReport& r);
 // One sampled-drafts case on one language pair, with the χ² bins (H-token sequences, or a tail

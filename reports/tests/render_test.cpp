@@ -8,6 +8,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/exit_law.hpp"
 #include "core/statistics.hpp"
 #include "reports/render.hpp"
 #include "reports/verdict_json.hpp"
@@ -104,7 +105,10 @@ json small_check() {
   config.verifiers_sharing_alpha = 2;
   json j = {{"format_version", 2}, {"kind", results_kind_name(ResultsKind::check)}, {"command", "check"}, {"seconds", 0.0}};
   j["config"] = {{"samples", config.samples}, {"seed", config.seed}, {"alpha", config.alpha}, {"verdict_policy", policy_json(config.policy(), suite.size())}};
-  for (const SuiteCase& c : suite) j["trees"].push_back({{"label", c.label}, {"nodes", c.tree.size()}, {"ceiling", 1.0}});
+  for (const SuiteCase& c : suite) {
+    const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
+    j["trees"].push_back({{"label", c.label}, {"nodes", c.tree.size()}, {"ceiling", law.ceiling()}, {"prefix", law.prefix}});
+  }
   bool passed = true;
   for (VerifierId id : {VerifierId::tree_exit, VerifierId::mutant_bonus_from_full_row}) {
     const VerifierReport r = check_verifier(id, suite, config);
@@ -119,9 +123,9 @@ TEST(VerdictReport, CheckSpellsOutTheFirstCatchAndItsFarthestCells) {
   const json results = small_check();
   const json& mutant = results.at("verifiers").at(1);
   ASSERT_EQ(mutant.at("verdict"), "not exact");
-  // The added fields: P(u) and acceptance per node, the farthest bins.
+  // The added fields: acceptance per node (against the tree's P(u)), the farthest bins.
   const json& tree = mutant.at("per_tree").at(0);
-  EXPECT_EQ(tree.at("prefix").size(), tree.at("accepted").size());
+  EXPECT_EQ(results.at("trees").at(0).at("prefix").size(), tree.at("accepted").size());
   EXPECT_EQ(tree.at("largest_deviations").size(), kReportedDeviations);
 
   const auto dir = std::filesystem::temp_directory_path() / "tev-render-test";
@@ -131,7 +135,7 @@ TEST(VerdictReport, CheckSpellsOutTheFirstCatchAndItsFarthestCells) {
   const std::string md = read(dir / "report.md");
   for (const char* part : {"## Verdict per verifier", "## Verdict per tree", "## First failing case", "How a catch looks",
                            "## Largest standardized deviations", "(o - e) / sqrt(e)", "## Per-node acceptance against P(u)",
-                           "figures/acceptance_vs_prefix.png"}) {
+                           "binomial z (descriptive)", "figures/acceptance_vs_prefix.png"}) {
     EXPECT_NE(md.find(part), std::string::npos) << part << "\n" << md;
   }
   EXPECT_NE(md.find(mutant.at("name").get<std::string>()), std::string::npos);
