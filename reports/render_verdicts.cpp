@@ -148,7 +148,11 @@ void spell_out(Document& d, const json& e, const json& prefix, const json& polic
   report::table(d, acc);
 }
 
-void acceptance_figure(Document& d, const std::string& what) {
+// The per-node acceptance section: what it tests, and the figure over every node of every `what`.
+void acceptance_section(Document& d, const std::string& what) {
+  report::heading(d, "Per-node acceptance against P(u)");
+  report::paragraph(d, "Node u is accepted when the returned exit lies in u's subtree; an exact saturated verifier accepts it with probability P(u), the "
+                       "target's probability of u's prefix (Theorem 1). The saturation family tests every node with an exact binomial test.");
   report::figure(d, "figures/acceptance_vs_prefix.png",
                  "Per-node acceptance rate against P(u), every node of every " + what +
                      " (a saturated exact verifier sits on the diagonal; an unsaturated one below it).");
@@ -175,6 +179,12 @@ std::string tree_label(const json& trees, std::size_t i, bool live) {
   return s;
 }
 
+// The opening verdict of a run judged "every verdict as its kind calls for".
+std::string overall_line(bool passed) {
+  return std::string("Verdict: **") +
+         (passed ? "every verdict is the one its kind calls for" : "NOT every verdict is the one its kind calls for — see the first failing case") + "**. ";
+}
+
 // P(u) of tree i, recorded once per tree (null in files written before it was).
 json tree_prefix(const json& trees, std::size_t i) { return i < trees.size() ? trees[i].value("prefix", json()) : json(); }
 
@@ -188,10 +198,8 @@ Document verifiers_document(const json& r, bool live) {
   const json policy = cfg.value("verdict_policy", json());
   const bool passed = r.at("passed").get<bool>();
   report::heading(d, std::string(live ? "tevsuite live" : "tevsuite check") + ": every verifier against the canonical law");
-  std::string intro = std::string("Verdict: **") +
-                      (passed ? "every verdict is the one its kind calls for" : "NOT every verdict is the one its kind calls for — see the first failing case") +
-                      "**. " + std::to_string(verifiers.size()) + " verifiers on " + std::to_string(trees.size()) + (live ? " live" : " synthetic") +
-                      " trees, " + count(cfg.at("samples")) + " samples per tree (fast-path verifiers" +
+  std::string intro = overall_line(passed) + std::to_string(verifiers.size()) + " verifiers on " + std::to_string(trees.size()) + (live ? " live" : " synthetic") +
+                      " tree(s), " + count(cfg.at("samples")) + " samples per tree (fast-path verifiers" +
                       (live ? ", " + count(cfg.at("chooser_samples")) + " for the others" : std::string()) + "), seed " + count(cfg.at("seed")) +
                       ", family-wise alpha " + num(cfg.at("alpha").get<double>());
   if (policy.is_object()) {
@@ -272,10 +280,7 @@ Document verifiers_document(const json& r, bool live) {
   }
   deviation_table(d, std::move(dev));
 
-  report::heading(d, "Per-node acceptance against P(u)");
-  report::paragraph(d, "Node u is accepted when the returned exit lies in u's subtree; an exact saturated verifier accepts it with probability P(u), the "
-                       "target's probability of u's prefix (Theorem 1). The saturation family tests every node with an exact binomial test.");
-  acceptance_figure(d, "tree, per verifier");
+  acceptance_section(d, "tree, per verifier");
   return d;
 }
 
@@ -321,10 +326,7 @@ Document conformance_document(const json& r) {
   for (const json& c : cases) deviation_rows(dev, c, {text(c, "case_id")}, kDeviationsPerSubject, false);
   deviation_table(d, std::move(dev));
 
-  report::heading(d, "Per-node acceptance against P(u)");
-  report::paragraph(d, "Node u is accepted when the returned exit lies in u's subtree; an exact saturated verifier accepts it with probability P(u) "
-                       "(Theorem 1). The saturation family tests every node with an exact binomial test.");
-  acceptance_figure(d, "case");
+  acceptance_section(d, "case");
   return d;
 }
 
@@ -335,8 +337,7 @@ Document sampled_check_document(const json& r) {
   const json& pairs = r.at("language_pairs");
   const bool passed = r.at("passed").get<bool>();
   report::heading(d, "tevsuite check --drafts sampled: q-based and target-only verifiers on sampled drafts");
-  report::paragraph(d, std::string("Verdict: **") + (passed ? "every verdict is the one its kind calls for" : "NOT every verdict is the one its kind calls for — see the first failing case") +
-                           "**. Drafts of depth D = " + count(cfg.at("depth")) + ", width k = " + count(cfg.at("width")) + " over V = " + count(cfg.at("vocab")) +
+  report::paragraph(d, overall_line(passed) + "Drafts of depth D = " + count(cfg.at("depth")) + ", width k = " + count(cfg.at("width")) + " over V = " + count(cfg.at("vocab")) +
                            "; every case runs on " + std::to_string(pairs.size()) + " language pairs with " + count(cfg.at("samples")) +
                            " samples each, seed " + count(cfg.at("seed")) + ". Family-wise alpha " + num(cfg.at("alpha").get<double>()) +
                            ": half for marginal exactness (one chi-square of the completed H-token law per case and pair, each at " +
