@@ -35,6 +35,7 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
   nlohmann::json j;
   j["format_version"] = 2;
   j["command"] = "check";
+  j["kind"] = results_kind_name(ResultsKind::check);
   j["config"] = {{"trees", options.suite.trees},       {"vocab", options.suite.vocab},
                  {"budget", options.suite.budget},     {"seed", options.suite.seed},
                  {"samples", options.check.samples},   {"threads", options.check.threads}, {"device", options.device},
@@ -45,7 +46,7 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     j["trees"].push_back({{"label", c.label}, {"nodes", c.tree.size()}, {"max_depth", c.tree.max_depth()},
                           {"coverage", law.coverage}, {"ceiling", law.ceiling()}, {"draft_kl", c.draft_kl},
-                          {"row_max_deviation", c.rows.max_deviation()}});
+                          {"row_max_deviation", c.rows.max_deviation()}, {"prefix", law.prefix}});
   }
   j["verifiers"] = verifiers_json(reports);
   j["seconds"] = seconds;

@@ -41,6 +41,7 @@ json report_json(const ConformanceReport& report) {
   json j;
   j["format_version"] = 2;
   j["command"] = "conformance";
+  j["kind"] = results_kind_name(ResultsKind::conformance);
   j["alpha"] = report.policy.alpha;
   j["policy"] = policy_json(report.policy, report.cases.size());
   j["exactness_tests"] = report.exactness_tests;
@@ -53,6 +54,7 @@ json report_json(const ConformanceReport& report) {
     c["case_id"] = r.id;
     c["label"] = r.label;
     c["first_impossible"] = r.first_impossible;
+    c["prefix"] = r.evidence.prefix;
     j["cases"].push_back(std::move(c));
   }
   return j;

@@ -12,6 +12,7 @@
 #include "apps/verdicts.hpp"
 #include "core/exit_law.hpp"
 #include "core/statistics.hpp"
+#include "reports/verdict_json.hpp"
 #include "sim/monte_carlo.hpp"
 
 namespace tev {
@@ -239,20 +240,22 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
   if (json_file.wanted()) {
     j["format_version"] = 2;
     j["command"] = "live";
+    j["kind"] = results_kind_name(ResultsKind::live);
     j["config"] = {{"budget", options.tree.budget},        {"temperature", options.tree.temperature},
                    {"contexts", options.contexts},         {"context_length", options.context_length},
                    {"samples", options.check.samples},     {"chooser_samples", options.chooser_samples},
                    {"rounds", options.rounds},             {"seed", options.check.seed},
                    {"alpha", options.check.alpha},         {"threads", options.check.threads},
                    {"enumerate", options.check.enumerate},
-                   {"from", options.from_dir}};
+                   {"from", options.from_dir},
+                   {"verdict_policy", policy_json(VerdictPolicy{.alpha = share_alpha, .exact_tolerance = options.check.exact_tolerance}, suite.size())}};
     if (!from_dumps) j["target"] = set.description;
     for (const LiveCase& c : cases) {
       const ExitLaw law = ExitLaw::compute(c.suite_case.tree, c.suite_case.rows);
       j["trees"].push_back({{"label", c.suite_case.label}, {"drafter", c.drafter}, {"builder", c.builder},
                             {"context", c.context_text}, {"nodes", c.suite_case.tree.size()},
                             {"max_depth", c.suite_case.tree.max_depth()}, {"ceiling", law.ceiling()},
-                            {"root_kl", c.root_kl}, {"row_max_deviation", c.row_deviation}});
+                            {"root_kl", c.root_kl}, {"row_max_deviation", c.row_deviation}, {"prefix", law.prefix}});
     }
     j["verifiers"] = verifiers_json(reports);
     for (const GenerationRow& g : generations) {

@@ -162,8 +162,15 @@ int main(int argc, char** argv) {
   etr->add_option("--out", exittrain.out_dir, "also write report.md, report.html and results.json into this folder");
 
   std::string results_path;
-  auto* rep = app.add_subcommand("report", "Render report.md, report.html (and figures) again from an existing theorem1 or exittrain results.json.");
-  rep->add_option("results", results_path, "a results.json written by tevsuite theorem1 or exittrain")->required()->check(CLI::ExistingFile);
+  auto* rep = app.add_subcommand(
+      "report",
+      "Render report.md, report.html and figures/ from any results file: theorem1's results.json, or the --json of exittrain,\n"
+      "check, check --drafts sampled, live and conformance check|run. A verdict report shows each case's (tree's) verdict with\n"
+      "its p-values and its power at the verdict's level (TV@99%), the first failing case spelled out, the chi-square bins\n"
+      "farthest from the reference law (observed vs expected) and per-node acceptance against P(u) (a figure). Exit code: the\n"
+      "one the command that wrote the file returned; 2 on a file of another kind or an incomplete one.");
+  rep->add_option("results", results_path, "a results file written by tevsuite (its \"kind\", or \"command\" in older files, says which)")
+      ->required()->check(CLI::ExistingFile);
   rep->add_option("--out", render.out_dir, "output folder")->capture_default_str();
   rep->add_option("--python", render.python, "Python interpreter with matplotlib for the figures")->capture_default_str();
 

@@ -97,6 +97,7 @@ nlohmann::json to_json(const SampledCheckOptions& o, const std::vector<LanguageP
                        const std::vector<SampledEvidence>& evidence, double seconds, bool passed) {
   nlohmann::json j;
   j["format_version"] = 1;
+  j["kind"] = results_kind_name(ResultsKind::sampled_check);
   j["command"] = "check";
   j["drafts"] = "sampled";
   j["config"] = {{"vocab", o.vocab},     {"depth", o.depth}, {"width", o.width},
@@ -124,25 +125,8 @@ nlohmann::json to_json(const SampledCheckOptions& o, const std::vector<LanguageP
                         {"sampling_missed", v.sampling_missed},
                         {"consistent", v.consistent},
                         {"as_expected", v.as_expected}};
-    for (const SampledEvidence* e : evidence_of(evidence, v.case_label)) {
-      c["per_pair"].push_back({{"exact_tv", e->exact.tv},
-                               {"enumerated_branches", e->exact.branches},
-                               {"conditional_max_tv", e->conditional.max_tv},
-                               {"conditional_mean_tv", e->conditional.mean_tv},
-                               {"realized_trees", e->conditional.trees},
-                               {"max_excess_over_ceiling", e->conditional.max_excess_over_ceiling},
-                               {"mean_ceiling", e->conditional.mean_ceiling},
-                               {"exact_mean_L", e->exact.mean_length},
-                               {"exact_var_L", e->exact.length_variance},
-                               {"mean_L", e->counts.mean_length()},
-                               {"chi_square", e->chi_square.statistic},
-                               {"dof", e->chi_square.dof},
-                               {"p_value", e->chi_square.p_value},
-                               {"impossible", e->chi_square.impossible},
-                               {"length_p_value", e->length_p_value},
-                               {"predicted_power", e->predicted_power},
-                               {"smallest_detectable_tv", optional_json(e->smallest_detectable_tv)}});
-    }
+    const std::vector<const SampledEvidence*> per_pair = evidence_of(evidence, v.case_label);
+    for (std::size_t i = 0; i < per_pair.size(); ++i) c["per_pair"].push_back(sampled_pair_json(*per_pair[i], pairs[i]));
     j["verifiers"].push_back(std::move(c));
   }
   j["seconds"] = seconds;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "apps/exittrain_command.hpp"
+#include "reports/render_verdicts.hpp"
 
 namespace tev {
 
@@ -37,11 +38,23 @@ int run_report_command(const std::string& results_path, const RenderOptions& ren
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(results_path + " is not valid JSON: " + e.what());
   }
-  const bool exittrain = results.is_object() && results.value("command", "") == "exittrain";
+  ResultsKind kind;
   try {
-    return exittrain ? finish_exittrain_report(results, render, out) : finish(results, render, out);
+    kind = results_kind(results);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(results_path + " is " + e.what());
+  }
+  try {
+    if (kind == ResultsKind::theorem1) return finish(results, render, out);
+    if (kind == ResultsKind::exittrain) return finish_exittrain_report(results, render, out);
+    const RenderResult written = render_report(results, render);
+    for (const auto& file : written.files) out << "wrote " << file.string() << '\n';
+    if (!written.warning.empty()) out << "warning: " << written.warning << '\n';
+    const VerdictSummary summary = verdict_summary(results, kind);
+    out << summary.line << '\n';
+    return summary.exit_code;
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(results_path + " is not a complete " + (exittrain ? "exittrain" : "theorem1") + " results file: " + e.what());
+    throw std::runtime_error(results_path + " is not a complete " + std::string(results_kind_name(kind)) + " results file: " + e.what());
   }
 }
 

@@ -12,7 +12,8 @@ namespace tev {
 // render.out_dir; returns 0 when every claim holds and every verdict is as expected.
 int run_theorem1_command(const Theorem1Options& options, const RenderOptions& render, std::ostream& out, std::ostream& progress);
 
-// Renders an existing theorem1 or exittrain results.json again (into render.out_dir).
+// Renders an existing results file of any kind (theorem1, exittrain, check, check --drafts
+// sampled, live, conformance) into render.out_dir; returns the exit code of the command that wrote it.
 int run_report_command(const std::string& results_path, const RenderOptions& render, std::ostream& out);
 
 }  // namespace tev

@@ -92,21 +92,37 @@ std::vector<std::int32_t> node_groups(std::int32_t nodes, std::int32_t vocab) {
   return g;
 }
 
-ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
-                                   std::span<const double> probability,
-                                   std::span<const std::int32_t> group_of_cell) {
+namespace {
+
+// Pearson's χ², and when `largest` is given the `deviations` bins farthest from the reference,
+// from the same binning and counts (a second pooling pass costs as much as the test on live trees).
+ChiSquareResult chi_square_and_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                          std::span<const std::int32_t> group_of_cell, std::size_t deviations,
+                                          std::vector<BinDeviation>* largest) {
   if (counts.size() != probability.size()) throw std::invalid_argument("pearson_chi_square: one count per cell");
   const std::uint64_t n = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
   ChiSquareResult r;
   if (n == 0) throw std::invalid_argument("pearson_chi_square: no samples");
   const Binning bins = pool_cells(probability, group_of_cell, static_cast<double>(n));
   std::vector<std::uint64_t> observed(bins.bin_probability.size(), 0);
+  std::vector<BinDeviation> bin(largest ? bins.bin_probability.size() : 0);
+  std::vector<BinDeviation> impossible;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (!(probability[i] > 0.0)) {  // impossible by the law itself, whatever the binning says
       if (counts[i] > 0 && r.first_impossible < 0) r.first_impossible = static_cast<std::int64_t>(i);
       r.impossible += counts[i];
+      if (largest && counts[i] > 0) {
+        impossible.push_back({static_cast<std::int64_t>(i), group_of_cell[i], 1, counts[i], 0.0, std::numeric_limits<double>::infinity()});
+      }
     } else {
-      observed[bin_of(bins, i)] += counts[i];
+      const std::size_t k = bin_of(bins, i);
+      observed[k] += counts[i];
+      if (largest) {
+        BinDeviation& b = bin[k];
+        b.group = b.cells == 0 || b.group == group_of_cell[i] ? group_of_cell[i] : -1;
+        b.cell = b.cells == 0 ? static_cast<std::int64_t>(i) : -1;
+        ++b.cells;
+      }
     }
   }
   r.bins = static_cast<std::int32_t>(observed.size());
@@ -115,13 +131,45 @@ ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
     const double expected = static_cast<double>(n) * bins.bin_probability[b];
     const double diff = static_cast<double>(observed[b]) - expected;
     r.statistic += diff * diff / expected;
+    if (largest) {
+      bin[b].observed = observed[b];
+      bin[b].expected = expected;
+      bin[b].residual = diff / std::sqrt(expected);
+    }
   }
   if (r.impossible > 0) {
     r.p_value = 0.0;
   } else if (r.dof >= 1) {
     r.p_value = boost::math::cdf(boost::math::complement(boost::math::chi_squared(r.dof), r.statistic));
   }
+  if (largest) {
+    const auto larger = [](const BinDeviation& a, const BinDeviation& b) { return std::abs(a.residual) > std::abs(b.residual); };
+    const std::size_t keep = std::min(bin.size(), deviations > impossible.size() ? deviations - impossible.size() : 0);
+    std::partial_sort(bin.begin(), bin.begin() + static_cast<std::ptrdiff_t>(keep), bin.end(), larger);
+    *largest = std::move(impossible);
+    largest->insert(largest->end(), bin.begin(), bin.begin() + static_cast<std::ptrdiff_t>(keep));
+    largest->resize(std::min(largest->size(), deviations));
+  }
   return r;
+}
+
+}  // namespace
+
+ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                   std::span<const std::int32_t> group_of_cell) {
+  return chi_square_and_deviations(counts, probability, group_of_cell, 0, nullptr);
+}
+
+ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                   std::span<const std::int32_t> group_of_cell, std::size_t deviations, std::vector<BinDeviation>& largest) {
+  return chi_square_and_deviations(counts, probability, group_of_cell, deviations, &largest);
+}
+
+std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                             std::span<const std::int32_t> group_of_cell, std::size_t count) {
+  std::vector<BinDeviation> out;
+  if (std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}) > 0) pearson_chi_square(counts, probability, group_of_cell, count, out);
+  return out;
 }
 
 namespace {

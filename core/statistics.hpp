@@ -43,6 +43,24 @@ ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
                                    std::span<const double> probability,
                                    std::span<const std::int32_t> group_of_cell);
 
+// One bin of pearson_chi_square and how far its count lies from the reference, for reports.
+struct BinDeviation {
+  std::int64_t cell = -1;      // the bin's one cell; -1 when it pools several (a tail)
+  std::int32_t group = -1;     // its cells' group (the exit node); -1 when it pools several groups
+  std::uint64_t cells = 0;     // cells in the bin
+  std::uint64_t observed = 0;
+  double expected = 0.0;       // n times the bin's reference probability; 0: an impossible cell
+  double residual = 0.0;       // (observed − expected)/√expected, Σ residual² = χ²; +inf for an impossible cell
+};
+
+// The same test, which also keeps the `deviations` bins with the largest |residual|, largest first
+// (impossible cells with a count come first, each as its own entry), at the cost of the test alone.
+ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                   std::span<const std::int32_t> group_of_cell, std::size_t deviations, std::vector<BinDeviation>& largest);
+// Only those bins (none without samples).
+std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                             std::span<const std::int32_t> group_of_cell, std::size_t count);
+
 // Predicted probability that pearson_chi_square at level alpha rejects when samples are drawn
 // from `alternative` instead of `probability`: the non-central χ² with λ = n Σ_b (q_b − p_b)²/p_b
 // over the same bins, combined with the chance of at least one impossible event

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "reports/verdict_json.hpp"
+
 namespace tev {
 
 namespace {
@@ -113,7 +115,7 @@ json exittrain_results(const json& config, std::span<const ExitTrainSeedRun> run
   }
   json budgets = json::array();
   for (std::int32_t b : evaluation_budgets(config.at("budget").get<std::int32_t>())) budgets.push_back(b);
-  return {{"command", "exittrain"}, {"format_version", 1}, {"config", config}, {"seconds", seconds}, {"budgets", budgets},
+  return {{"command", "exittrain"}, {"kind", results_kind_name(ResultsKind::exittrain)}, {"format_version", 1}, {"config", config}, {"seconds", seconds}, {"budgets", budgets},
           {"drafters", drafters}, {"runs", runs_json}, {"summary", summarize(runs_json, drafters, budgets, alpha)}};
 }
 

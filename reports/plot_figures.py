@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Draws the theorem1 report's figures from its results.json (Debian's python3-matplotlib).
+"""Draws a report's figures from its results.json (Debian's python3-matplotlib): theorem1's five,
+and per-node acceptance against P(u) for check, live and conformance results.
 
 usage: plot_figures.py RESULTS_JSON OUT_DIR
 """
@@ -103,13 +104,42 @@ def composition(r, out):
     plt.close(fig)
 
 
+def node_acceptance(r, out):
+    """Every non-root node of every tree (case): acceptance rate against P(u), one series per
+    verifier (check, live) or per case (conformance)."""
+    # Each series: label, marker, and (P(u) per node, evidence) per tree; P(u) is recorded once per tree.
+    if "cases" in r:
+        series = [(f'{c["case_id"]}: {c["label"]}', "o", [(c["prefix"], c)]) for c in r["cases"]]
+        what = "conformance cases"
+    else:
+        prefixes = [t["prefix"] for t in r["trees"]]
+        series = [(v["name"], "x" if v["kind"] == "mutant" else "o", list(zip(prefixes, v["per_tree"]))) for v in r["verifiers"]]
+        what = f'{len(prefixes)} trees, every verifier'
+    fig, ax = plt.subplots(figsize=(7, 6.5))
+    for label, marker, evidence in series:
+        xs, ys = [], []
+        for prefix, e in evidence:
+            if e["samples"] == 0:
+                continue
+            xs += prefix[1:]
+            ys += [k / e["samples"] for k in e["accepted"][1:]]
+        ax.plot(xs, ys, marker, ms=3, alpha=0.5, label=label)
+    ax.plot([0, 1], [0, 1], "k--", lw=1, label="acceptance = P(u)")
+    finish(fig, ax, f"{out}/acceptance_vs_prefix.png", "P(u), target prefix probability", "empirical acceptance rate of u",
+           f"Per-node acceptance against P(u): {what}", legend_size=6, title_size=9)
+
+
+THEOREM1 = (mean_length_vs_ceiling, acceptance_vs_prefix, pvalue_qq, power_curves, composition)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     with open(sys.argv[1]) as f:
         r = json.load(f)
     out = sys.argv[2]
-    for draw in (mean_length_vs_ceiling, acceptance_vs_prefix, pvalue_qq, power_curves, composition):
+    kind = r.get("kind", r.get("command"))  # files written before "kind" name their command
+    for draw in THEOREM1 if kind == "theorem1" else (node_acceptance,):
         draw(r, out)
 
 

@@ -6,6 +6,7 @@
 
 #include "reports/document.hpp"
 #include "reports/exittrain.hpp"
+#include "reports/render_verdicts.hpp"
 
 namespace tev {
 
@@ -142,24 +143,59 @@ std::string shell_quote(const std::string& s) {
 
 }  // namespace
 
-RenderResult render_report(const json& results, const RenderOptions& options) {
-  const std::string kind = results.value("command", "");
-  if ((kind != "theorem1" && kind != "exittrain") || results.value("format_version", 0) != 1) {
-    throw std::invalid_argument("not a theorem1 or exittrain results file (format_version 1)");
+ResultsKind results_kind(const json& results) {
+  constexpr ResultsKind kinds[] = {ResultsKind::theorem1, ResultsKind::exittrain, ResultsKind::check, ResultsKind::sampled_check,
+                                   ResultsKind::live, ResultsKind::conformance};
+  std::string accepted;
+  for (ResultsKind k : kinds) accepted += (accepted.empty() ? "" : ", ") + std::string(results_kind_name(k));
+  const std::string why = "not a results file tevsuite report renders: it accepts the JSON of theorem1, exittrain --json, check --json, "
+                          "check --drafts sampled --json, live --json and conformance check|run --json (\"kind\": " + accepted + ")";
+  if (!results.is_object()) throw std::invalid_argument(why + "; this is not a JSON object");
+  std::string name = results.value("kind", "");
+  if (name.empty()) {  // written before "kind": the command says it, and check's drafts
+    name = results.value("command", "");
+    if (name == "check" && results.value("drafts", "") == "sampled") name = results_kind_name(ResultsKind::sampled_check);
   }
-  const bool exittrain = kind == "exittrain";
+  for (ResultsKind k : kinds) {
+    if (name == results_kind_name(k)) return k;
+  }
+  throw std::invalid_argument(why + "; this one says " + (name.empty() ? std::string("nothing (no \"kind\" or \"command\")") : "\"" + name + "\""));
+}
+
+RenderResult render_report(const json& results, const RenderOptions& options) {
+  const ResultsKind kind = results_kind(results);
   RenderResult out;
   // First: an incomplete file must fail before anything is written.
-  const Document doc = exittrain ? exittrain_document(results) : build(results);
+  Document doc;
+  std::vector<const char*> figures;
+  switch (kind) {
+    case ResultsKind::theorem1:
+      doc = build(results);
+      figures = {"mean_length_vs_ceiling.png", "acceptance_vs_prefix.png", "pvalue_qq.png", "power_curves.png", "composition.png"};
+      break;
+    case ResultsKind::exittrain: doc = exittrain_document(results); break;  // its curves are tables; no figures
+    case ResultsKind::check:
+    case ResultsKind::live:
+      doc = verifiers_document(results, kind == ResultsKind::live);
+      figures = {"acceptance_vs_prefix.png"};
+      break;
+    case ResultsKind::conformance:
+      doc = conformance_document(results);
+      figures = {"acceptance_vs_prefix.png"};
+      break;
+    case ResultsKind::sampled_check: doc = sampled_check_document(results); break;  // no fixed tree: no acceptance figure
+  }
   std::filesystem::create_directories(options.out_dir);
   const auto json_path = options.out_dir / "results.json";
   write_file(json_path, results.dump(1) + "\n");
   out.files.push_back(json_path);
   write_file(options.out_dir / "report.md", report::markdown(doc));
-  write_file(options.out_dir / "report.html", report::html(doc, exittrain ? "tevsuite: ExitTrain" : "tevsuite: Theorem 1"));
+  write_file(options.out_dir / "report.html", report::html(doc, kind == ResultsKind::theorem1    ? "tevsuite: Theorem 1"
+                                                                    : kind == ResultsKind::exittrain ? "tevsuite: ExitTrain"
+                                                                                                     : "tevsuite: " + std::string(results_kind_name(kind))));
   out.files.push_back(options.out_dir / "report.md");
   out.files.push_back(options.out_dir / "report.html");
-  if (exittrain) return out;  // its curves are tables; no figures
+  if (figures.empty()) return out;
   std::filesystem::create_directories(options.out_dir / "figures");
   const std::string command = shell_quote(options.python) + " " + shell_quote(TEV_PLOT_SCRIPT) + " " + shell_quote(json_path.string()) + " " +
                               shell_quote((options.out_dir / "figures").string());
@@ -168,9 +204,7 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
     out.warning = "figures were not drawn (" + command + " failed with status " + std::to_string(status) +
                   "); install Debian's python3-matplotlib, or pass --python";
   } else {
-    for (const char* name : {"mean_length_vs_ceiling.png", "acceptance_vs_prefix.png", "pvalue_qq.png", "power_curves.png", "composition.png"}) {
-      out.files.push_back(options.out_dir / "figures" / name);
-    }
+    for (const char* name : figures) out.files.push_back(options.out_dir / "figures" / name);
   }
   return out;
 }

@@ -1,10 +1,13 @@
 #pragma once
-// Renders a theorem1 or exittrain results.json into report.md and report.html (same content);
-// theorem1's figures are drawn by reports/plot_figures.py under Debian's matplotlib.
+// Renders any tevsuite results file (theorem1, exittrain, check, check --drafts sampled, live,
+// conformance) into report.md and report.html (same content); figures are drawn by
+// reports/plot_figures.py under Debian's matplotlib.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "reports/verdict_json.hpp"
 
 namespace tev {
 
@@ -18,6 +21,12 @@ struct RenderResult {
   std::string warning;                       // non-empty when figures could not be drawn
 };
 
+// The file's kind from its "kind" field, or, in files written before it, from "command" (and
+// "drafts"). Throws std::invalid_argument naming the kinds accepted when it is none of them.
+ResultsKind results_kind(const nlohmann::json& results);
+
+// Throws std::invalid_argument on a file of no known kind, nlohmann::json::exception on an
+// incomplete one (before anything is written).
 RenderResult render_report(const nlohmann::json& results, const RenderOptions& options);
 
 }  // namespace tev

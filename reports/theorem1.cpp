@@ -243,6 +243,7 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   json results;
   results["format_version"] = 1;
   results["command"] = "theorem1";
+  results["kind"] = results_kind_name(ResultsKind::theorem1);
 
   const std::vector<SuiteCase> cases = make_sweep(sweep_config(options));
   std::vector<VerifierId> exact_ids;

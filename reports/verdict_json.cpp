@@ -6,6 +6,31 @@ namespace tev {
 
 namespace {
 constexpr double kZ95 = 1.959963984540054;  // two-sided 95 % normal quantile
+
+// A χ² bin's counts; `where` names its cells (node and token, or an H-token sequence). A pooled
+// bin has no single cell: where stays empty and "cells" says how many it holds.
+nlohmann::json deviation_json(const BinDeviation& d, nlohmann::json where) {
+  where["cells"] = d.cells;
+  where["observed"] = d.observed;
+  where["expected"] = d.expected;
+  where["impossible"] = d.expected == 0.0;
+  where["residual"] = d.expected == 0.0 ? nlohmann::json(nullptr) : nlohmann::json(d.residual);
+  return where;
+}
+
+nlohmann::json index_or_null(std::int64_t i) { return i >= 0 ? nlohmann::json(i) : nlohmann::json(nullptr); }
+}  // namespace
+
+std::string_view results_kind_name(ResultsKind kind) {
+  switch (kind) {
+    case ResultsKind::theorem1: return "theorem1";
+    case ResultsKind::exittrain: return "exittrain";
+    case ResultsKind::check: return "check";
+    case ResultsKind::sampled_check: return "check-sampled-drafts";
+    case ResultsKind::live: return "live";
+    case ResultsKind::conformance: return "conformance";
+  }
+  return "unknown";
 }
 
 nlohmann::json optional_json(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); }
@@ -41,6 +66,14 @@ nlohmann::json evidence_json(const TreeEvidence& e, const CaseVerdict& verdict) 
                       {"saturation_p_holm", verdict.saturation_p_holm},
                       {"powered", verdict.powered},
                       {"verdict", verdict_text(verdict.verdict)}};
+  j["accepted"] = e.accepted;
+  // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
+  const std::size_t vocab = e.prefix.empty() ? 0 : e.completed_counts.size() / e.prefix.size();
+  j["largest_deviations"] = nlohmann::json::array();
+  for (const BinDeviation& d : e.largest_deviations) {
+    const nlohmann::json token = d.cell >= 0 ? nlohmann::json(static_cast<std::size_t>(d.cell) % vocab) : nlohmann::json(nullptr);
+    j["largest_deviations"].push_back(deviation_json(d, {{"node", index_or_null(d.group)}, {"token", token}}));
+  }
   if (e.enumerated) {
     j["exact_tv"] = e.exact_tv;
     j["exact_mean_L"] = e.exact_mean_length;
@@ -81,6 +114,42 @@ nlohmann::json verifier_json(const VerifierReport& r) {
   v["per_tree"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.trees.size(); ++i) v["per_tree"].push_back(evidence_json(r.trees[i], d.cases[i]));
   return v;
+}
+
+nlohmann::json sampled_pair_json(const SampledEvidence& e, const LanguagePair& pair) {
+  nlohmann::json j = {{"exact_tv", e.exact.tv},
+                      {"enumerated_branches", e.exact.branches},
+                      {"conditional_max_tv", e.conditional.max_tv},
+                      {"conditional_mean_tv", e.conditional.mean_tv},
+                      {"realized_trees", e.conditional.trees},
+                      {"max_excess_over_ceiling", e.conditional.max_excess_over_ceiling},
+                      {"mean_ceiling", e.conditional.mean_ceiling},
+                      {"exact_mean_L", e.exact.mean_length},
+                      {"exact_var_L", e.exact.length_variance},
+                      {"mean_L", e.counts.mean_length()},
+                      {"chi_square", e.chi_square.statistic},
+                      {"dof", e.chi_square.dof},
+                      {"p_value", e.chi_square.p_value},
+                      {"impossible", e.chi_square.impossible},
+                      {"length_p_value", e.length_p_value},
+                      {"predicted_power", e.predicted_power},
+                      {"smallest_detectable_tv", optional_json(e.smallest_detectable_tv)}};
+  // Binned as judge_statistics bins them: groups are the first H − 1 tokens of a sequence.
+  const std::vector<double> reference = pair.sequence_law();
+  const auto vocab = static_cast<std::size_t>(pair.vocab());
+  const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / vocab), pair.vocab());
+  j["largest_deviations"] = nlohmann::json::array();
+  for (const BinDeviation& d : largest_deviations(e.counts.cells, reference, groups, kReportedDeviations)) {
+    nlohmann::json sequence = nullptr;  // a cell is its H tokens read as a base-V number
+    if (d.cell >= 0) {
+      std::vector<std::size_t> tokens(static_cast<std::size_t>(pair.horizon()));
+      auto rest = static_cast<std::size_t>(d.cell);
+      for (auto t = tokens.rbegin(); t != tokens.rend(); ++t, rest /= vocab) *t = rest % vocab;
+      sequence = tokens;
+    }
+    j["largest_deviations"].push_back(deviation_json(d, {{"sequence", sequence}, {"prefix_group", index_or_null(d.group)}}));
+  }
+  return j;
 }
 
 }  // namespace tev

@@ -1,20 +1,33 @@
 #pragma once
 // The one JSON writer for each typed verdict result: every command that judges verifiers
-// (check, live, theorem1, conformance) writes its evidence and verdicts through these.
+// (check, live, theorem1, conformance, check --drafts sampled) writes its evidence and verdicts
+// through these.
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 
 #include "sim/equivalence.hpp"
+#include "sim/language_pair.hpp"
+#include "sim/sampled_law.hpp"
 #include "sim/verdict_policy.hpp"
 
 namespace tev {
+
+// What a results file holds: every results file carries its kind's name as "kind", beside
+// "format_version", so that `tevsuite report` knows how to render it.
+enum class ResultsKind { theorem1, exittrain, check, sampled_check, live, conformance };
+std::string_view results_kind_name(ResultsKind kind);
 
 // A number, or null where there is none (a TV that no budget detects).
 nlohmann::json optional_json(const std::optional<double>& x);
 // The policy's levels: how the subject's α is split and what power rule holds.
 nlohmann::json policy_json(const VerdictPolicy& policy, std::size_t cases);
-// One case's evidence and the policy's verdict on it.
+// One case's evidence and the policy's verdict on it, with the acceptance count per node and the
+// χ² bins farthest from the canonical law (P(u) is the tree's: its writer records it once).
 nlohmann::json evidence_json(const TreeEvidence& e, const CaseVerdict& verdict);
 nlohmann::json verifier_json(const VerifierReport& r);
+// One sampled-drafts case on one language pair, with the χ² bins (H-token sequences, or a tail
+// of them) farthest from p's H-token law.
+nlohmann::json sampled_pair_json(const SampledEvidence& e, const LanguagePair& pair);
 
 }  // namespace tev

@@ -35,7 +35,7 @@ TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, con
   e.prefix = law.prefix;
   if (counts.samples == 0) return e;
   const std::vector<double> canonical = canonical_block_law(tree, rows, law);
-  e.chi_square = pearson_chi_square(counts.completed, canonical, node_groups(tree.size(), tree.vocab));
+  e.chi_square = pearson_chi_square(counts.completed, canonical, node_groups(tree.size(), tree.vocab), kReportedDeviations, e.largest_deviations);
   e.mean_length = counts.mean_length();
   const LengthLaw length = length_law(tree, law);
   e.shortfall_p = mean_below_bound_p(e.mean_length, counts.samples, length.lengths, length.mass);

@@ -56,7 +56,11 @@ struct TreeEvidence {
   std::vector<double> acceptance_p;          // (N − 1) u ≠ root: two-sided exact binomial p, accepted vs P(u)
   std::vector<double> acceptance_excess_p;   // (N − 1) u ≠ root: one-sided P(X ≥ accepted): above the ceiling P(u)
   std::vector<std::uint64_t> completed_counts;  // (N, V) the sampled completed blocks, for two-sample tests
+  std::vector<BinDeviation> largest_deviations;  // (≤ kReportedDeviations) χ² bins farthest from the canonical law, for reports
 };
+
+// How many of a case's χ² bins its evidence keeps for reports (the largest standardized deviations).
+inline constexpr std::size_t kReportedDeviations = 5;
 
 // Everything the samples alone say about a verifier on one tree (no enumeration, no power).
 TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const BlockCounts& counts);

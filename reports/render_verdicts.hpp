@@ -1,0 +1,27 @@
+#pragma once
+// The equivalence reports of the commands that judge verifiers: `check`, `live`, `conformance`
+// and `check --drafts sampled`. Each shows the verdict per case (tree) with its p-values and its
+// power at the verdict's level, the first failing case spelled out, the χ² bins farthest from
+// the reference law, and per-node acceptance against P(u) where the tree is fixed.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "reports/document.hpp"
+#include "reports/verdict_json.hpp"
+
+namespace tev {
+
+// check or live (the same verifiers-by-trees layout; live trees also name drafter and builder).
+report::Document verifiers_document(const nlohmann::json& results, bool live);
+report::Document conformance_document(const nlohmann::json& results);
+report::Document sampled_check_document(const nlohmann::json& results);
+
+// What the terminal shows after a report: the overall verdict in one line, and the exit code the
+// command that wrote the file returned.
+struct VerdictSummary {
+  std::string line;
+  int exit_code = 0;
+};
+VerdictSummary verdict_summary(const nlohmann::json& results, ResultsKind kind);
+
+}  // namespace tev
