@@ -37,9 +37,9 @@ nlohmann::json to_json(const CheckOptions& options, const std::vector<SuiteCase>
   j["command"] = "check";
   j["config"] = {{"trees", options.suite.trees},       {"vocab", options.suite.vocab},
                  {"budget", options.suite.budget},     {"seed", options.suite.seed},
-                 {"samples", options.check.samples},   {"threads", options.check.threads}, {"device", options.device},
-                 {"alpha", options.check.alpha}, {"alpha_per_verifier", options.check.verifier_alpha()},
-                 {"verdict_policy", policy_json(options.check.policy(), suite.size())}, {"exact_tolerance", options.check.exact_tolerance},
+                 {"samples", options.judging.samples},   {"threads", options.judging.threads}, {"device", options.device},
+                 {"alpha", options.judging.alpha}, {"alpha_per_verifier", options.judging.verifier_alpha()},
+                 {"verdict_policy", policy_json(options.judging.policy(), suite.size())}, {"exact_tolerance", options.judging.exact_tolerance},
                  {"draft_noise", options.suite.draft_noise}};
   for (const SuiteCase& c : suite) {
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
@@ -73,15 +73,15 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& prog
   if (run_selftest_command(false, out) != 0) return 1;
   const std::vector<SuiteCase> suite = make_suite(options.suite);
   print_suite(suite, out);
-  out << "Samples: " << options.check.samples << " per tree and verifier, seed " << options.check.seed << ", "
-      << options.check.threads << " thread(s)"
+  out << "Samples: " << options.judging.samples << " per tree and verifier, seed " << options.judging.seed << ", "
+      << options.judging.threads << " thread(s)"
       << (options.device == "gpu" ? "; Monte Carlo of the fast-path verifiers on the GPU, the others on the CPU" : "")
-      << "\nFamily-wise alpha " << options.check.alpha << " for the whole check, "
-      << options.check.verifier_alpha() << " per verifier (Bonferroni over " << options.check.verifiers_sharing_alpha
+      << "\nFamily-wise alpha " << options.judging.alpha << " for the whole check, "
+      << options.judging.verifier_alpha() << " per verifier (Bonferroni over " << options.judging.verifiers_sharing_alpha
       << " verifiers); each verifier spends half on exactness (Holm over its chi-square tests) and half on saturation\n"
       << "(Holm over its E[L] and per-node acceptance tests)\nEnumeration tolerance "
-      << options.check.exact_tolerance << "\n";
-  const std::vector<VerifierReport> reports = check_every_verifier(suite, [&](const VerifierInfo&) { return std::optional(options.check); }, progress);
+      << options.judging.exact_tolerance << "\n";
+  const std::vector<VerifierReport> reports = check_every_verifier(suite, [&](const VerifierInfo&) { return std::optional(options.judging); }, progress);
   const bool passed = all_as_expected(reports);
   print_verdict_table(reports, out);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -4,14 +4,14 @@
 #include <iosfwd>
 #include <string>
 
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 #include "sim/suite.hpp"
 
 namespace tev {
 
 struct CheckOptions {
   SuiteConfig suite;
-  CheckConfig check;
+  JudgingConfig judging;
   std::string json_path;  // empty: no JSON
   std::string device = "cpu";  // where the Monte Carlo runs ("gpu": the fast-path verifiers on the GPU)
 };

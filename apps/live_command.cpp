@@ -60,7 +60,7 @@ std::vector<LiveCase> build_cases(const LiveOptions& options, const ModelSet& se
         if (!options.dump_dir.empty()) {
           const LiveDumpInfo info{"tree-" + std::to_string(cases.size()), set.target->name(), drafter.name, c.builder,
                                   options.tree.temperature};
-          write_live_dump(fs::path(options.dump_dir) / (info.id + ".json"), live, info, *set.target, options.check.samples);
+          write_live_dump(fs::path(options.dump_dir) / (info.id + ".json"), live, info, *set.target, options.judging.samples);
         }
         cases.push_back(std::move(c));
       }
@@ -142,7 +142,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
     for (const NamedModel& d : set.drafters) out << ' ' << d.name << " (" << d.model->name() << ")";
     out << "\nBudget " << options.tree.budget << ", temperature " << options.tree.temperature << ", " << options.contexts
         << " context(s) of " << options.context_length << " sampled tokens per drafter x builder\n";
-    contexts = sample_contexts(*set.target, options.contexts, options.context_length, options.check.seed, set.end_token);
+    contexts = sample_contexts(*set.target, options.contexts, options.context_length, options.judging.seed, set.end_token);
     cases = build_cases(options, set, contexts, progress);
   }
   print_cases(cases, out);
@@ -153,13 +153,13 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
   auto included = [&](const VerifierInfo& info) { return options.mutants || info.kind != VerifierKind::mutant; };
   const auto catalog = verifier_catalog();
   const int shares = static_cast<int>(std::count_if(catalog.begin(), catalog.end(), included)) + (from_dumps ? 0 : 2);
-  const double share_alpha = options.check.alpha / shares;
-  out << "Samples per tree: " << options.check.samples << " (verifiers with a fast path), " << options.chooser_samples
-      << " (the others: O(V) per draw); seed " << options.check.seed << "; family-wise alpha " << options.check.alpha
+  const double share_alpha = options.judging.alpha / shares;
+  out << "Samples per tree: " << options.judging.samples << " (verifiers with a fast path), " << options.chooser_samples
+      << " (the others: O(V) per draw); seed " << options.judging.seed << "; family-wise alpha " << options.judging.alpha
       << ", " << share_alpha << " per verifier or test family\n";
-  if (options.check.enumerate) {
+  if (options.judging.enumerate) {
     out << "Exact laws by lumped enumeration (a branch per drafted child, every other token of a draw as one weighted vector): "
-        << "each verifier's law against the canonical law to " << options.check.exact_tolerance
+        << "each verifier's law against the canonical law to " << options.judging.exact_tolerance
         << (options.mutants ? ", each mutant's exact TV and predicted power at its sample count" : "; planted mutants with --mutants") << '\n';
   } else {
     out << "Live trees are not enumerated (--no-enumeration): verdicts rest on sampling, and a tree whose chi-square cannot "
@@ -168,9 +168,9 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
   }
   const std::vector<VerifierReport> reports = check_every_verifier(
       suite,
-      [&](const VerifierInfo& info) -> std::optional<CheckConfig> {
+      [&](const VerifierInfo& info) -> std::optional<JudgingConfig> {
         if (!included(info)) return std::nullopt;
-        CheckConfig config = options.check;
+        JudgingConfig config = options.judging;
         config.verifiers_sharing_alpha = shares;
         if (info.fast_path == FastPath::none) config.samples = options.chooser_samples;
         return config;
@@ -192,7 +192,7 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
         config.builder = builder;
         GenerationRow row{drafter.name, builder_name(builder),
                           speculative_generate(*set.target, *drafter.model, contexts.at(0), config, VerifierId::tree_exit,
-                                               options.rounds, options.check.seed),
+                                               options.rounds, options.judging.seed),
                           contexts.at(0).size()};
         progress << " done\n";
         length_p.push_back(row.generation.length_p());
@@ -214,9 +214,9 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
     // The first generated word under TEV against the target's exact next-word row at the context.
     const SuiteCase& first = suite.front();
     MonteCarloPlan plan;
-    plan.seed = options.check.seed + 1;
+    plan.seed = options.judging.seed + 1;
     plan.samples = options.first_word_samples;
-    plan.threads = options.check.threads;
+    plan.threads = options.judging.threads;
     const BlockCounts counts = run_monte_carlo(VerifierId::tree_exit, first.tree, first.rows, plan);
     const std::vector<std::uint64_t> words = first_word_counts(first.tree, counts);
     const ChiSquareResult first_word = pearson_chi_square(words, first.rows.row(0), node_groups(1, first.tree.vocab));
@@ -241,10 +241,10 @@ int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progre
     j["command"] = "live";
     j["config"] = {{"budget", options.tree.budget},        {"temperature", options.tree.temperature},
                    {"contexts", options.contexts},         {"context_length", options.context_length},
-                   {"samples", options.check.samples},     {"chooser_samples", options.chooser_samples},
-                   {"rounds", options.rounds},             {"seed", options.check.seed},
-                   {"alpha", options.check.alpha},         {"threads", options.check.threads},
-                   {"enumerate", options.check.enumerate},
+                   {"samples", options.judging.samples},     {"chooser_samples", options.chooser_samples},
+                   {"rounds", options.rounds},             {"seed", options.judging.seed},
+                   {"alpha", options.judging.alpha},         {"threads", options.judging.threads},
+                   {"enumerate", options.judging.enumerate},
                    {"from", options.from_dir}};
     if (!from_dumps) j["target"] = set.description;
     for (const LiveCase& c : cases) {

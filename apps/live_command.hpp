@@ -7,7 +7,7 @@
 
 #include "harness/live.hpp"
 #include "harness/models.hpp"
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 
 namespace tev {
 
@@ -17,7 +17,7 @@ struct LiveOptions {
   std::int32_t contexts = 2;          // per drafter × builder
   std::int32_t context_length = 5;    // tokens sampled after the start token
   LiveTreeConfig tree;                // budget and temperature (builder from `builders`)
-  CheckConfig check;                  // samples for fast-path verifiers, seed, threads, alpha
+  JudgingConfig judging;              // samples for fast-path verifiers, seed, threads, alpha
   std::uint64_t chooser_samples = 2000;  // samples for verifiers without a fast path (O(V) per draw)
   bool mutants = false;               // also run the planted mutants (O(N·V) per sample for several)
   std::int32_t rounds = 30;           // speculative generation rounds per drafter × builder

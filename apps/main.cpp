@@ -15,7 +15,7 @@
 #include "apps/sampled_check.hpp"
 #include "apps/theorem1_command.hpp"
 #include "gpu/gpu_engine.hpp"
-#include "sim/distributed.hpp"
+#include "sim/process_group.hpp"
 
 namespace {
 // Swallows the output of MPI ranks other than 0 while it lives. It restores the streams when
@@ -44,9 +44,9 @@ class SilencedStandardStreams {
 int main(int argc, char** argv) {
   // Under mpirun every rank runs the same command on its slice of the samples; rank 0 speaks
   // and writes the files.
-  const tev::Distribution distribution(&argc, &argv);
+  const tev::ProcessGroup process_group(&argc, &argv);
   std::optional<SilencedStandardStreams> silenced;
-  if (tev::Distribution::rank() != 0) silenced.emplace();
+  if (tev::ProcessGroup::rank() != 0) silenced.emplace();
   CLI::App app{
       "tevsuite: checks that tree speculative-decoding verifiers are exact (their output has the target's law)\n"
       "and saturated (they emit 1 + C_p(T) tokens per round on average), against the canonical exit law\n"
@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   tev::CheckOptions check;
-  check.check.samples = 200000;
-  check.check.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  check.judging.samples = 200000;
+  check.judging.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto* cmd = app.add_subcommand(
       "check",
       "Run every verifier (saturated, unsaturated, planted mutants) on a suite of synthetic trees.\n"
@@ -67,16 +67,16 @@ int main(int argc, char** argv) {
       "kind calls for.");
   cmd->add_option("--trees", check.suite.trees, "trees in the suite (cycles through 8 shape/family recipes)")
       ->check(CLI::Range(1, 10000))->capture_default_str();
-  cmd->add_option("--samples", check.check.samples, "Monte Carlo samples per tree and verifier")
+  cmd->add_option("--samples", check.judging.samples, "Monte Carlo samples per tree and verifier")
       ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
   cmd->add_option("--vocab", check.suite.vocab, "vocabulary size V (cells per node in the chi-square test)")
       ->check(CLI::Range(2, 4096))->capture_default_str();
   cmd->add_option("--budget", check.suite.budget, "draft nodes per tree, root excluded")
       ->check(CLI::Range(1, 512))->capture_default_str();
   cmd->add_option("--seed", check.suite.seed, "seed for trees, distributions and sampling (32-bit)")->capture_default_str();
-  cmd->add_option("--threads", check.check.threads, "worker threads for Monte Carlo (results do not depend on it)")
+  cmd->add_option("--threads", check.judging.threads, "worker threads for Monte Carlo (results do not depend on it)")
       ->check(CLI::Range(1, 1024))->capture_default_str();
-  cmd->add_option("--alpha", check.check.alpha, "family-wise false-alarm level of the whole check (split evenly over the verifiers)")
+  cmd->add_option("--alpha", check.judging.alpha, "family-wise false-alarm level of the whole check (split evenly over the verifiers)")
       ->check(CLI::Range(1e-12, 0.5))->capture_default_str();
   cmd->add_option("--json", check.json_path, "also write the results as JSON to this file");
   const auto devices = CLI::IsMember({"cpu", "gpu"});
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
       "suite's verdicts rest on. `check` runs them first. Exit code 0 when all pass, 1 otherwise.");
 
   tev::Theorem1Options theorem1;
-  theorem1.threads = check.check.threads;
+  theorem1.threads = check.judging.threads;
   tev::RenderOptions render{"theorem1-report"};
   bool quick = false;
   auto* thm = app.add_subcommand(
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
   thm->add_option("--python", render.python, "Python interpreter with matplotlib for the figures")->capture_default_str();
 
   tev::ExitTrainOptions exittrain;
-  exittrain.threads = check.check.threads;
+  exittrain.threads = check.judging.threads;
   double exittrain_lambda = 0.0;
   auto* etr = app.add_subcommand(
       "exittrain",
@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--completion-seed", conformance_seed, "seed of the completion draws")->capture_default_str();
 
   tev::LiveOptions live;
-  live.check.threads = check.check.threads;
+  live.judging.threads = check.judging.threads;
   std::vector<std::string> live_builders;
   auto* live_cmd = app.add_subcommand(
       "live",
@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
   live_cmd->add_option("--context-length", live.context_length, "tokens sampled after the start token for each context")->check(CLI::Range(1, 1000))->capture_default_str();
   live_cmd->add_option("--budget", live.tree.budget, "draft nodes per tree, root excluded")->check(CLI::Range(1, 1024))->capture_default_str();
   live_cmd->add_option("--temperature", live.tree.temperature, "sampling temperature of target and drafter")->check(CLI::Range(0.05, 20.0))->capture_default_str();
-  live_cmd->add_option("--samples", live.check.samples, "Monte Carlo samples per tree for verifiers with a fast path")
+  live_cmd->add_option("--samples", live.judging.samples, "Monte Carlo samples per tree for verifiers with a fast path")
       ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
   live_cmd->add_option("--chooser-samples", live.chooser_samples, "samples per tree for the other verifiers (each draw costs O(V))")
       ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
@@ -238,9 +238,9 @@ int main(int argc, char** argv) {
   live_cmd->add_option("--rounds", live.rounds, "speculative generation rounds per drafter x builder")->check(CLI::Range(1, 100000))->capture_default_str();
   live_cmd->add_option("--first-word-samples", live.first_word_samples, "TEV rounds for the first-word test")
       ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
-  live_cmd->add_option("--seed", live.check.seed, "seed for contexts and sampling (32-bit)")->capture_default_str();
-  live_cmd->add_option("--threads", live.check.threads, "worker threads")->check(CLI::Range(1, 1024))->capture_default_str();
-  live_cmd->add_option("--alpha", live.check.alpha, "family-wise false-alarm level of the whole run")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
+  live_cmd->add_option("--seed", live.judging.seed, "seed for contexts and sampling (32-bit)")->capture_default_str();
+  live_cmd->add_option("--threads", live.judging.threads, "worker threads")->check(CLI::Range(1, 1024))->capture_default_str();
+  live_cmd->add_option("--alpha", live.judging.alpha, "family-wise false-alarm level of the whole run")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
   live_cmd->add_option("--json", live.json_path, "also write the results as JSON");
   live_cmd->add_option("--dump", live.dump_dir, "write every live tree to this folder (tree-K.json; see the README for the format)");
   live_cmd->add_option("--from", live.from_dir, "check the live-tree dumps in this folder instead of building trees (no model needed)")
@@ -287,17 +287,17 @@ int main(int argc, char** argv) {
   try {
     if (selftest->parsed()) return tev::run_selftest_command(true, std::cout);
     if (cmd->parsed()) {
-      if (check.device == "gpu") check.check.monte_carlo = tev::gpu::run_monte_carlo;
-      check.check.seed = check.suite.seed;
-      if (tev::Distribution::rank() != 0) check.json_path.clear();
-      check.check.verifiers_sharing_alpha = static_cast<int>(tev::verifier_catalog().size());
+      if (check.device == "gpu") check.judging.monte_carlo = tev::gpu::run_monte_carlo;
+      check.judging.seed = check.suite.seed;
+      if (tev::ProcessGroup::rank() != 0) check.json_path.clear();
+      check.judging.verifiers_sharing_alpha = static_cast<int>(tev::verifier_catalog().size());
       if (drafts == "sampled") {
         if (check.device == "gpu") throw std::invalid_argument("--drafts sampled runs on the CPU only");
         if (cmd->count("--vocab") > 0) sampled.vocab = check.suite.vocab;
-        if (cmd->count("--samples") > 0) sampled.samples = check.check.samples;
+        if (cmd->count("--samples") > 0) sampled.samples = check.judging.samples;
         if (cmd->count("--seed") > 0) sampled.seed = check.suite.seed;
-        sampled.threads = check.check.threads;
-        sampled.alpha = check.check.alpha;
+        sampled.threads = check.judging.threads;
+        sampled.alpha = check.judging.alpha;
         sampled.json_path = check.json_path;
         return tev::run_sampled_check(sampled, std::cout, std::cerr);
       }
@@ -309,19 +309,19 @@ int main(int argc, char** argv) {
         theorem1 = tev::quick_options(theorem1);
         if (thm->count("--samples") > 0) theorem1.samples = samples;
       }
-      if (tev::Distribution::rank() != 0) {
+      if (tev::ProcessGroup::rank() != 0) {
         tev::run_theorem1(theorem1, std::cerr);  // this rank's share of the samples; rank 0 writes the report
         return 0;
       }
       return tev::run_theorem1_command(theorem1, render, std::cout, std::cerr);
     }
     if (live_cmd->parsed()) {
-      live.check.enumerate = !live_no_enumeration;
+      live.judging.enumerate = !live_no_enumeration;
       if (!live_builders.empty()) {
         live.builders.clear();
         for (const std::string& b : live_builders) live.builders.push_back(b == "ddtree" ? tev::TreeBuilder::ddtree : tev::TreeBuilder::dynamic);
       }
-      if (tev::Distribution::rank() != 0) live.json_path.clear();
+      if (tev::ProcessGroup::rank() != 0) live.json_path.clear();
       return tev::run_live(live, std::cout, std::cerr);
     }
     if (etr->parsed()) {

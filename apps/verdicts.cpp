@@ -23,9 +23,9 @@ std::string scientific(double x) {
 
 std::vector<VerifierReport> check_every_verifier(std::span<const SuiteCase> suite, const ConfigFor& config_for,
                                                  std::ostream& progress) {
-  std::vector<std::pair<VerifierInfo, CheckConfig>> chosen;
+  std::vector<std::pair<VerifierInfo, JudgingConfig>> chosen;
   for (const VerifierInfo& info : verifier_catalog()) {
-    if (const std::optional<CheckConfig> config = config_for(info)) chosen.emplace_back(info, *config);
+    if (const std::optional<JudgingConfig> config = config_for(info)) chosen.emplace_back(info, *config);
   }
   std::vector<VerifierReport> reports;
   for (std::size_t k = 0; k < chosen.size(); ++k) {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 
 namespace tev {
 
@@ -18,7 +18,7 @@ std::string scientific(double x);
 
 // config_for(verifier) gives each verifier's settings (samples may differ with its cost), or
 // nothing to leave the verifier out.
-using ConfigFor = std::function<std::optional<CheckConfig>(const VerifierInfo&)>;
+using ConfigFor = std::function<std::optional<JudgingConfig>(const VerifierInfo&)>;
 std::vector<VerifierReport> check_every_verifier(std::span<const SuiteCase> suite, const ConfigFor& config_for,
                                                  std::ostream& progress);
 bool all_as_expected(std::span<const VerifierReport> reports);

@@ -39,7 +39,7 @@ std::vector<BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cas
     trees.push_back({tables.back().view(), plan.tree_id + static_cast<std::uint32_t>(i)});
   }
   // Under mpirun this rank samples its slice; the sums over ranks are the whole run.
-  const auto [first, count] = Distribution::slice(plan.first_sample, plan.samples);
+  const auto [first, count] = ProcessGroup::slice(plan.first_sample, plan.samples);
   const DeviceTally tally = tally_on_device(info.fast_path, trees, plan.seed, first, count);
   if (kernel_seconds) *kernel_seconds = tally.kernel_seconds;
   std::vector<BlockCounts> counts;

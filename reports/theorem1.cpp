@@ -13,7 +13,7 @@
 #include "core/statistics.hpp"
 #include "sim/calibration.hpp"
 #include "sim/composition.hpp"
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/power.hpp"
 #include "reports/verdict_json.hpp"
@@ -251,7 +251,7 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   }
   // One family-wise α, split evenly over the families of tests that claims are made from.
   const double family_alpha = options.alpha / static_cast<double>(kFamilies);
-  CheckConfig check{.samples = options.samples, .seed = options.seed, .threads = options.threads, .alpha = family_alpha,
+  JudgingConfig check{.samples = options.samples, .seed = options.seed, .threads = options.threads, .alpha = family_alpha,
                     .verifiers_sharing_alpha = static_cast<int>(exact_ids.size())};
   json split = json::array();
   for (const char* name : kFamilyNames) split.push_back({{"family", name}, {"alpha", family_alpha}});

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 #include "sim/verdict_policy.hpp"
 
 namespace tev {

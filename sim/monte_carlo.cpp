@@ -24,11 +24,11 @@ void BlockCounts::merge(const BlockCounts& other) {
 }
 
 void BlockCounts::sum_over_ranks() {
-  if (Distribution::size() == 1) return;
-  Distribution::sum(completed);
-  Distribution::sum(exits);
+  if (ProcessGroup::size() == 1) return;
+  ProcessGroup::sum(completed);
+  ProcessGroup::sum(exits);
   std::uint64_t scalars[] = {samples, completions, length_sum};
-  Distribution::sum(scalars);
+  ProcessGroup::sum(scalars);
   samples = scalars[0];
   completions = scalars[1];
   length_sum = scalars[2];

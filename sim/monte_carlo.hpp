@@ -11,7 +11,7 @@
 
 #include "core/choosers.hpp"
 #include "core/verifier_registry.hpp"
-#include "sim/distributed.hpp"
+#include "sim/process_group.hpp"
 
 namespace tev {
 
@@ -63,7 +63,7 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
   };
   // Under mpirun this rank counts its slice of the samples; the sums over ranks are the whole run.
   // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
-  const std::pair<std::uint64_t, std::uint64_t> slice = Distribution::slice(plan.first_sample, plan.samples);
+  const std::pair<std::uint64_t, std::uint64_t> slice = ProcessGroup::slice(plan.first_sample, plan.samples);
   oneapi::tbb::task_arena arena(plan.threads);
   BlockCounts result = arena.execute([&] {
     return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 2048), BlockCounts{}, body, merge);

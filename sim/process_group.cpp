@@ -1,4 +1,4 @@
-#include "sim/distributed.hpp"
+#include "sim/process_group.hpp"
 
 #ifdef TEV_WITH_MPI
 #include <mpi.h>
@@ -12,7 +12,7 @@ int g_size = 1;
 bool g_initialized_here = false;
 }  // namespace
 
-Distribution::Distribution([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
+ProcessGroup::ProcessGroup([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
 #ifdef TEV_WITH_MPI
   int already = 0;
   MPI_Initialized(&already);
@@ -25,28 +25,28 @@ Distribution::Distribution([[maybe_unused]] int* argc, [[maybe_unused]] char*** 
 #endif
 }
 
-Distribution::~Distribution() {
+ProcessGroup::~ProcessGroup() {
 #ifdef TEV_WITH_MPI
   if (g_initialized_here) MPI_Finalize();
 #endif
 }
 
-int Distribution::rank() { return g_rank; }
-int Distribution::size() { return g_size; }
+int ProcessGroup::rank() { return g_rank; }
+int ProcessGroup::size() { return g_size; }
 
-std::pair<std::uint64_t, std::uint64_t> Distribution::slice(std::uint64_t first, std::uint64_t total) {
+std::pair<std::uint64_t, std::uint64_t> ProcessGroup::slice(std::uint64_t first, std::uint64_t total) {
   const auto n = static_cast<std::uint64_t>(g_size), r = static_cast<std::uint64_t>(g_rank);
   const std::uint64_t begin = total * r / n, end = total * (r + 1) / n;
   return {first + begin, end - begin};
 }
 
-void Distribution::sum([[maybe_unused]] std::span<std::uint64_t> values) {
+void ProcessGroup::sum([[maybe_unused]] std::span<std::uint64_t> values) {
 #ifdef TEV_WITH_MPI
   if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 #endif
 }
 
-void Distribution::sum([[maybe_unused]] std::span<std::int64_t> values) {
+void ProcessGroup::sum([[maybe_unused]] std::span<std::int64_t> values) {
 #ifdef TEV_WITH_MPI
   if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 #endif

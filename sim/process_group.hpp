@@ -9,13 +9,13 @@
 
 namespace tev {
 
-class Distribution {
+class ProcessGroup {
  public:
   // MPI_Init on construction and MPI_Finalize on destruction when built with MPI; make one in main.
-  Distribution(int* argc, char*** argv);
-  ~Distribution();
-  Distribution(const Distribution&) = delete;
-  Distribution& operator=(const Distribution&) = delete;
+  ProcessGroup(int* argc, char*** argv);
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
 
   static int rank();
   static int size();

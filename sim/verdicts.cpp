@@ -1,4 +1,4 @@
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -14,7 +14,7 @@ namespace {
 constexpr double kRequiredPower = 0.99;
 }
 
-VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const CheckConfig& config) {
+VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const JudgingConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   VerifierReport report;
   report.info = verifier_info(id);

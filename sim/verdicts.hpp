@@ -15,7 +15,8 @@
 
 namespace tev {
 
-struct CheckConfig {
+// How every verifier is judged on a suite: its samples, seed, threads, share of alpha, enumeration.
+struct JudgingConfig {
   std::uint64_t samples = 100000;  // per tree and verifier
   std::uint32_t seed = 20261130;
   int threads = 1;
@@ -52,6 +53,6 @@ struct VerifierReport {
   std::string caught_by;              // mutants: "sampling and enumeration", "enumeration only", ...
 };
 
-VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const CheckConfig& config);
+VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const JudgingConfig& config);
 
 }  // namespace tev
