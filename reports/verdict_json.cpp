@@ -83,4 +83,10 @@ nlohmann::json verifier_json(const VerifierReport& r) {
   return v;
 }
 
+nlohmann::json verifiers_json(std::span<const VerifierReport> reports) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const VerifierReport& r : reports) all.push_back(verifier_json(r));
+  return all;
+}
+
 }  // namespace tev

@@ -3,6 +3,7 @@
 // (check, live, theorem1, conformance) writes its evidence and verdicts through these.
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 
 #include "sim/verdicts.hpp"
 #include "sim/verdict_policy.hpp"
@@ -16,5 +17,6 @@ nlohmann::json policy_json(const VerdictPolicy& policy, std::size_t cases);
 // One case's evidence and the policy's verdict on it.
 nlohmann::json evidence_json(const TreeEvidence& e, const CaseVerdict& verdict);
 nlohmann::json verifier_json(const VerifierReport& r);
+nlohmann::json verifiers_json(std::span<const VerifierReport> reports);
 
 }  // namespace tev

@@ -7,10 +7,14 @@
 namespace tev {
 
 namespace {
-int g_rank = 0;
-int g_size = 1;
 bool g_initialized_here = false;
 }  // namespace
+
+std::pair<std::uint64_t, std::uint64_t> Ranks::slice(std::uint64_t first, std::uint64_t total) const {
+  const auto n = static_cast<std::uint64_t>(size), r = static_cast<std::uint64_t>(rank);
+  const std::uint64_t begin = total * r / n, end = total * (r + 1) / n;
+  return {first + begin, end - begin};
+}
 
 ProcessGroup::ProcessGroup([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
 #ifdef TEV_WITH_MPI
@@ -20,8 +24,6 @@ ProcessGroup::ProcessGroup([[maybe_unused]] int* argc, [[maybe_unused]] char*** 
     MPI_Init(argc, argv);
     g_initialized_here = true;
   }
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
 #endif
 }
 
@@ -31,24 +33,26 @@ ProcessGroup::~ProcessGroup() {
 #endif
 }
 
-int ProcessGroup::rank() { return g_rank; }
-int ProcessGroup::size() { return g_size; }
-
-std::pair<std::uint64_t, std::uint64_t> ProcessGroup::slice(std::uint64_t first, std::uint64_t total) {
-  const auto n = static_cast<std::uint64_t>(g_size), r = static_cast<std::uint64_t>(g_rank);
-  const std::uint64_t begin = total * r / n, end = total * (r + 1) / n;
-  return {first + begin, end - begin};
+RunContext ProcessGroup::context() const {
+  Ranks ranks;
+#ifdef TEV_WITH_MPI
+  MPI_Comm_rank(MPI_COMM_WORLD, &ranks.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks.size);
+#endif
+  return {ranks, ranks.rank == 0};
 }
 
-void ProcessGroup::sum([[maybe_unused]] std::span<std::uint64_t> values) {
+void ProcessGroup::sum(const Ranks& ranks, [[maybe_unused]] std::span<std::uint64_t> values) {
+  if (ranks.size == 1) return;
 #ifdef TEV_WITH_MPI
-  if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 #endif
 }
 
-void ProcessGroup::sum([[maybe_unused]] std::span<std::int64_t> values) {
+void ProcessGroup::sum(const Ranks& ranks, [[maybe_unused]] std::span<std::int64_t> values) {
+  if (ranks.size == 1) return;
 #ifdef TEV_WITH_MPI
-  if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 #endif
 }
 

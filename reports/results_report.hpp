@@ -1,0 +1,18 @@
+#pragma once
+// Reports from results files: theorem1's after its run, and `tevsuite report` on a saved one.
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "reports/render.hpp"
+
+namespace tev {
+
+// Renders theorem1's results into render.out_dir, prints each claim, the files and the PASS line;
+// returns 0 when every claim holds and every verdict is as expected.
+int finish_theorem1_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out);
+
+// `tevsuite report`: renders an existing theorem1 or exittrain results.json again (into render.out_dir).
+int render_results_file(const std::string& results_path, const RenderOptions& render, std::ostream& out);
+
+}  // namespace tev
