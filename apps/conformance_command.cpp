@@ -1,178 +1,80 @@
-#include "apps/conformance_command.hpp"
+// `tevsuite conformance emit | check | run`: a verifier written elsewhere against the canonical law.
+#include <iostream>
+#include <memory>
+#include <string>
 
-#include <algorithm>
-#include <cstdio>
-#include <deque>
-#include <fstream>
-#include <iomanip>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <ostream>
-#include <sstream>
+#include "apps/commands.hpp"
+#include "conformance/commands.hpp"
+#include "conformance/sample_router.hpp"
+#include "reports/conformance_report.hpp"
+#include "reports/results_writer.hpp"
 
-#include "conformance/judge.hpp"
-#include "core/statistics.hpp"
-#include "reports/verdict_json.hpp"
-
-namespace tev {
+namespace tev::apps {
 
 namespace {
 
-using namespace conformance;
-using nlohmann::json;
+struct ConformanceState {
+  conformance::EmitConfig emit;
+  std::string cases_out = "cases.jsonl", cases_in, samples_in, json_path;
+  double alpha = 1e-3;
+  std::uint32_t seed = 20261130;
+  conformance::RunOptions run_options;
+};
 
-bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
-
-std::ifstream open_input(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot read " + path);
-  return in;
-}
-
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
-std::string tv_text(const std::optional<double>& tv) { return tv ? num(*tv) : "none"; }
-
-json report_json(const ConformanceReport& report) {
-  json j;
-  j["format_version"] = 2;
-  j["command"] = "conformance";
-  j["kind"] = results_kind_name(ResultsKind::conformance);
-  j["alpha"] = report.policy.alpha;
-  j["policy"] = policy_json(report.policy, report.cases.size());
-  j["exactness_tests"] = report.exactness_tests;
-  j["saturation_tests"] = report.saturation_tests;
-  j["overall"] = verdict_text(report.overall);
-  j["exit_code"] = verdict_exit_code(report.overall);
-  j["first_failing_case"] = report.first_failing;
-  for (const CaseResult& r : report.cases) {
-    json c = evidence_json(r.evidence, r.decision);
-    c["case_id"] = r.id;
-    c["label"] = r.label;
-    c["first_impossible"] = r.first_impossible;
-    c["prefix"] = r.evidence.prefix;
-    j["cases"].push_back(std::move(c));
-  }
-  return j;
-}
-
-int print_report(const ConformanceReport& report, const std::string& json_path, std::ostream& out) {
-  out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11) << "impossible" << std::setw(12)
-      << "in-tree bon" << std::setw(11) << "exact p(H)" << std::setw(10) << "sat p(H)" << std::setw(9) << "mean L" << std::setw(9)
-      << "1+C_p" << std::setw(11) << "TV@99%" << std::setw(23) << "verdict" << "what it exercises\n";
-  for (const CaseResult& r : report.cases) {
-    out << std::left << std::setw(6) << r.id << std::setw(10) << r.samples << std::setw(11) << r.impossible << std::setw(12)
-        << r.evidence.completions << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(10) << num(r.decision.saturation_p_holm)
-        << std::setw(9) << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling) << std::setw(11)
-        << tv_text(r.evidence.detectable_tv) << std::setw(23) << verdict_text(r.decision.verdict) << r.label << '\n';
-  }
-  for (const CaseResult& r : report.cases) {
-    if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
-  }
-  const VerdictPolicy& p = report.policy;
-  out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests
-      << " chi-square tests), " << p.saturation_alpha() << " for saturation (Holm over " << report.saturation_tests
-      << " E[L] and per-node acceptance tests).\nTV@99%: the smallest contamination (toward uniform noise over possible blocks) "
-      << "each case's chi-square detects with " << p.required_power * 100 << " % power at its Bonferroni level "
-      << num(p.chi_square_level(report.cases.size())) << "; 'none': no contamination is detected that often.\nA case that "
-      << "cannot detect TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
-  out << "overall: " << verdict_text(report.overall);
-  if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
-  out << '\n';
-  if (!json_path.empty()) {
-    std::ofstream file(json_path);
-    file << report_json(report).dump(2) << '\n';
-    if (!file) throw InputError("cannot write " + json_path);
-    out << "wrote " << json_path << '\n';
-  }
-  return verdict_exit_code(report.overall);
+int print_and_write(const conformance::ConformanceReport& report, ResultsWriter& json) {
+  const int code = print_conformance(report, std::cout);
+  json.write(conformance_json(report), std::cout);
+  return code;
 }
 
 }  // namespace
 
-int run_conformance_emit(const EmitConfig& config, const std::string& out_path, std::ostream& out, std::ostream& progress) {
-  std::ofstream file(out_path);
-  if (!file) throw InputError("cannot write " + out_path);
-  const std::vector<std::string> lines = emit_cases(config);
-  // The level each case's chi-square is held to when `conformance check` judges all of them at its default alpha.
-  const VerdictPolicy policy;
-  const double level = policy.chi_square_level(lines.size());
-  std::vector<double> tvs;
-  std::size_t undetectable = 0;
-  for (std::size_t k = 0; k < lines.size(); ++k) {
-    file << lines[k] << '\n';
-    const Case c = parse_case(lines[k], "emitted case " + std::to_string(k));  // every emitted case must read back
-    const std::optional<double> tv = detectable_tv(c.tree, c.rows, c.samples, level, policy.required_power);
-    if (tv) {
-      tvs.push_back(*tv);
-    } else {
-      ++undetectable;
-    }
-    progress << "  " << c.id << ": " << c.tree.size() << " nodes, depth " << c.tree.max_depth() << ", V = " << c.tree.vocab << " - " << c.label << '\n';
+Command register_conformance(CLI::App& app, const RunContext& context) {
+  auto s = std::make_shared<ConformanceState>();
+  auto* conf = app.add_subcommand(
+      "conformance",
+      "Check a verifier written elsewhere (any language) against the canonical law, through files or a subprocess.\n"
+      "Cases and samples are JSON lines (see the README for the schema). Verdicts per case and overall:\n"
+      "exit 0 exact and saturated, 1 not exact, 3 exact but not saturated, 4 inconclusive (a case too small to\n"
+      "detect a TV of 0.05 with 99 % power at its level: give it more samples), 2 bad input or a failing verifier.");
+  conf->require_subcommand(1);
+  conformance::EmitConfig& emit = s->emit;
+  auto add_emit_options = [&](CLI::App* cmd) {
+    cmd->add_option("--cases", emit.cases, "number of cases (they cycle through 8 kinds)")->check(CLI::Range(1, 100000))->capture_default_str();
+    cmd->add_option("--seed", emit.seed, "seed of the generated cases")->capture_default_str();
+    cmd->add_option("--vocab", emit.vocab, "vocabulary of the small-vocabulary cases")->check(CLI::Range(4, 65536))->capture_default_str();
+    cmd->add_option("--budget", emit.budget, "draft nodes per tree")->check(CLI::Range(4, 4096))->capture_default_str();
+    cmd->add_option("--samples", emit.samples, "samples per case")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))->capture_default_str();
+  };
+  auto* emit_cmd = conf->add_subcommand("emit", "Write conformance cases (random, DDTree, chain, star, deep, wide, near-deterministic, sparse large-vocabulary).");
+  add_emit_options(emit_cmd);
+  emit_cmd->add_option("--out", s->cases_out, "cases file to write")->capture_default_str();
+  auto* check_cmd = conf->add_subcommand("check", "Judge a samples file (one {\"case_id\", \"accepted\", \"bonus\"} per line) against its cases file.");
+  check_cmd->add_option("cases", s->cases_in, "cases.jsonl")->required()->check(CLI::ExistingFile);
+  check_cmd->add_option("samples", s->samples_in, "samples.jsonl")->required()->check(CLI::ExistingFile);
+  auto* run_cmd = conf->add_subcommand("run", "Stream cases to a verifier subprocess (one case line on its stdin, `samples` sample lines back) and judge it.");
+  run_cmd->add_option("--verifier-cmd", s->run_options.command, "shell command that starts the verifier")->required();
+  run_cmd->add_option("cases", s->cases_in, "cases.jsonl; without it cases are emitted, and only then do --cases, --seed, --vocab, --budget and --samples apply")
+      ->check(CLI::ExistingFile);
+  add_emit_options(run_cmd);
+  run_cmd->add_option("--timeout", s->run_options.timeout_seconds, "seconds to wait for the verifier's next line")->check(CLI::Range(0.1, 86400.0))->capture_default_str();
+  for (CLI::App* cmd : {check_cmd, run_cmd}) {
+    cmd->add_option("--json", s->json_path, "also write the verdicts as JSON");
+    cmd->add_option("--alpha", s->alpha, "family-wise false-alarm level")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
   }
-  if (!file) throw InputError("error writing " + out_path);
-  std::sort(tvs.begin(), tvs.end());
-  out << "wrote " << lines.size() << " cases to " << out_path << " (" << config.samples << " samples each)\n";
-  if (!tvs.empty()) {
-    out << "judged at family alpha " << policy.alpha << " (chi-square level " << num(level) << " per case), each case detects a "
-        << "contamination of TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " (median " << num(tvs[tvs.size() / 2])
-        << ") with 99 % power\n";
-  }
-  if (undetectable > 0) out << undetectable << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
-  return 0;
+  check_cmd->add_option("--completion-seed", s->seed, "seed of the completion draws")->capture_default_str();
+
+  return {conf, [s, emit_cmd, check_cmd, context] {
+            if (emit_cmd->parsed()) {
+              print_emit_summary(conformance::emit_conformance_cases(s->emit, s->cases_out, context, std::cerr), s->cases_out, std::cout);
+              return 0;
+            }
+            ResultsWriter json(s->json_path, context);
+            if (check_cmd->parsed()) return print_and_write(conformance::judge_conformance_files(s->cases_in, s->samples_in, s->seed, s->alpha), json);
+            conformance::RunOptions options = s->run_options;
+            options.alpha = s->alpha;
+            return print_and_write(conformance::run_conformance_verifier(s->cases_in, s->emit, options, std::cerr), json);
+          }};
 }
 
-int run_conformance_check(const std::string& cases_path, const std::string& samples_path, std::uint32_t seed, double alpha,
-                          const std::string& json_path, std::ostream& out) {
-  // Samples may come in any order, so every case stays alive until the end: its tree and rows
-  // (the case's text and JSON go after its parse), and its judge's counts, within kMaxHeldCells.
-  std::ifstream cases_in = open_input(cases_path);
-  CaseReader reader(cases_in, cases_path);
-  std::deque<Case> cases;  // a deque: the judges keep pointers to their cases
-  std::vector<CaseJudge> judges;
-  std::map<std::string, std::size_t> index;
-  while (std::optional<Case> c = reader.next()) {
-    cases.push_back(std::move(*c));
-    index[cases.back().id] = judges.size();
-    judges.emplace_back(cases.back(), seed, static_cast<std::uint32_t>(judges.size()));
-  }
-  std::ifstream samples_in = open_input(samples_path);
-  std::string line;
-  for (std::size_t k = 1;; ++k) {
-    const std::string where = samples_path + ":" + std::to_string(k);
-    if (!read_bounded_line(samples_in, line, kMaxSampleLineBytes, where)) break;
-    if (blank(line)) continue;
-    json j;
-    try {
-      j = json::parse(line);
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-      throw InputError(where + ": not valid JSON (" + e.what() + ")");
-    }
-    if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string()) throw InputError(where + ": a sample needs a string \"case_id\"");
-    const auto it = index.find(j["case_id"].get<std::string>());
-    if (it == index.end()) throw InputError(where + ": no case " + j["case_id"].dump() + " in " + cases_path);
-    judges[it->second].add_line(line, where);
-  }
-  return print_report(judge(judges, alpha), json_path, out);
-}
-
-int run_conformance_run(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options, const std::string& json_path,
-                        std::ostream& out, std::ostream& progress) {
-  std::ifstream file;
-  std::istringstream emitted;
-  if (cases_path.empty()) {
-    std::string text;
-    for (const std::string& line : emit_cases(emit)) text += line + '\n';
-    emitted.str(text);
-  } else {
-    file = open_input(cases_path);
-  }
-  CaseReader reader(cases_path.empty() ? static_cast<std::istream&>(emitted) : file, cases_path.empty() ? "emitted cases" : cases_path);
-  return print_report(run_verifier_command(reader, options, progress), json_path, out);
-}
-
-}  // namespace tev
+}  // namespace tev::apps

@@ -1,275 +1,82 @@
-#include "apps/live_command.hpp"
+// `tevsuite live`: the same checks on live trees from real models.
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
-#include <algorithm>
-#include <chrono>
-#include <filesystem>
-#include <iomanip>
-#include <nlohmann/json.hpp>
-#include <ostream>
-#include <stdexcept>
+#include "apps/commands.hpp"
+#include "harness/live_checks.hpp"
+#include "reports/live_report.hpp"
+#include "reports/results_writer.hpp"
+#include "reports/verdict_table.hpp"
 
-#include "apps/results_file.hpp"
-#include "apps/verdicts.hpp"
-#include "core/exit_law.hpp"
-#include "core/statistics.hpp"
-#include "reports/verdict_json.hpp"
-#include "sim/monte_carlo.hpp"
-
-namespace tev {
+namespace tev::apps {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-struct LiveCase {
-  SuiteCase suite_case;
-  std::string drafter, builder, context_text;
-  double root_kl = 0.0;
-  double row_deviation = 0.0;
+struct LiveState {
+  LiveOptions live;
+  std::vector<std::string> builders;
+  bool no_enumeration = false;
+  std::string json_path;
 };
-
-SuiteCase as_suite_case(std::string label, const LiveTree& live) {
-  SuiteCase c;
-  c.label = std::move(label);
-  c.shape = TreeShape::ddtree;
-  c.tree = live.tree;
-  c.rows = live.rows;
-  c.draft_kl = live.root_kl;
-  return c;
-}
-
-std::vector<LiveCase> build_cases(const LiveOptions& options, const ModelSet& set, const std::vector<std::vector<Token>>& contexts,
-                                  std::ostream& progress) {
-  std::vector<LiveCase> cases;
-  for (const NamedModel& drafter : set.drafters) {
-    for (TreeBuilder builder : options.builders) {
-      LiveTreeConfig config = options.tree;
-      config.builder = builder;
-      for (std::size_t i = 0; i < contexts.size(); ++i) {
-        progress << "building tree " << cases.size() + 1 << ": " << builder_name(builder) << " from " << drafter.name
-                 << ", context " << i << " ..." << std::flush;
-        const auto start = std::chrono::steady_clock::now();
-        const LiveTree live = build_live_tree(*set.target, *drafter.model, contexts[i], config);
-        progress << " " << fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2) << " s\n";
-        LiveCase c;
-        c.drafter = drafter.name;
-        c.builder = builder_name(builder);
-        c.context_text = render_tokens(*set.target, live.context);
-        c.root_kl = live.root_kl;
-        c.row_deviation = live.row_deviation;
-        c.suite_case = as_suite_case(c.builder + " / " + c.drafter + " / context " + std::to_string(i), live);
-        if (!options.dump_dir.empty()) {
-          const LiveDumpInfo info{"tree-" + std::to_string(cases.size()), set.target->name(), drafter.name, c.builder,
-                                  options.tree.temperature};
-          write_live_dump(fs::path(options.dump_dir) / (info.id + ".json"), live, info, *set.target, options.check.samples);
-        }
-        cases.push_back(std::move(c));
-      }
-    }
-  }
-  return cases;
-}
-
-std::vector<LiveCase> read_cases(const std::string& dir, std::ostream& progress) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  if (files.empty()) throw std::invalid_argument(dir + " holds no .json live-tree dumps");
-  std::vector<LiveCase> cases;
-  for (const fs::path& file : files) {
-    progress << "reading " << file.string() << '\n';
-    const LoadedLiveTree loaded = read_live_dump(file);
-    LiveCase c;
-    c.drafter = loaded.info.drafter;
-    c.builder = loaded.info.builder;
-    c.row_deviation = loaded.live.row_deviation;
-    c.suite_case = as_suite_case(file.filename().string(), loaded.live);
-    cases.push_back(std::move(c));
-  }
-  return cases;
-}
-
-void print_cases(const std::vector<LiveCase>& cases, std::ostream& out) {
-  out << "Live trees: " << cases.size() << "\n";
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const LiveCase& c = cases[i];
-    const ExitLaw law = ExitLaw::compute(c.suite_case.tree, c.suite_case.rows);
-    out << "  tree " << std::right << std::setw(2) << i << ": " << std::left << std::setw(36) << c.suite_case.label << " nodes "
-        << std::setw(4) << c.suite_case.tree.size() << " depth " << std::setw(3) << c.suite_case.tree.max_depth() << " 1+C_p "
-        << fixed(law.ceiling(), 4) << "  KL(target||drafter) " << fixed(c.root_kl, 3) << " nats  row dev "
-        << scientific(c.row_deviation) << (c.context_text.empty() ? "" : "  \"" + c.context_text + "\"") << '\n';
-  }
-}
-
-// The first word of a completed block: the exit's depth-1 ancestor's token, or the bonus at the root.
-std::vector<std::uint64_t> first_word_counts(const DraftTree& tree, const BlockCounts& counts) {
-  std::vector<std::uint64_t> first(static_cast<std::size_t>(tree.vocab), 0);
-  for (NodeId v = 0; v < tree.size(); ++v) {
-    NodeId top = v;
-    while (top != 0 && tree.parent[top] != 0) top = tree.parent[top];
-    for (Token a = 0; a < tree.vocab; ++a) {
-      const std::uint64_t n = counts.completed[static_cast<std::size_t>(v) * static_cast<std::size_t>(tree.vocab) + static_cast<std::size_t>(a)];
-      first[static_cast<std::size_t>(v == 0 ? a : tree.token[top])] += n;
-    }
-  }
-  return first;
-}
-
-struct GenerationRow {
-  std::string drafter, builder;
-  Generation generation;
-  std::size_t prompt_length = 0;
-};
-
 }  // namespace
 
-int run_live(const LiveOptions& options, std::ostream& out, std::ostream& progress) {
-  const auto start = std::chrono::steady_clock::now();
-  ResultsFile json_file(options.json_path);
-  if (!options.dump_dir.empty()) fs::create_directories(options.dump_dir);
+Command register_live(CLI::App& app, const RunContext& context) {
+  auto s = std::make_shared<LiveState>();
+  LiveOptions& live = s->live;
+  live.judging.threads = default_threads();
+  auto* live_cmd = app.add_subcommand(
+      "live",
+      "The same checks on live trees: a real drafter builds each tree under a context sampled from a real target,\n"
+      "whose next-token rows over the full vocabulary are the law every verifier must reproduce. Default target:\n"
+      "the CMU Sphinx US-English trigram model (72,547 words, Debian pocketsphinx-en-us); drafters: its bigram view\n"
+      "and a bigram+unigram mix. Also runs speculative generation with TEV (tokens per round against 1 + C_p) and\n"
+      "tests the first generated word against the target's row. Exit code 0 when every verdict holds.");
+  live_cmd->add_option("--lm", live.models.family, "model family: sphinx (the Debian trigram) or llama2c (a checkpoint given by --model)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, LiveFamily>{{"sphinx", LiveFamily::sphinx}, {"llama2c", LiveFamily::llama2c}}))
+      ->capture_default_str();
+  live_cmd->add_option("--model", live.models.model_path, "model file: a llama2.c checkpoint, or another Sphinx .lm.bin");
+  live_cmd->add_option("--tokenizer", live.models.tokenizer_path, "llama2.c tokenizer.bin, to print text instead of token ids");
+  live_cmd->add_option("--drafter", live.models.drafters, "drafters (sphinx: bigram, interpolated; llama2c: layers:K) [default: all of the family's]")
+      ->delimiter(',');
+  live_cmd->add_option("--builder", s->builders, "tree builders: ddtree (per-depth marginals along the drafter's argmax chain), dynamic (EAGLE-2-style, per-node rows) [default: both]")
+      ->delimiter(',')->check(CLI::IsMember({"ddtree", "dynamic"}));
+  live_cmd->add_option("--contexts", live.contexts, "contexts per drafter x builder, sampled from the target")->check(CLI::Range(1, 10000))->capture_default_str();
+  live_cmd->add_option("--context-length", live.context_length, "tokens sampled after the start token for each context")->check(CLI::Range(1, 1000))->capture_default_str();
+  live_cmd->add_option("--budget", live.tree.budget, "draft nodes per tree, root excluded")->check(CLI::Range(1, 1024))->capture_default_str();
+  live_cmd->add_option("--temperature", live.tree.temperature, "sampling temperature of target and drafter")->check(CLI::Range(0.05, 20.0))->capture_default_str();
+  live_cmd->add_option("--samples", live.judging.samples, "Monte Carlo samples per tree for verifiers with a fast path")
+      ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
+  live_cmd->add_option("--chooser-samples", live.chooser_samples, "samples per tree for the other verifiers (each draw costs O(V))")
+      ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
+  live_cmd->add_flag("--mutants", live.mutants, "also run the planted mutants (slow at V = 72,547: several redo O(N V) work per sample)");
+  live_cmd->add_flag("--no-enumeration", s->no_enumeration,
+                     "skip the exact laws (lumped enumeration costs about N^2 V per verifier: seconds at B = 128, V = 151,936)");
+  live_cmd->add_option("--rounds", live.rounds, "speculative generation rounds per drafter x builder")->check(CLI::Range(1, 100000))->capture_default_str();
+  live_cmd->add_option("--first-word-samples", live.first_word_samples, "TEV rounds for the first-word test")
+      ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
+  live_cmd->add_option("--seed", live.judging.seed, "seed for contexts and sampling (32-bit)")->capture_default_str();
+  live_cmd->add_option("--threads", live.judging.threads, "worker threads")->check(CLI::Range(1, 1024))->capture_default_str();
+  live_cmd->add_option("--alpha", live.judging.alpha, "family-wise false-alarm level of the whole run")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
+  live_cmd->add_option("--json", s->json_path, "also write the results as JSON");
+  live_cmd->add_option("--dump", live.dump_dir, "write every live tree to this folder (tree-K.json; see the README for the format)");
+  live_cmd->add_option("--from", live.from_dir, "check the live-tree dumps in this folder instead of building trees (no model needed)")
+      ->check(CLI::ExistingDirectory);
 
-  const bool from_dumps = !options.from_dir.empty();
-  ModelSet set;
-  std::vector<std::vector<Token>> contexts;
-  std::vector<LiveCase> cases;
-  if (from_dumps) {
-    cases = read_cases(options.from_dir, progress);
-  } else {
-    progress << "loading models ...\n";
-    set = load_models(options.models);
-    out << "Target: " << set.description << "\nDrafters:";
-    for (const NamedModel& d : set.drafters) out << ' ' << d.name << " (" << d.model->name() << ")";
-    out << "\nBudget " << options.tree.budget << ", temperature " << options.tree.temperature << ", " << options.contexts
-        << " context(s) of " << options.context_length << " sampled tokens per drafter x builder\n";
-    contexts = sample_contexts(*set.target, options.contexts, options.context_length, options.check.seed, set.end_token);
-    cases = build_cases(options, set, contexts, progress);
-  }
-  print_cases(cases, out);
-  std::vector<SuiteCase> suite;
-  for (const LiveCase& c : cases) suite.push_back(c.suite_case);
-
-  // One family-wise alpha: Bonferroni over the verifiers, the generation family and the first-word test.
-  auto included = [&](const VerifierInfo& info) { return options.mutants || info.kind != VerifierKind::mutant; };
-  const auto catalog = verifier_catalog();
-  const int shares = static_cast<int>(std::count_if(catalog.begin(), catalog.end(), included)) + (from_dumps ? 0 : 2);
-  const double share_alpha = options.check.alpha / shares;
-  out << "Samples per tree: " << options.check.samples << " (verifiers with a fast path), " << options.chooser_samples
-      << " (the others: O(V) per draw); seed " << options.check.seed << "; family-wise alpha " << options.check.alpha
-      << ", " << share_alpha << " per verifier or test family\n";
-  if (options.check.enumerate) {
-    out << "Exact laws by lumped enumeration (a branch per drafted child, every other token of a draw as one weighted vector): "
-        << "each verifier's law against the canonical law to " << options.check.exact_tolerance
-        << (options.mutants ? ", each mutant's exact TV and predicted power at its sample count" : "; planted mutants with --mutants") << '\n';
-  } else {
-    out << "Live trees are not enumerated (--no-enumeration): verdicts rest on sampling, and a tree whose chi-square cannot "
-        << "detect TV 0.05 with 99 % power makes its verifier 'inconclusive'"
-        << (options.mutants ? "; a mutant sampling misses is reported, not failed" : "; planted mutants with --mutants") << '\n';
-  }
-  const std::vector<VerifierReport> reports = check_every_verifier(
-      suite,
-      [&](const VerifierInfo& info) -> std::optional<CheckConfig> {
-        if (!included(info)) return std::nullopt;
-        CheckConfig config = options.check;
-        config.verifiers_sharing_alpha = shares;
-        if (info.fast_path == FastPath::none) config.samples = options.chooser_samples;
-        return config;
-      },
-      progress);
-  print_verdict_table(reports, out);
-  bool passed = all_as_expected(reports);
-  const bool inconclusive = only_inconclusive_unexpected(reports);
-
-  nlohmann::json j;
-  std::vector<GenerationRow> generations;
-  if (!from_dumps) {
-    out << "\nSpeculative generation with TEV, " << options.rounds << " rounds per drafter x builder from context 0:\n";
-    std::vector<double> length_p;
-    for (const NamedModel& drafter : set.drafters) {
-      for (TreeBuilder builder : options.builders) {
-        progress << "generating: " << builder_name(builder) << " from " << drafter.name << " ..." << std::flush;
-        LiveTreeConfig config = options.tree;
-        config.builder = builder;
-        GenerationRow row{drafter.name, builder_name(builder),
-                          speculative_generate(*set.target, *drafter.model, contexts.at(0), config, VerifierId::tree_exit,
-                                               options.rounds, options.check.seed),
-                          contexts.at(0).size()};
-        progress << " done\n";
-        length_p.push_back(row.generation.length_p());
-        out << "  " << std::left << std::setw(8) << row.builder << std::setw(14) << row.drafter << " tokens/round "
-            << fixed(row.generation.mean_length(), 3) << "  mean 1+C_p " << fixed(row.generation.mean_ceiling(), 3)
-            << "  p " << scientific(length_p.back()) << "  rounds " << row.generation.rounds << "  row dev "
-            << scientific(row.generation.row_deviation) << '\n';
-        const std::span<const Token> all = row.generation.tokens;
-        out << "    \"" << render_tokens(*set.target, all.first(row.prompt_length)) << " | "
-            << render_tokens(*set.target, all.subspan(row.prompt_length)) << "\"\n";
-        generations.push_back(std::move(row));
-      }
-    }
-    const auto adjusted = holm_adjust(length_p);
-    const double min_length_p = adjusted.empty() ? 1.0 : *std::min_element(adjusted.begin(), adjusted.end());
-    const bool generation_ok = min_length_p >= share_alpha;
-    out << "  tokens per round vs 1 + C_p: min Holm p " << scientific(min_length_p) << (generation_ok ? " (holds)" : " (DOES NOT HOLD)") << '\n';
-
-    // The first generated word under TEV against the target's exact next-word row at the context.
-    const SuiteCase& first = suite.front();
-    MonteCarloPlan plan;
-    plan.seed = options.check.seed + 1;
-    plan.samples = options.first_word_samples;
-    plan.threads = options.check.threads;
-    const BlockCounts counts = run_monte_carlo(VerifierId::tree_exit, first.tree, first.rows, plan);
-    const std::vector<std::uint64_t> words = first_word_counts(first.tree, counts);
-    const ChiSquareResult first_word = pearson_chi_square(words, first.rows.row(0), node_groups(1, first.tree.vocab));
-    const bool first_ok = first_word.impossible == 0 && first_word.p_value >= share_alpha;
-    out << "  first word of " << options.first_word_samples << " TEV rounds on tree 0 vs the target's next-word row: chi2 "
-        << fixed(first_word.statistic, 1) << " on " << first_word.dof << " dof, p " << scientific(first_word.p_value)
-        << (first_ok ? " (holds)" : " (DOES NOT HOLD)") << '\n';
-    passed = passed && generation_ok && first_ok;
-    j["generation"]["min_length_p_holm"] = min_length_p;
-    j["first_word"] = {{"tree", 0}, {"samples", options.first_word_samples}, {"chi2", first_word.statistic},
-                       {"dof", first_word.dof}, {"p", first_word.p_value}, {"impossible", first_word.impossible}};
-  }
-
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out << "\n" << (passed ? "PASS" : "FAIL") << ": on live trees every saturated verifier exact and saturated, every "
-      << "unsaturated one exact and not saturated" << (from_dumps ? "" : ", tokens per round at 1 + C_p, first word at the target's row")
-      << (passed ? "" : inconclusive ? " -- inconclusive: too few samples (--samples, --chooser-samples)" : " -- does not hold")
-      << " (" << fixed(seconds, 1) << " s)\n";
-
-  if (json_file.wanted()) {
-    j["format_version"] = 2;
-    j["command"] = "live";
-    j["kind"] = results_kind_name(ResultsKind::live);
-    j["config"] = {{"budget", options.tree.budget},        {"temperature", options.tree.temperature},
-                   {"contexts", options.contexts},         {"context_length", options.context_length},
-                   {"samples", options.check.samples},     {"chooser_samples", options.chooser_samples},
-                   {"rounds", options.rounds},             {"seed", options.check.seed},
-                   {"alpha", options.check.alpha},         {"threads", options.check.threads},
-                   {"enumerate", options.check.enumerate},
-                   {"from", options.from_dir},
-                   {"verdict_policy", policy_json(VerdictPolicy{.alpha = share_alpha, .exact_tolerance = options.check.exact_tolerance}, suite.size())}};
-    if (!from_dumps) j["target"] = set.description;
-    for (const LiveCase& c : cases) {
-      const ExitLaw law = ExitLaw::compute(c.suite_case.tree, c.suite_case.rows);
-      j["trees"].push_back({{"label", c.suite_case.label}, {"drafter", c.drafter}, {"builder", c.builder},
-                            {"context", c.context_text}, {"nodes", c.suite_case.tree.size()},
-                            {"max_depth", c.suite_case.tree.max_depth()}, {"ceiling", law.ceiling()},
-                            {"root_kl", c.root_kl}, {"row_max_deviation", c.row_deviation}, {"prefix", law.prefix}});
-    }
-    j["verifiers"] = verifiers_json(reports);
-    for (const GenerationRow& g : generations) {
-      j["generation"]["runs"].push_back({{"drafter", g.drafter}, {"builder", g.builder}, {"rounds", g.generation.rounds},
-                                         {"tokens_per_round", g.generation.mean_length()},
-                                         {"mean_ceiling", g.generation.mean_ceiling()}, {"p", g.generation.length_p()},
-                                         {"row_max_deviation", g.generation.row_deviation},
-                                         {"text", render_tokens(*set.target, g.generation.tokens)}});
-    }
-    j["seconds"] = seconds;
-    j["passed"] = passed;
-    json_file.write(j, out);
-  }
-  return passed ? 0 : inconclusive ? verdict_exit_code(Verdict::inconclusive) : 1;
+  return {live_cmd, [s, context] {
+            LiveOptions options = s->live;
+            options.judging.enumerate = !s->no_enumeration;
+            if (!s->builders.empty()) {
+              options.builders.clear();
+              for (const std::string& b : s->builders) options.builders.push_back(b == "ddtree" ? TreeBuilder::ddtree : TreeBuilder::dynamic);
+            }
+            ResultsWriter json(s->json_path, context);
+            const LiveResult result = run_live_checks(options, context, std::cerr, verifier_progress_lines(std::cerr));
+            print_live(options, result, std::cout);
+            json.write(live_json(options, result), std::cout);
+            return result.exit_code();
+          }};
 }
 
-}  // namespace tev
+}  // namespace tev::apps

@@ -83,6 +83,7 @@ class CaseReader {
   // The line the last case came from, as read (for streaming to a verifier).
   const std::string& line() const { return line_; }
   std::size_t cases() const { return cases_; }
+  const std::string& source() const { return source_; }
 
  private:
   std::istream& in_;

@@ -9,7 +9,7 @@
 
 #include "conformance/case_io.hpp"
 #include "core/choosers.hpp"
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 #include "sim/monte_carlo.hpp"
 
 namespace tev::conformance {

@@ -39,13 +39,13 @@ std::vector<BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cas
     trees.push_back({tables.back().view(), plan.tree_id + static_cast<std::uint32_t>(i)});
   }
   // Under mpirun this rank samples its slice; the sums over ranks are the whole run.
-  const auto [first, count] = Distribution::slice(plan.first_sample, plan.samples);
+  const auto [first, count] = plan.ranks.slice(plan.first_sample, plan.samples);
   const DeviceTally tally = tally_on_device(info.fast_path, trees, plan.seed, first, count);
   if (kernel_seconds) *kernel_seconds = tally.kernel_seconds;
   std::vector<BlockCounts> counts;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     counts.push_back(to_counts(*cases[i].tree, tally.histograms[i]));
-    counts.back().sum_over_ranks();
+    counts.back().sum_over_ranks(plan.ranks);
   }
   return counts;
 }

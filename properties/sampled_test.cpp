@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 
 namespace tev {
 namespace {
@@ -22,7 +22,7 @@ class SampledCheck : public ::testing::TestWithParam<VerifierId> {
 };
 
 TEST_P(SampledCheck, VerdictMatchesItsKind) {
-  const CheckConfig config{.samples = 200000, .seed = kSeed, .threads = 2, .alpha = 1e-3,
+  const JudgingConfig config{.samples = 200000, .seed = kSeed, .threads = 2, .alpha = 1e-3,
                            .verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size())};
   const VerifierReport r = check_verifier(GetParam(), suite(), config);
   SCOPED_TRACE("seed " + std::to_string(kSeed) + ", alpha per verifier " + std::to_string(config.verifier_alpha()) +

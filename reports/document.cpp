@@ -50,23 +50,23 @@ std::string fixed(double x, int decimals) {
   return buf;
 }
 
-void heading(Document& d, std::string text) { d.push_back({Block::Kind::heading, std::move(text), {}, {}}); }
-void paragraph(Document& d, std::string text) { d.push_back({Block::Kind::paragraph, std::move(text), {}, {}}); }
-void table(Document& d, Table t) { d.push_back({Block::Kind::table, {}, std::move(t), {}}); }
+void heading(Document& d, std::string text) { d.push_back({Element::Kind::heading, std::move(text), {}, {}}); }
+void paragraph(Document& d, std::string text) { d.push_back({Element::Kind::paragraph, std::move(text), {}, {}}); }
+void table(Document& d, Table t) { d.push_back({Element::Kind::table, {}, std::move(t), {}}); }
 void figure(Document& d, std::string image, std::string caption) {
-  d.push_back({Block::Kind::figure, std::move(caption), {}, std::move(image)});
+  d.push_back({Element::Kind::figure, std::move(caption), {}, std::move(image)});
 }
 
 
 std::string markdown(const Document& d) {
   std::ostringstream md;
   bool first = true;
-  for (const Block& b : d) {
+  for (const Element& b : d) {
     switch (b.kind) {
-      case Block::Kind::heading: md << (first ? "# " : "\n## ") << b.text << "\n\n"; first = false; break;
-      case Block::Kind::paragraph: md << b.text << "\n\n"; break;
-      case Block::Kind::figure: md << "![" << b.text << "](" << b.image << ")\n\n*" << b.text << "*\n\n"; break;
-      case Block::Kind::table: {
+      case Element::Kind::heading: md << (first ? "# " : "\n## ") << b.text << "\n\n"; first = false; break;
+      case Element::Kind::paragraph: md << b.text << "\n\n"; break;
+      case Element::Kind::figure: md << "![" << b.text << "](" << b.image << ")\n\n*" << b.text << "*\n\n"; break;
+      case Element::Kind::table: {
         auto row = [&](const std::vector<std::string>& cells) {
           md << "|";
           for (const std::string& c : cells) {
@@ -96,14 +96,14 @@ std::string html(const Document& d, const std::string& title) {
        "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}td,th{border:1px solid #bbb;padding:3px 6px;text-align:left}"
        "th{background:#eee}img{max-width:100%}figcaption{font-style:italic;color:#444}</style></head><body>\n";
   bool first = true;
-  for (const Block& b : d) {
+  for (const Element& b : d) {
     switch (b.kind) {
-      case Block::Kind::heading: h << (first ? "<h1>" : "<h2>") << html_escape(b.text) << (first ? "</h1>\n" : "</h2>\n"); first = false; break;
-      case Block::Kind::paragraph: h << "<p>" << html_inline(b.text) << "</p>\n"; break;
-      case Block::Kind::figure:
+      case Element::Kind::heading: h << (first ? "<h1>" : "<h2>") << html_escape(b.text) << (first ? "</h1>\n" : "</h2>\n"); first = false; break;
+      case Element::Kind::paragraph: h << "<p>" << html_inline(b.text) << "</p>\n"; break;
+      case Element::Kind::figure:
         h << "<figure><img src=\"" << html_escape(b.image) << "\" alt=\"" << html_escape(b.text) << "\"><figcaption>" << html_escape(b.text) << "</figcaption></figure>\n";
         break;
-      case Block::Kind::table:
+      case Element::Kind::table:
         h << "<table><tr>";
         for (const std::string& c : b.table.header) h << "<th>" << html_escape(c) << "</th>";
         h << "</tr>\n";

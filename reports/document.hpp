@@ -9,13 +9,14 @@ struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
 };
-struct Block {
+// One element of a report (heading, paragraph, table or figure); not a verifier's emitted tev::Block.
+struct Element {
   enum class Kind { heading, paragraph, table, figure } kind;
   std::string text;  // heading / paragraph text, or the figure's caption
   Table table;
   std::string image;  // figure path relative to the report
 };
-using Document = std::vector<Block>;
+using Document = std::vector<Element>;
 
 // x with `digits` significant digits (%g), or with `decimals` after the point (%f).
 std::string num(double x, int digits = 3);

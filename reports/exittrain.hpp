@@ -10,10 +10,6 @@
 
 namespace tev {
 
-struct ExitTrainSeedRun {
-  std::uint32_t seed = 0;
-  Comparison comparison;
-};
 
 // config: the run's settings as the command records them (must hold "budget"). alpha: family-wise
 // level of the check that TEV's mean L agrees with 1 + C_p (Bonferroni over every drafter, budget

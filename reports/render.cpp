@@ -13,7 +13,6 @@ namespace tev {
 namespace {
 
 using nlohmann::json;
-using report::Block;
 using report::Document;
 using report::figure;
 using report::fixed;

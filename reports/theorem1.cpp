@@ -13,7 +13,7 @@
 #include "core/statistics.hpp"
 #include "sim/calibration.hpp"
 #include "sim/composition.hpp"
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/power.hpp"
 #include "reports/verdict_json.hpp"
@@ -252,8 +252,8 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   }
   // One family-wise α, split evenly over the families of tests that claims are made from.
   const double family_alpha = options.alpha / static_cast<double>(kFamilies);
-  CheckConfig check{.samples = options.samples, .seed = options.seed, .threads = options.threads, .alpha = family_alpha,
-                    .verifiers_sharing_alpha = static_cast<int>(exact_ids.size())};
+  JudgingConfig check{.samples = options.samples, .seed = options.seed, .threads = options.threads, .alpha = family_alpha,
+                      .verifiers_sharing_alpha = static_cast<int>(exact_ids.size()), .ranks = options.ranks};
   json split = json::array();
   for (const char* name : kFamilyNames) split.push_back({{"family", name}, {"alpha", family_alpha}});
   results["config"] = {{"quick", options.quick}, {"samples", options.samples}, {"vocab", options.vocab},
@@ -300,7 +300,7 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   std::vector<BlockCounts> reference;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const MonteCarloPlan plan{.seed = options.seed, .tree_id = kReferenceTreeOffset + static_cast<std::uint32_t>(i),
-                              .samples = options.samples, .first_sample = 0, .threads = options.threads};
+                              .samples = options.samples, .first_sample = 0, .threads = options.threads, .ranks = options.ranks};
     reference.push_back(run_monte_carlo(VerifierId::tree_exit, cases[i].tree, cases[i].rows, plan));
   }
   std::vector<HomogeneityResult> homogeneity;
@@ -321,13 +321,13 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   calibration["case"] = calibration_case.label;
   calibration["seeds"] = options.calibration_seeds;
   calibration["samples"] = options.calibration_samples;
-  const std::vector<CalibrationSeries> series = calibrate_tests(calibration_case, options.calibration_seeds, options.calibration_samples, options.threads);
+  const std::vector<CalibrationSeries> series = calibrate_tests(calibration_case, options.calibration_seeds, options.calibration_samples, options.threads, options.ranks);
   for (const CalibrationSeries& s : series) calibration["series"].push_back(series_json(s));
 
   // 5. Power against every mutant and against contamination, on the same tree.
   progress << "power: mutants and contamination (" << options.power_replicates << " replicates per spot check)\n" << std::flush;
   const PowerConfig power{.alpha = check.policy().chi_square_level(cases.size()), .default_budget = options.samples, .replicates = options.power_replicates,
-                          .spot_check_cap = options.quick ? 2000u : 200000u, .seed = options.seed, .threads = options.threads};
+                          .spot_check_cap = options.quick ? 2000u : 200000u, .seed = options.seed, .threads = options.threads, .ranks = options.ranks};
   json& pj = results["power"];
   pj["case"] = calibration_case.label;
   pj["alpha"] = power.alpha;
@@ -339,7 +339,7 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   pj["power_at_tv_0006"] = contamination_power_at_tv(calibration_case, power, 0.006);
 
   // 6. Multi-round composition.
-  const CompositionConfig composition{.sequences = options.composition_sequences, .seed = options.seed, .threads = options.threads};
+  const CompositionConfig composition{.sequences = options.composition_sequences, .seed = options.seed, .threads = options.threads, .ranks = options.ranks};
   progress << "composition: " << composition.sequences << " sequences, V = " << composition.vocab << ", n = " << composition.tokens << "\n" << std::flush;
   json& cj = results["composition"];
   cj["config"] = {{"vocab", composition.vocab}, {"tokens", composition.tokens}, {"budget", composition.budget},

@@ -5,6 +5,8 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
+#include "sim/process_group.hpp"
+
 namespace tev {
 
 struct Theorem1Options {
@@ -13,6 +15,7 @@ struct Theorem1Options {
   std::int32_t vocab = 32;
   std::uint32_t seed = 20261130;
   int threads = 1;
+  Ranks ranks{};                    // the processes every Monte Carlo run is split over
   double alpha = 1e-3;            // family-wise for the whole sweep, split evenly over the verifiers
   std::uint32_t calibration_seeds = 1000;
   std::uint64_t calibration_samples = 20000;

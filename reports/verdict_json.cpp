@@ -152,4 +152,10 @@ nlohmann::json sampled_pair_json(const SampledEvidence& e, const LanguagePair& p
   return j;
 }
 
+nlohmann::json verifiers_json(std::span<const VerifierReport> reports) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const VerifierReport& r : reports) all.push_back(verifier_json(r));
+  return all;
+}
+
 }  // namespace tev

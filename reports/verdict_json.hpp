@@ -4,9 +4,10 @@
 // through these.
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string_view>
 
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 #include "sim/language_pair.hpp"
 #include "sim/sampled_law.hpp"
 #include "sim/verdict_policy.hpp"
@@ -29,5 +30,6 @@ nlohmann::json verifier_json(const VerifierReport& r);
 // One sampled-drafts case on one language pair, with the χ² bins (H-token sequences, or a tail
 // of them) farthest from p's H-token law.
 nlohmann::json sampled_pair_json(const SampledEvidence& e, const LanguagePair& pair);
+nlohmann::json verifiers_json(std::span<const VerifierReport> reports);
 
 }  // namespace tev

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DTEV_FUZZ=ON -DTEV_BUILD_TESTS=OFF > /dev/null
-cmake --build build-fuzz -j"$(nproc)" --target fuzz_case_reader fuzz_sample_reader tevsuite > /dev/null
+cmake --build build-fuzz -j"$(nproc)" --target fuzz_case_reader fuzz_sample_reader fuzz_sample_router tevsuite > /dev/null
 
 # Seed corpora: real emitted cases (one per file) and real samples.
 corpus=build-fuzz/corpus
@@ -14,9 +14,10 @@ build-fuzz/apps/tevsuite conformance emit --cases 8 --samples 3 --vocab 6 --budg
 split -l 1 build-fuzz/seed-cases.jsonl "$corpus/cases/case-"
 printf '%s\n' '{"case_id": "c0", "accepted": [0, 2], "bonus": 3}' > "$corpus/samples/a"
 printf '%s\n' '{"case_id": "c0", "accepted": [], "bonus": 1}' > "$corpus/samples/b"
+printf '%s\n' '{"case_id": "c1", "accepted": [], "bonus": 0}' '' '{"case_id": "c0", "accepted": [0], "bonus": 1}' > "$corpus/samples/c"
 
 status=0
-for target in fuzz_case_reader fuzz_sample_reader; do
+for target in fuzz_case_reader fuzz_sample_reader fuzz_sample_router; do
   [ "$target" = fuzz_case_reader ] && dir="$corpus/cases" || dir="$corpus/samples"
   echo "== $target for ${seconds} s"
   if ! build-fuzz/fuzz/$target -max_total_time="$seconds" -max_len=65536 -artifact_prefix=build-fuzz/ -print_final_stats=1 "$dir" 2> "build-fuzz/$target.log"; then

@@ -44,7 +44,7 @@ SuiteCase rare_long_path_case(std::uint64_t samples, double rare_count) {
   return c;
 }
 
-std::vector<CalibrationSeries> calibrate_tests(const SuiteCase& c, std::uint32_t seeds, std::uint64_t samples, int threads) {
+std::vector<CalibrationSeries> calibrate_tests(const SuiteCase& c, std::uint32_t seeds, std::uint64_t samples, int threads, const Ranks& ranks) {
   const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
   const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, law);
   const std::vector<std::int32_t> groups = node_groups(c.tree.size(), c.tree.vocab);
@@ -65,7 +65,7 @@ std::vector<CalibrationSeries> calibrate_tests(const SuiteCase& c, std::uint32_t
   for (std::size_t k = 0; k < series.size(); ++k) series[k].case_label = k < 4 ? c.label : rare.label;
   series[6].gates = false;
   for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
-    MonteCarloPlan plan{.seed = seed, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
+    MonteCarloPlan plan{.seed = seed, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads, .ranks = ranks};
     const BlockCounts tev = run_monte_carlo(VerifierId::tree_exit, c.tree, c.rows, plan);
     const BlockCounts rare_tev = run_monte_carlo(VerifierId::tree_exit, rare.tree, rare.rows, plan);
     // Another tree id gives predraw its own uniforms: the two samples must be independent.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/statistics.hpp"
+#include "sim/process_group.hpp"
 #include "sim/suite.hpp"
 
 namespace tev {
@@ -30,6 +31,7 @@ SuiteCase rare_long_path_case(std::uint64_t samples, double rare_count);
 // TEV-vs-predraw homogeneity χ². Then, on rare_long_path_case(samples, 0.2): the E[L] shortfall
 // and excess bounds (both used by the suite) and, descriptive, the two-sided z-test with the
 // exact null variance that they replace. Every null is true.
-std::vector<CalibrationSeries> calibrate_tests(const SuiteCase& c, std::uint32_t seeds, std::uint64_t samples, int threads);
+std::vector<CalibrationSeries> calibrate_tests(const SuiteCase& c, std::uint32_t seeds, std::uint64_t samples, int threads,
+                                                const Ranks& ranks = {});
 
 }  // namespace tev

@@ -5,7 +5,7 @@
 
 #include "core/choosers.hpp"
 #include "core/exit_law.hpp"
-#include "sim/distributed.hpp"
+#include "sim/process_group.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/synthetic.hpp"
 #include "sim/trees.hpp"
@@ -154,15 +154,15 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
       return a;
     };
     // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
-    const std::pair<std::uint64_t, std::uint64_t> slice = Distribution::slice(0, config.sequences);
+    const std::pair<std::uint64_t, std::uint64_t> slice = config.ranks.slice(0, config.sequences);
     oneapi::tbb::task_arena arena(config.threads);
     SequenceCounts counts = arena.execute([&] {
       return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 1024), SequenceCounts{}, body, merge);
     });
     if (counts.cells.empty()) counts.cells.assign(cells, 0);
-    Distribution::sum(counts.cells);
+    ProcessGroup::sum(config.ranks, counts.cells);
     std::int64_t scalars[] = {static_cast<std::int64_t>(counts.length_sum), counts.ceiling_fixed, static_cast<std::int64_t>(counts.rounds)};
-    Distribution::sum(scalars);
+    ProcessGroup::sum(config.ranks, scalars);
     counts.length_sum = static_cast<std::uint64_t>(scalars[0]);
     counts.ceiling_fixed = scalars[1];
     counts.rounds = static_cast<std::uint64_t>(scalars[2]);

@@ -188,7 +188,7 @@ std::vector<StepRecord> train(BlockDrafter& drafter, const LanguageModel& target
 
 CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const LanguageModel& target,
                                      std::span<const std::vector<Token>> contexts, std::int32_t budget,
-                                     std::uint64_t samples_per_tree, std::uint32_t seed, int threads) {
+                                     std::uint64_t samples_per_tree, std::uint32_t seed, int threads, const Ranks& ranks) {
   if (contexts.empty()) throw std::invalid_argument("evaluate_coverage: no contexts");
   CoverageEvaluation e;
   e.budget = budget;
@@ -206,6 +206,7 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const Language
     plan.tree_id = static_cast<std::uint32_t>(i);
     plan.samples = samples_per_tree;
     plan.threads = threads;
+    plan.ranks = ranks;
     const BlockCounts counts = run_monte_carlo(VerifierId::tree_exit, t.tree, t.rows, plan);
     length_sum += counts.length_sum;
     e.tev_samples += counts.samples;
@@ -233,7 +234,7 @@ Comparison compare_objectives(BlockDrafter& drafter, const LanguageModel& target
   auto evaluate_all = [&] {
     std::vector<CoverageEvaluation> out;
     for (std::int32_t b : evaluation_budgets(config.training.spec.budget)) {
-      out.push_back(evaluate_coverage(drafter, target, test_contexts, b, config.tev_samples_per_tree, config.seed, config.threads));
+      out.push_back(evaluate_coverage(drafter, target, test_contexts, b, config.tev_samples_per_tree, config.seed, config.threads, config.ranks));
     }
     return out;
   };

@@ -13,6 +13,7 @@
 #include "core/exit_law.hpp"
 #include "core/target_rows.hpp"
 #include "sim/language_model.hpp"
+#include "sim/process_group.hpp"
 
 namespace tev {
 
@@ -134,7 +135,7 @@ struct CoverageEvaluation {
 // and runs TEV `samples_per_tree` times on each tree (seed; tree id = context index).
 CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const LanguageModel& target,
                                      std::span<const std::vector<Token>> contexts, std::int32_t budget,
-                                     std::uint64_t samples_per_tree, std::uint32_t seed, int threads);
+                                     std::uint64_t samples_per_tree, std::uint32_t seed, int threads, const Ranks& ranks = {});
 
 // The comparison of issue #8: from one warm-started drafter, the three objectives with the same
 // examples, steps, learning rate and λ; each evaluated on the held-out contexts at B/2, B and 2B.
@@ -144,6 +145,7 @@ struct ComparisonConfig {
   std::uint64_t tev_samples_per_tree = 1000;
   std::uint32_t seed = 1;  // TEV's sampling seed
   int threads = 1;
+  Ranks ranks{};             // the processes TEV's samples are split over
 };
 
 struct ObjectiveRun {
@@ -155,6 +157,11 @@ struct ObjectiveRun {
 struct Comparison {
   std::vector<CoverageEvaluation> initial;  // the warm-started drafter, budgets B/2, B, 2B
   std::vector<ObjectiveRun> runs;           // one per objective, in kObjectives order
+};
+
+struct ExitTrainSeedRun {
+  std::uint32_t seed = 0;
+  Comparison comparison;
 };
 
 // The budgets every drafter is evaluated at: B/2, B, 2B.

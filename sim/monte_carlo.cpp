@@ -23,12 +23,12 @@ void BlockCounts::merge(const BlockCounts& other) {
   length_sum += other.length_sum;
 }
 
-void BlockCounts::sum_over_ranks() {
-  if (Distribution::size() == 1) return;
-  Distribution::sum(completed);
-  Distribution::sum(exits);
+void BlockCounts::sum_over_ranks(const Ranks& ranks) {
+  if (ranks.size == 1) return;
+  ProcessGroup::sum(ranks, completed);
+  ProcessGroup::sum(ranks, exits);
   std::uint64_t scalars[] = {samples, completions, length_sum};
-  Distribution::sum(scalars);
+  ProcessGroup::sum(ranks, scalars);
   samples = scalars[0];
   completions = scalars[1];
   length_sum = scalars[2];

@@ -11,7 +11,7 @@
 
 #include "core/choosers.hpp"
 #include "core/verifier_registry.hpp"
-#include "sim/distributed.hpp"
+#include "sim/process_group.hpp"
 
 namespace tev {
 
@@ -25,8 +25,8 @@ struct BlockCounts {
   BlockCounts() = default;
   BlockCounts(std::int32_t nodes, std::int32_t vocab);
   void merge(const BlockCounts& other);
-  // Adds up the counts of every MPI rank (a no-op in a single process).
-  void sum_over_ranks();
+  // Adds up the counts of every rank (a no-op for one process).
+  void sum_over_ranks(const Ranks& ranks);
   // Adds one returned block and its completion.
   void add(const DraftTree& tree, const Block& returned, const Block& completed);
   double mean_length() const { return samples ? static_cast<double>(length_sum) / static_cast<double>(samples) : 0.0; }
@@ -40,6 +40,7 @@ struct MonteCarloPlan {
   std::uint64_t first_sample = 0; // sample indices [first_sample, first_sample + samples)
   int threads = 1;
   bool fast_path = true;          // use the per-tree tables where the verifier has them
+  Ranks ranks{};                    // the processes the samples are split over: a collective when more than one
 };
 
 // The engine: new_task() gives a per-task sampler, sampler(s) → SampledBlock gives sample s's
@@ -63,13 +64,13 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
   };
   // Under mpirun this rank counts its slice of the samples; the sums over ranks are the whole run.
   // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
-  const std::pair<std::uint64_t, std::uint64_t> slice = Distribution::slice(plan.first_sample, plan.samples);
+  const std::pair<std::uint64_t, std::uint64_t> slice = plan.ranks.slice(plan.first_sample, plan.samples);
   oneapi::tbb::task_arena arena(plan.threads);
   BlockCounts result = arena.execute([&] {
     return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 2048), BlockCounts{}, body, merge);
   });
   if (result.completed.empty()) result = BlockCounts(tree.size(), tree.vocab);
-  result.sum_over_ranks();
+  result.sum_over_ranks(plan.ranks);
   return result;
 }
 

@@ -41,7 +41,7 @@ PowerSpotCheck spot_check(const SuiteCase& c, const Laws& laws, const std::vecto
   for (int r = 0; r < config.replicates; ++r) {
     // Each replicate its own seed, distinct from the sweep's.
     const MonteCarloPlan plan{.seed = config.seed + 1000003u * static_cast<std::uint32_t>(r + 1), .tree_id = 0,
-                              .samples = samples, .first_sample = 0, .threads = config.threads};
+                              .samples = samples, .first_sample = 0, .threads = config.threads, .ranks = config.ranks};
     const BlockCounts counts = count_blocks(c.tree, c.rows, plan, sample_block);
     if (pearson_chi_square(counts.completed, laws.canonical, laws.groups).p_value < config.alpha) ++spot.rejections;
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/verifier_registry.hpp"
+#include "sim/process_group.hpp"
 #include "sim/suite.hpp"
 
 namespace tev {
@@ -36,6 +37,7 @@ struct PowerConfig {
   std::uint64_t spot_check_cap = 200000;  // spot checks need replicates × budget samples: skip above this
   std::uint32_t seed = 20261130;
   int threads = 1;
+  Ranks ranks{};                         // the processes the spot checks' samples are split over
 };
 
 // One curve per mutant on the case (analytic curve, smallest 99 % budget, spot checks at the

@@ -12,7 +12,7 @@
 #include "core/statistics.hpp"
 #include "reports/render.hpp"
 #include "reports/verdict_json.hpp"
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 #include "sim/suite.hpp"
 
 namespace tev {
@@ -100,7 +100,7 @@ json small_check() {
   suite_config.vocab = 8;
   suite_config.budget = 6;
   const std::vector<SuiteCase> suite = make_suite(suite_config);
-  CheckConfig config;
+  JudgingConfig config;
   config.samples = 20000;
   config.verifiers_sharing_alpha = 2;
   json j = {{"format_version", 2}, {"kind", results_kind_name(ResultsKind::check)}, {"command", "check"}, {"seconds", 0.0}};

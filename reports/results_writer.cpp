@@ -1,22 +1,22 @@
-#include "apps/results_file.hpp"
+#include "reports/results_writer.hpp"
 
 #include <ostream>
 #include <stdexcept>
 
 namespace tev {
 
-ResultsFile::ResultsFile(std::string path) : path_(std::move(path)) {
+ResultsWriter::ResultsWriter(std::string path, const RunContext& context) : path_(context.writes_files ? std::move(path) : std::string()) {
   if (path_.empty()) return;
   file_.open(path_);
   if (!file_) throw std::runtime_error("cannot write " + path_);
 }
 
-void ResultsFile::write(const nlohmann::json& results, std::ostream& out, int indent) {
+void ResultsWriter::write(const nlohmann::json& results, std::ostream& out, int indent) {
   if (!wanted()) return;
   file_ << results.dump(indent) << '\n';
   file_.flush();
   if (!file_) throw std::runtime_error("error writing " + path_);
-  out << "Wrote " << path_ << '\n';
+  out << "wrote " << path_ << '\n';
 }
 
 }  // namespace tev

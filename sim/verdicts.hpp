@@ -3,6 +3,8 @@
 // canonical law, E[L] against 1 + C_p, per-node acceptance, and exact enumeration of its law; the
 // verdict comes from the one verdict policy (sim/verdict_policy.hpp).
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,7 +17,8 @@
 
 namespace tev {
 
-struct CheckConfig {
+// How every verifier is judged on a suite: its samples, seed, threads, share of alpha, enumeration.
+struct JudgingConfig {
   std::uint64_t samples = 100000;  // per tree and verifier
   std::uint32_t seed = 20261130;
   int threads = 1;
@@ -30,6 +33,7 @@ struct CheckConfig {
   // the power to detect the policy's TV is "inconclusive", and a mutant that sampling misses is
   // reported "not caught", with no power to hold it to.
   bool enumerate = true;
+  Ranks ranks{};  // the processes every verifier's samples are split over (a collective when more than one)
   // The Monte Carlo engine the samples come from: the CPU's, or the GPU's under --device gpu.
   BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&, const MonteCarloPlan&) = run_monte_carlo;
 
@@ -52,6 +56,22 @@ struct VerifierReport {
   std::string caught_by;              // mutants: "sampling and enumeration", "enumeration only", ...
 };
 
-VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const CheckConfig& config);
+VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const JudgingConfig& config);
+
+// Told as each verifier starts (k of n, from 0) and when its report is done; the caller prints.
+struct VerifierProgress {
+  std::function<void(std::size_t k, std::size_t n, const VerifierInfo&)> started = [](std::size_t, std::size_t, const VerifierInfo&) {};
+  std::function<void(const VerifierReport&)> finished = [](const VerifierReport&) {};
+};
+
+// Every verifier of the catalog in its order; config_for(verifier) gives each one's settings
+// (samples may differ with its cost), or nothing to leave the verifier out.
+using ConfigFor = std::function<std::optional<JudgingConfig>(const VerifierInfo&)>;
+std::vector<VerifierReport> check_every_verifier(std::span<const SuiteCase> suite, const ConfigFor& config_for,
+                                                 const VerifierProgress& progress = {});
+bool all_as_expected(std::span<const VerifierReport> reports);
+// True when every verifier not judged as its kind requires is "inconclusive" (and at least one
+// is): the run lacked samples, and the command exits 4 rather than 1.
+bool only_inconclusive_unexpected(std::span<const VerifierReport> reports);
 
 }  // namespace tev

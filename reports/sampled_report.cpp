@@ -1,36 +1,16 @@
-#include "apps/sampled_check.hpp"
+#include "reports/sampled_report.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <iomanip>
-#include <nlohmann/json.hpp>
 #include <ostream>
-#include <stdexcept>
 #include <vector>
 
-#include "apps/results_file.hpp"
-#include "apps/verdicts.hpp"
+#include "reports/format.hpp"
 #include "reports/verdict_json.hpp"
-#include "sim/sampled_law.hpp"
 
 namespace tev {
 
 namespace {
-
-// Eager enumeration beyond this many realized trees takes minutes per case (measured with
-// bench/sampled_enumeration_limits, TEV on i.i.d. drafts, D = 2, k = 2: V = 4, 4^6 trees, 0.2-0.6 s;
-// V = 6, 6^6 trees, 10 s; V = 8, 8^6 trees, 136 s).
-constexpr double kMaxRealizedTrees = 5e4;
-
-// The language pairs every case runs on: one per drafter kind. Their rows are fixed (seed 7, as
-// in the tests) so that the instances where each mutant is visible do not move with --seed, which
-// keys the Monte Carlo alone.
-std::vector<LanguagePairSpec> language_pairs(const SampledCheckOptions& o) {
-  const std::int32_t horizon = o.depth + 1;
-  return {{{RowFamily::dirichlet, 1.0, 1.0}, o.vocab, 0.8, DrafterKind::drafts_forbidden_tokens, 7, horizon},
-          {{RowFamily::gaussian_logits, 2.0, 0.7}, o.vocab, 0.8, DrafterKind::perturbed, 7, horizon},
-          {{RowFamily::dirichlet, 1.0, 1.0}, o.vocab, 0.8, DrafterKind::misses_target_tokens, 7, horizon}};
-}
 
 std::string yes_no(bool x) { return x ? "yes" : "no"; }
 
@@ -136,55 +116,26 @@ nlohmann::json to_json(const SampledCheckOptions& o, const std::vector<LanguageP
 
 }  // namespace
 
-int run_sampled_check(const SampledCheckOptions& o, std::ostream& out, std::ostream& progress) {
-  const auto start = std::chrono::steady_clock::now();
-  ResultsFile json_file(o.json_path);
-  std::vector<LanguagePair> pairs;
-  for (const LanguagePairSpec& spec : language_pairs(o)) pairs.emplace_back(spec);
-  const std::vector<SampledCase> cases = default_sampled_cases(o.depth, o.width);
-  for (const SampledCase& c : cases) {
-    // Eager enumeration (target-only verifiers, conditional exactness) drafts every tree.
-    if (max_realized_trees(o.vocab, c.drafting) > kMaxRealizedTrees) {
-      throw std::invalid_argument("--drafts sampled: " + c.drafting.label() + " over V = " + std::to_string(o.vocab) +
-                                  " drafts up to " + scientific(max_realized_trees(o.vocab, c.drafting)) +
-                                  " trees to enumerate (limit 5e4): use a smaller --vocab, --draft-depth or --draft-width");
-    }
-  }
-  const std::size_t tests = cases.size() * pairs.size();
-  const double test_alpha = sampled_test_alpha(o.alpha, tests);
+void print_sampled_check(const SampledCheckOptions& o, const SampledCheckResult& r, std::ostream& out) {
+  const std::size_t tests = r.evidence.size();
   out << "Sampled drafts: V = " << o.vocab << ", drafting depth D = " << o.depth << ", width k = " << o.width
-      << ", completion horizon H = " << o.depth + 1 << " (" << pairs.front().sequence_law().size() << " cells)\n";
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    out << "  pair " << i << ": " << pairs[i].spec().label() << "  KL(p||q) " << fixed(pairs[i].mean_kl(o.depth), 3) << " nats\n";
+      << ", completion horizon H = " << o.depth + 1 << " (" << r.pairs.front().sequence_law().size() << " cells)\n";
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    out << "  pair " << i << ": " << r.pairs[i].spec().label() << "  KL(p||q) " << fixed(r.pairs[i].mean_kl(o.depth), 3) << " nats\n";
   }
   out << "Samples: " << o.samples << " per case and pair, seed " << o.seed << ", " << o.threads << " thread(s); family-wise alpha "
       << o.alpha << " (the verdict policy: half for marginal exactness, Holm over " << tests << " chi-square tests, one per case and pair,\n"
-      << scientific(test_alpha) << " each at Bonferroni; half for the E[L] consistency of sampler and enumeration, Holm); "
+      << scientific(r.test_alpha) << " each at Bonferroni; half for the E[L] consistency of sampler and enumeration, Holm); "
       << "enumeration tolerance " << scientific(kSampledExactTolerance) << "\n";
-  std::vector<SampledEvidence> evidence;
-  for (const SampledCase& c : cases) {
-    progress << "  " << c.label() << "\n";
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      SampledEvidence e;
-      e.c = c;
-      e.kind = sampled_verifier_info(c.verifier).kind;
-      e.exact = enumerate_marginal(pairs[i], c);
-      e.conditional = enumerate_conditional(pairs[i], c);
-      e.counts = sample_case(pairs[i], c, {o.seed, static_cast<std::uint32_t>(i), o.samples, o.threads});
-      judge_statistics(pairs[i], e, test_alpha);
-      evidence.push_back(std::move(e));
-    }
-  }
-  const std::vector<SampledVerdict> verdicts = decide_sampled(evidence, o.alpha);
-  print_table(verdicts, evidence, out);
-  print_length_comparison(evidence, pairs.size(), out);
-  const bool passed = std::all_of(verdicts.begin(), verdicts.end(), [](const SampledVerdict& v) { return v.as_expected; });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out << "\n" << (passed ? "PASS" : "FAIL") << ": target-only verifiers exact conditionally and marginally, q-based ones "
-      << "marginally only, typical acceptance and every mutant not exact" << (passed ? "" : " -- does not hold") << " ("
-      << fixed(seconds, 1) << " s)\n";
-  if (json_file.wanted()) json_file.write(to_json(o, pairs, verdicts, evidence, seconds, passed), out);
-  return passed ? 0 : 1;
+  print_table(r.verdicts, r.evidence, out);
+  print_length_comparison(r.evidence, r.pairs.size(), out);
+  out << "\n" << (r.passed ? "PASS" : "FAIL") << ": target-only verifiers exact conditionally and marginally, q-based ones "
+      << "marginally only, typical acceptance and every mutant not exact" << (r.passed ? "" : " -- does not hold") << " ("
+      << fixed(r.seconds, 1) << " s)\n";
+}
+
+nlohmann::json sampled_check_json(const SampledCheckOptions& o, const SampledCheckResult& r) {
+  return to_json(o, r.pairs, r.verdicts, r.evidence, r.seconds, r.passed);
 }
 
 }  // namespace tev

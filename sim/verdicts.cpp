@@ -1,4 +1,4 @@
-#include "sim/equivalence.hpp"
+#include "sim/verdicts.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -14,7 +14,7 @@ namespace {
 constexpr double kRequiredPower = 0.99;
 }
 
-VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const CheckConfig& config) {
+VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const JudgingConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   VerifierReport report;
   report.info = verifier_info(id);
@@ -31,6 +31,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
     plan.tree_id = static_cast<std::uint32_t>(i);
     plan.samples = config.samples;
     plan.threads = config.threads;
+    plan.ranks = config.ranks;
     const BlockCounts counts = config.monte_carlo(id, c.tree, c.rows, plan);
 
     TreeEvidence e = sampled_evidence(c.tree, c.rows, counts);
@@ -79,6 +80,37 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
   }
   report.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
+}
+
+std::vector<VerifierReport> check_every_verifier(std::span<const SuiteCase> suite, const ConfigFor& config_for,
+                                                 const VerifierProgress& progress) {
+  std::vector<std::pair<VerifierInfo, JudgingConfig>> chosen;
+  for (const VerifierInfo& info : verifier_catalog()) {
+    if (const std::optional<JudgingConfig> config = config_for(info)) chosen.emplace_back(info, *config);
+  }
+  std::vector<VerifierReport> reports;
+  for (std::size_t k = 0; k < chosen.size(); ++k) {
+    progress.started(k, chosen.size(), chosen[k].first);
+    reports.push_back(check_verifier(chosen[k].first.id, suite, chosen[k].second));
+    progress.finished(reports.back());
+  }
+  return reports;
+}
+
+bool all_as_expected(std::span<const VerifierReport> reports) {
+  bool passed = true;
+  for (const VerifierReport& r : reports) passed = passed && r.as_expected;
+  return passed;
+}
+
+bool only_inconclusive_unexpected(std::span<const VerifierReport> reports) {
+  bool any = false;
+  for (const VerifierReport& r : reports) {
+    if (r.as_expected) continue;
+    if (r.verdict != Verdict::inconclusive) return false;
+    any = true;
+  }
+  return any;
 }
 
 }  // namespace tev

@@ -1,56 +1,13 @@
-#include "apps/verdicts.hpp"
+#include "reports/verdict_table.hpp"
 
 #include <algorithm>
 #include <iomanip>
 #include <ostream>
-#include <sstream>
+#include <string>
 
-#include "reports/verdict_json.hpp"
+#include "reports/format.hpp"
 
 namespace tev {
-
-std::string fixed(double x, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << x;
-  return s.str();
-}
-
-std::string scientific(double x) {
-  std::ostringstream s;
-  s << std::scientific << std::setprecision(2) << x;
-  return s.str();
-}
-
-std::vector<VerifierReport> check_every_verifier(std::span<const SuiteCase> suite, const ConfigFor& config_for,
-                                                 std::ostream& progress) {
-  std::vector<std::pair<VerifierInfo, CheckConfig>> chosen;
-  for (const VerifierInfo& info : verifier_catalog()) {
-    if (const std::optional<CheckConfig> config = config_for(info)) chosen.emplace_back(info, *config);
-  }
-  std::vector<VerifierReport> reports;
-  for (std::size_t k = 0; k < chosen.size(); ++k) {
-    progress << "[" << k + 1 << "/" << chosen.size() << "] " << chosen[k].first.name << " ..." << std::flush;
-    reports.push_back(check_verifier(chosen[k].first.id, suite, chosen[k].second));
-    progress << " " << verdict_text(reports.back().verdict) << " (" << fixed(reports.back().elapsed_seconds, 1) << " s)\n";
-  }
-  return reports;
-}
-
-bool all_as_expected(std::span<const VerifierReport> reports) {
-  bool passed = true;
-  for (const VerifierReport& r : reports) passed = passed && r.as_expected;
-  return passed;
-}
-
-bool only_inconclusive_unexpected(std::span<const VerifierReport> reports) {
-  bool any = false;
-  for (const VerifierReport& r : reports) {
-    if (r.as_expected) continue;
-    if (r.verdict != Verdict::inconclusive) return false;
-    any = true;
-  }
-  return any;
-}
 
 namespace {
 
@@ -66,6 +23,26 @@ std::string worst_detectable_tv(const VerifierReport& r) {
 }
 
 }  // namespace
+
+VerifierProgress verifier_progress_lines(std::ostream& progress) {
+  return {[&progress](std::size_t k, std::size_t n, const VerifierInfo& info) {
+            progress << "[" << k + 1 << "/" << n << "] " << info.name << " ..." << std::flush;
+          },
+          [&progress](const VerifierReport& r) {
+            progress << " " << verdict_text(r.verdict) << " (" << fixed(r.elapsed_seconds, 1) << " s)\n";
+          }};
+}
+
+int print_selftest(std::span<const KnownAnswer> answers, bool verbose, std::ostream& out) {
+  std::size_t failed = 0;
+  for (const KnownAnswer& a : answers) {
+    if (!a.passed) ++failed;
+    if (verbose || !a.passed) out << (a.passed ? "  ok    " : "  FAIL  ") << a.name << ": " << a.detail << '\n';
+  }
+  out << "selftest: " << answers.size() - failed << " of " << answers.size() << " known-answer tests of the statistics core passed"
+      << (failed == 0 ? "" : " -- this build cannot be trusted to judge anything") << '\n';
+  return failed == 0 ? 0 : 1;
+}
 
 void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& out) {
   out << '\n'
@@ -91,12 +68,6 @@ void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& 
          "family (E[L] shortfall per tree, acceptance = P(u) per node), each at half the verifier's alpha. TV@99%: the\n"
          "largest over its trees of the smallest contamination TV the chi-square detects with 99 % power at its Bonferroni\n"
          "level; without enumeration a tree that cannot detect TV 0.05 is 'inconclusive'.\n";
-}
-
-nlohmann::json verifiers_json(std::span<const VerifierReport> reports) {
-  nlohmann::json all = nlohmann::json::array();
-  for (const VerifierReport& r : reports) all.push_back(verifier_json(r));
-  return all;
 }
 
 }  // namespace tev

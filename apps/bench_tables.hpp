@@ -1,0 +1,19 @@
+#pragma once
+// `tevsuite bench [--device cpu|gpu] verifier | montecarlo`: measured tables with the ratios the goals are stated in
+// (still in apps/: bench/ is a library below reports, and its CMake is being reworked).
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "reports/results_writer.hpp"
+
+namespace tev {
+
+int run_bench_verifier(std::int32_t vocab, double seconds_each, ResultsWriter& json, std::ostream& out, std::ostream& progress);
+int run_bench_montecarlo(std::uint64_t samples, int repeats, ResultsWriter& json, std::ostream& out);
+// --device gpu: TEV and eager predraw on the GPU (CUDA events, logits already on the device).
+int run_bench_verifier_gpu(std::int32_t vocab, ResultsWriter& json, std::ostream& out, std::ostream& progress);
+// --device gpu: GPU Monte Carlo samples per second against the CPU engine on the same tree.
+int run_bench_montecarlo_gpu(std::uint64_t samples, int repeats, ResultsWriter& json, std::ostream& out);
+
+}  // namespace tev

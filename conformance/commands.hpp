@@ -1,0 +1,36 @@
+#pragma once
+// The library calls behind `tevsuite conformance emit | run` (`check` is judge_conformance_files,
+// conformance/sample_router.hpp).
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "conformance/emit.hpp"
+#include "conformance/judge.hpp"
+#include "conformance/subprocess.hpp"
+#include "sim/process_group.hpp"
+
+namespace tev::conformance {
+
+// What the emitted cases can detect when `conformance check` judges all of them at the policy's
+// default alpha.
+struct EmitSummary {
+  std::size_t cases = 0;
+  std::uint64_t samples = 0;        // per case
+  VerdictPolicy policy;             // the default policy the levels below come from
+  double chi_square_level = 0.0;    // each case's chi-square level at that policy
+  std::vector<double> detectable_tvs;  // sorted: each case's smallest TV detected with the policy's power
+  std::size_t undetectable = 0;     // cases that detect no contamination at that level (judged inconclusive)
+};
+
+// Writes the cases to out_path (when the context writes files; InputError when it cannot) after
+// reading each one back; progress names every case.
+EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const RunContext& context, std::ostream& progress);
+
+// `conformance run`: the cases of cases_path, or emitted from `emit` when it is empty, streamed to
+// the verifier subprocess and judged.
+ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options,
+                                           std::ostream& progress);
+
+}  // namespace tev::conformance

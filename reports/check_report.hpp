@@ -1,0 +1,15 @@
+#pragma once
+// `tevsuite check`'s table and JSON.
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+
+#include "sim/check_suite.hpp"
+
+namespace tev {
+
+// The selftest's failures and summary, the suite, the settings, the verdict table and the PASS line.
+void print_check(const CheckSuiteOptions& options, const CheckSuiteResult& result, std::ostream& out);
+// format_version 2: the config with the policy's levels, the trees, and every verifier's verdict and evidence.
+nlohmann::json check_json(const CheckSuiteOptions& options, const CheckSuiteResult& result);
+
+}  // namespace tev

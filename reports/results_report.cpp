@@ -1,0 +1,54 @@
+#include "reports/results_report.hpp"
+
+#include <fstream>
+#include <ostream>
+#include <stdexcept>
+
+#include "reports/exittrain_report.hpp"
+#include "reports/render_verdicts.hpp"
+
+namespace tev {
+
+int finish_theorem1_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out) {
+  const RenderResult written = render_report(results, render);
+  for (const auto& claim : results.at("claims")) {
+    out << (claim.at("holds").get<bool>() ? "  holds  " : "  FAILS  ") << claim.at("claim").get<std::string>() << " ("
+        << claim.at("reference").get<std::string>() << ")\n";
+  }
+  for (const auto& file : written.files) out << "wrote " << file.string() << '\n';
+  if (!written.warning.empty()) out << "warning: " << written.warning << '\n';
+  const bool passed = results.at("passed").get<bool>();
+  out << (passed ? "PASS" : "FAIL") << ": Theorem 1 reproduced" << (passed ? "" : " -- not every claim holds") << '\n';
+  return passed ? 0 : 1;
+}
+
+int render_results_file(const std::string& results_path, const RenderOptions& render, std::ostream& out) {
+  std::ifstream in(results_path);
+  if (!in) throw std::runtime_error("cannot read " + results_path);
+  nlohmann::json results;
+  try {
+    in >> results;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(results_path + " is not valid JSON: " + e.what());
+  }
+  ResultsKind kind;
+  try {
+    kind = results_kind(results);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(results_path + " is " + e.what());
+  }
+  try {
+    if (kind == ResultsKind::theorem1) return finish_theorem1_report(results, render, out);
+    if (kind == ResultsKind::exittrain) return finish_exittrain_report(results, render, out);
+    const RenderResult written = render_report(results, render);
+    for (const auto& file : written.files) out << "wrote " << file.string() << '\n';
+    if (!written.warning.empty()) out << "warning: " << written.warning << '\n';
+    const VerdictSummary summary = verdict_summary(results, kind);
+    out << summary.line << '\n';
+    return summary.exit_code;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(results_path + " is not a complete " + std::string(results_kind_name(kind)) + " results file: " + e.what());
+  }
+}
+
+}  // namespace tev

@@ -1,0 +1,14 @@
+#pragma once
+// `tevsuite check --drafts sampled`'s tables and JSON.
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+
+#include "sim/sampled_check.hpp"
+
+namespace tev {
+
+// The settings, the verdict table, TEV's E[L] against the q-based verifiers' on the same trees, the PASS line.
+void print_sampled_check(const SampledCheckOptions& options, const SampledCheckResult& result, std::ostream& out);
+nlohmann::json sampled_check_json(const SampledCheckOptions& options, const SampledCheckResult& result);
+
+}  // namespace tev
