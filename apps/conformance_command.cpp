@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <deque>
 #include <fstream>
 #include <iomanip>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
+#include "conformance/files.hpp"
 #include "conformance/judge.hpp"
 #include "core/statistics.hpp"
 #include "reports/verdict_json.hpp"
@@ -20,8 +19,6 @@ namespace {
 
 using namespace conformance;
 using nlohmann::json;
-
-bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
 
 std::ifstream open_input(const std::string& path) {
   std::ifstream in(path);
@@ -126,51 +123,58 @@ int run_conformance_emit(const EmitConfig& config, const std::string& out_path, 
 
 int run_conformance_check(const std::string& cases_path, const std::string& samples_path, std::uint32_t seed, double alpha,
                           const std::string& json_path, std::ostream& out) {
-  // Samples may come in any order, so every case stays alive until the end: its tree and rows
-  // (the case's text and JSON go after its parse), and its judge's counts, within kMaxHeldCells.
-  std::ifstream cases_in = open_input(cases_path);
-  CaseReader reader(cases_in, cases_path);
-  std::deque<Case> cases;  // a deque: the judges keep pointers to their cases
-  std::vector<CaseJudge> judges;
-  std::map<std::string, std::size_t> index;
-  while (std::optional<Case> c = reader.next()) {
-    cases.push_back(std::move(*c));
-    index[cases.back().id] = judges.size();
-    judges.emplace_back(cases.back(), seed, static_cast<std::uint32_t>(judges.size()));
+  if (cases_file_version(cases_path) == kModelFormatVersion) {
+    return print_model_report(check_model_files(cases_path, samples_path, seed, alpha), json_path, out);
   }
-  std::ifstream samples_in = open_input(samples_path);
-  std::string line;
-  for (std::size_t k = 1;; ++k) {
-    const std::string where = samples_path + ":" + std::to_string(k);
-    if (!read_bounded_line(samples_in, line, kMaxSampleLineBytes, where)) break;
-    if (blank(line)) continue;
-    json j;
-    try {
-      j = json::parse(line);
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-      throw InputError(where + ": not valid JSON (" + e.what() + ")");
-    }
-    if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string()) throw InputError(where + ": a sample needs a string \"case_id\"");
-    const auto it = index.find(j["case_id"].get<std::string>());
-    if (it == index.end()) throw InputError(where + ": no case " + j["case_id"].dump() + " in " + cases_path);
-    judges[it->second].add_line(line, where);
-  }
-  return print_report(judge(judges, alpha), json_path, out);
+  return print_report(check_case_files(cases_path, samples_path, seed, alpha), json_path, out);
 }
 
-int run_conformance_run(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options, const std::string& json_path,
-                        std::ostream& out, std::ostream& progress) {
+int run_conformance_run(const std::string& cases_path, const EmitConfig& emit, const ModelEmitConfig* model_emit, const RunOptions& options,
+                        const std::string& json_path, std::ostream& out, std::ostream& progress) {
   std::ifstream file;
   std::istringstream emitted;
   if (cases_path.empty()) {
     std::string text;
-    for (const std::string& line : emit_cases(emit)) text += line + '\n';
+    for (const std::string& line : model_emit ? emit_model_cases(*model_emit) : emit_cases(emit)) text += line + '\n';
     emitted.str(text);
   } else {
     file = open_input(cases_path);
   }
-  CaseReader reader(cases_path.empty() ? static_cast<std::istream&>(emitted) : file, cases_path.empty() ? "emitted cases" : cases_path);
+  std::istream& in = cases_path.empty() ? static_cast<std::istream&>(emitted) : file;
+  const std::string source = cases_path.empty() ? "emitted cases" : cases_path;
+  if (cases_path.empty() ? model_emit != nullptr : cases_file_version(cases_path) == kModelFormatVersion) {
+    ModelCaseReader reader(in, source);
+    return print_model_report(run_model_verifier_command(reader, options, progress), json_path, out);
+  }
+  CaseReader reader(in, source);
   return print_report(run_verifier_command(reader, options, progress), json_path, out);
+}
+
+int run_conformance_emit_models(const ModelEmitConfig& config, const std::string& out_path, std::ostream& out, std::ostream& progress) {
+  std::ofstream file(out_path);
+  if (!file) throw InputError("cannot write " + out_path);
+  const std::vector<std::string> lines = emit_model_cases(config);
+  // The level each case's chi-square is held to when `conformance check` judges all of them at its default alpha.
+  const VerdictPolicy policy;
+  const double level = policy.chi_square_level(lines.size());
+  std::vector<double> tvs;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    file << lines[k] << '\n';
+    const ModelCase c = parse_model_case(lines[k], "emitted case " + std::to_string(k));  // every emitted case must read back
+    const std::vector<double> law = c.pair.sequence_law();
+    const auto groups = node_groups(static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())), c.pair.vocab());
+    if (const std::optional<double> tv = detectable_tv(law, groups, c.samples, level, policy.required_power)) tvs.push_back(*tv);
+    progress << "  " << c.id << ": V = " << c.pair.vocab() << ", D = " << c.depth << ", hint " << c.drafting->label() << " - " << c.label << '\n';
+  }
+  if (!file) throw InputError("error writing " + out_path);
+  std::sort(tvs.begin(), tvs.end());
+  out << "wrote " << lines.size() << " model cases to " << out_path << " (" << config.samples << " samples each)\n";
+  if (!tvs.empty()) {
+    out << "judged at family alpha " << policy.alpha << " (chi-square level " << num(level) << " per case), each case detects a "
+        << "contamination of TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " with 99 % power\n";
+  }
+  if (tvs.size() < lines.size()) out << lines.size() - tvs.size() << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
+  return 0;
 }
 
 }  // namespace tev

@@ -172,7 +172,10 @@ int main(int argc, char** argv) {
       "Check a verifier written elsewhere (any language) against the canonical law, through files or a subprocess.\n"
       "Cases and samples are JSON lines (see the README for the schema). Verdicts per case and overall:\n"
       "exit 0 exact and saturated, 1 not exact, 3 exact but not saturated, 4 inconclusive (a case too small to\n"
-      "detect a TV of 0.05 with 99 % power at its level: give it more samples), 2 bad input or a failing verifier.");
+      "detect a TV of 0.05 with 99 % power at its level: give it more samples), 2 bad input or a failing verifier.\n"
+      "Model cases (format_version 2, emit --model-cases) give a language pair p, q instead of a tree: the verifier\n"
+      "drafts from q and verifies itself (speculative sampling, multi-draft rejection sampling); every block is\n"
+      "completed with p and judged for marginal exactness: exit 0 exact (marginally), 1 not exact, 4 inconclusive, 2 as above.");
   conf->require_subcommand(1);
   tev::conformance::EmitConfig emit;
   std::string cases_out = "cases.jsonl", cases_in, samples_in, conformance_json;
@@ -185,8 +188,17 @@ int main(int argc, char** argv) {
     cmd->add_option("--budget", emit.budget, "draft nodes per tree")->check(CLI::Range(4, 4096))->capture_default_str();
     cmd->add_option("--samples", emit.samples, "samples per case")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))->capture_default_str();
   };
-  auto* emit_cmd = conf->add_subcommand("emit", "Write conformance cases (random, DDTree, chain, star, deep, wide, near-deterministic, sparse large-vocabulary).");
+  tev::conformance::ModelEmitConfig model_emit;
+  bool model_cases = false;
+  auto add_model_options = [&](CLI::App* cmd) {
+    cmd->add_flag("--model-cases", model_cases,
+                  "model cases (format_version 2) instead: a language pair p, q over V = 4 with drafting depth D = 2 and a drafting hint\n"
+                  "(chain, independent chains, i.i.d., without replacement, top-k); the verifier drafts and verifies itself. Only\n"
+                  "--cases and --samples apply to them (default 8 cases x 20000 samples)");
+  };
+  auto* emit_cmd = conf->add_subcommand("emit", "Write conformance cases (random, DDTree, chain, star, deep, wide, near-deterministic, sparse large-vocabulary),\nor with --model-cases language-pair cases for verifiers that draft from q themselves.");
   add_emit_options(emit_cmd);
+  add_model_options(emit_cmd);
   emit_cmd->add_option("--out", cases_out, "cases file to write")->capture_default_str();
   auto* check_cmd = conf->add_subcommand("check", "Judge a samples file (one {\"case_id\", \"accepted\", \"bonus\"} per line) against its cases file.");
   check_cmd->add_option("cases", cases_in, "cases.jsonl")->required()->check(CLI::ExistingFile);
@@ -197,6 +209,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("cases", cases_in, "cases.jsonl; without it cases are emitted, and only then do --cases, --seed, --vocab, --budget and --samples apply")
       ->check(CLI::ExistingFile);
   add_emit_options(run_cmd);
+  add_model_options(run_cmd);
   run_cmd->add_option("--timeout", run_options.timeout_seconds, "seconds to wait for the verifier's next line")->check(CLI::Range(0.1, 86400.0))->capture_default_str();
   for (CLI::App* cmd : {check_cmd, run_cmd}) {
     cmd->add_option("--json", conformance_json, "also write the verdicts as JSON");
@@ -334,11 +347,20 @@ int main(int argc, char** argv) {
     if (bench_mc->parsed() && bench_device == "gpu") return tev::run_bench_montecarlo_gpu(bench_samples, bench_repeats, bench_json, std::cout);
     if (bench_verifier->parsed()) return tev::run_bench_verifier(bench_vocab, bench_seconds, bench_json, std::cout, std::cerr);
     if (bench_mc->parsed()) return tev::run_bench_montecarlo(bench_samples, bench_repeats, bench_json, std::cout);
+    for (CLI::App* c : {emit_cmd, run_cmd}) {
+      if (!c->parsed() || !model_cases) continue;
+      for (const char* flag : {"--seed", "--vocab", "--budget"}) {
+        if (c->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " does not apply to --model-cases (their language pairs are fixed)");
+      }
+      if (c->count("--cases") > 0) model_emit.cases = emit.cases;
+      if (c->count("--samples") > 0) model_emit.samples = emit.samples;
+    }
+    if (emit_cmd->parsed() && model_cases) return tev::run_conformance_emit_models(model_emit, cases_out, std::cout, std::cerr);
     if (emit_cmd->parsed()) return tev::run_conformance_emit(emit, cases_out, std::cout, std::cerr);
     if (check_cmd->parsed()) return tev::run_conformance_check(cases_in, samples_in, conformance_seed, conformance_alpha, conformance_json, std::cout);
     if (run_cmd->parsed()) {
       run_options.alpha = conformance_alpha;
-      return tev::run_conformance_run(cases_in, emit, run_options, conformance_json, std::cout, std::cerr);
+      return tev::run_conformance_run(cases_in, emit, model_cases ? &model_emit : nullptr, run_options, conformance_json, std::cout, std::cerr);
     }
   } catch (const std::exception& e) {
     std::cerr << "tevsuite: error: " << e.what() << '\n';
