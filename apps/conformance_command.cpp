@@ -87,38 +87,58 @@ int print_report(const ConformanceReport& report, const std::string& json_path, 
   return verdict_exit_code(report.overall);
 }
 
-}  // namespace
-
-int run_conformance_emit(const EmitConfig& config, const std::string& out_path, std::ostream& out, std::ostream& progress) {
+// Writes the emitted lines and says what each case's chi-square detects at the default alpha.
+// describe(line, k, level, power) reads line k back (every emitted case must) and returns its
+// detectable TV at that level and power, and its progress line.
+template <class Describe>
+int write_emitted(const std::vector<std::string>& lines, std::uint64_t samples, const std::string& what, const std::string& out_path,
+                  std::ostream& out, std::ostream& progress, Describe describe) {
   std::ofstream file(out_path);
   if (!file) throw InputError("cannot write " + out_path);
-  const std::vector<std::string> lines = emit_cases(config);
   // The level each case's chi-square is held to when `conformance check` judges all of them at its default alpha.
   const VerdictPolicy policy;
   const double level = policy.chi_square_level(lines.size());
   std::vector<double> tvs;
-  std::size_t undetectable = 0;
   for (std::size_t k = 0; k < lines.size(); ++k) {
     file << lines[k] << '\n';
-    const Case c = parse_case(lines[k], "emitted case " + std::to_string(k));  // every emitted case must read back
-    const std::optional<double> tv = detectable_tv(c.tree, c.rows, c.samples, level, policy.required_power);
-    if (tv) {
-      tvs.push_back(*tv);
-    } else {
-      ++undetectable;
-    }
-    progress << "  " << c.id << ": " << c.tree.size() << " nodes, depth " << c.tree.max_depth() << ", V = " << c.tree.vocab << " - " << c.label << '\n';
+    const auto [tv, line] = describe(lines[k], k, level, policy.required_power);
+    if (tv) tvs.push_back(*tv);
+    progress << "  " << line << '\n';
   }
   if (!file) throw InputError("error writing " + out_path);
   std::sort(tvs.begin(), tvs.end());
-  out << "wrote " << lines.size() << " cases to " << out_path << " (" << config.samples << " samples each)\n";
+  out << "wrote " << lines.size() << " " << what << " to " << out_path << " (" << samples << " samples each)\n";
   if (!tvs.empty()) {
     out << "judged at family alpha " << policy.alpha << " (chi-square level " << num(level) << " per case), each case detects a "
         << "contamination of TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " (median " << num(tvs[tvs.size() / 2])
         << ") with 99 % power\n";
   }
-  if (undetectable > 0) out << undetectable << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
+  if (tvs.size() < lines.size()) out << lines.size() - tvs.size() << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
   return 0;
+}
+
+}  // namespace
+
+int run_conformance_emit(const EmitConfig& config, const std::string& out_path, std::ostream& out, std::ostream& progress) {
+  return write_emitted(emit_cases(config), config.samples, "cases", out_path, out, progress,
+                       [](const std::string& line, std::size_t k, double level, double power) {
+                         const Case c = parse_case(line, "emitted case " + std::to_string(k));
+                         return std::pair{detectable_tv(c.tree, c.rows, c.samples, level, power),
+                                          c.id + ": " + std::to_string(c.tree.size()) + " nodes, depth " + std::to_string(c.tree.max_depth()) +
+                                              ", V = " + std::to_string(c.tree.vocab) + " - " + c.label};
+                       });
+}
+
+int run_conformance_emit_models(const ModelEmitConfig& config, const std::string& out_path, std::ostream& out, std::ostream& progress) {
+  return write_emitted(emit_model_cases(config), config.samples, "model cases", out_path, out, progress,
+                       [](const std::string& line, std::size_t k, double level, double power) {
+                         const ModelCase c = parse_model_case(line, "emitted case " + std::to_string(k));
+                         const std::vector<double> law = c.pair.sequence_law();
+                         const auto groups = node_groups(static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())), c.pair.vocab());
+                         return std::pair{detectable_tv(law, groups, c.samples, level, power),
+                                          c.id + ": V = " + std::to_string(c.pair.vocab()) + ", D = " + std::to_string(c.depth) + ", hint " +
+                                              c.drafting->label() + " - " + c.label};
+                       });
 }
 
 int run_conformance_check(const std::string& cases_path, const std::string& samples_path, std::uint32_t seed, double alpha,
@@ -148,33 +168,6 @@ int run_conformance_run(const std::string& cases_path, const EmitConfig& emit, c
   }
   CaseReader reader(in, source);
   return print_report(run_verifier_command(reader, options, progress), json_path, out);
-}
-
-int run_conformance_emit_models(const ModelEmitConfig& config, const std::string& out_path, std::ostream& out, std::ostream& progress) {
-  std::ofstream file(out_path);
-  if (!file) throw InputError("cannot write " + out_path);
-  const std::vector<std::string> lines = emit_model_cases(config);
-  // The level each case's chi-square is held to when `conformance check` judges all of them at its default alpha.
-  const VerdictPolicy policy;
-  const double level = policy.chi_square_level(lines.size());
-  std::vector<double> tvs;
-  for (std::size_t k = 0; k < lines.size(); ++k) {
-    file << lines[k] << '\n';
-    const ModelCase c = parse_model_case(lines[k], "emitted case " + std::to_string(k));  // every emitted case must read back
-    const std::vector<double> law = c.pair.sequence_law();
-    const auto groups = node_groups(static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())), c.pair.vocab());
-    if (const std::optional<double> tv = detectable_tv(law, groups, c.samples, level, policy.required_power)) tvs.push_back(*tv);
-    progress << "  " << c.id << ": V = " << c.pair.vocab() << ", D = " << c.depth << ", hint " << c.drafting->label() << " - " << c.label << '\n';
-  }
-  if (!file) throw InputError("error writing " + out_path);
-  std::sort(tvs.begin(), tvs.end());
-  out << "wrote " << lines.size() << " model cases to " << out_path << " (" << config.samples << " samples each)\n";
-  if (!tvs.empty()) {
-    out << "judged at family alpha " << policy.alpha << " (chi-square level " << num(level) << " per case), each case detects a "
-        << "contamination of TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " with 99 % power\n";
-  }
-  if (tvs.size() < lines.size()) out << lines.size() - tvs.size() << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
-  return 0;
 }
 
 }  // namespace tev
