@@ -145,12 +145,7 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha
   report.overall = decision.verdict;
   report.exactness_tests = decision.exactness_tests;
   for (std::size_t k = 0; k < report.cases.size(); ++k) report.cases[k].decision = decision.cases[k];
-  for (const ModelCaseResult& r : report.cases) {
-    if (report.overall != Verdict::exact_saturated && r.decision.verdict == report.overall) {
-      report.first_failing = r.id;
-      break;
-    }
-  }
+  report.first_failing = first_case_with(report.cases, report.overall);
   return report;
 }
 

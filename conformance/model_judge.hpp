@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conformance/judge.hpp"
 #include "conformance/model_case.hpp"
 #include "core/choosers.hpp"
 #include "sim/verdict_policy.hpp"
