@@ -76,7 +76,10 @@ void for_each_realized_tree(const LanguagePair& pair, const SampledCase& c, cons
       },
       [&](const DraftedTree& tree, const Branch& branch) {
         const double probability = branch.probability;
-        const auto [fixed, rows] = tree.fixed_tree(pair.vocab());
+        // No structured bindings: clang 14 (the fuzz build) cannot capture them in the lambda below.
+        const std::pair<DraftTree, TargetRows> fixed_rows = tree.fixed_tree(pair.vocab());
+        const DraftTree& fixed = fixed_rows.first;
+        const TargetRows& rows = fixed_rows.second;
         const SampledExactLaw given = enumerate_law(reference, [&](EnumeratingChooser& chooser) {
           if (!target_only) return verify_and_complete(pair, c.verifier, tree, chooser, chooser);
           return complete(pair, emitted_tokens(fixed, run_verifier(target_only_verifier(c.verifier), fixed, rows, chooser)), chooser);
