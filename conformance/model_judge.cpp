@@ -20,9 +20,9 @@ std::vector<std::int32_t> prefix_groups(const LanguagePair& pair, std::size_t ce
   return node_groups(static_cast<std::int32_t>(cells / static_cast<std::size_t>(pair.vocab())), pair.vocab());
 }
 
-std::string num(double x) {
+std::string num(double x, const char* format = "%.3g") {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
+  std::snprintf(buf, sizeof buf, format, x);
   return buf;
 }
 
@@ -138,6 +138,9 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha
     e.chi_square = pearson_chi_square(judge.counts(), reference, groups);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
     e.detectable_tv = detectable_tv(reference, groups, c.samples, level, report.policy.required_power);
+    if (c.drafting && reference.size() <= kMaxReferenceCells) {
+      r.reference_mean_length = enumerate_marginal(c.pair, {exact_verifier_for(c.drafting->policy), *c.drafting}).mean_length;
+    }
     evidence.push_back(e);
     report.cases.push_back(std::move(r));
   }
@@ -151,10 +154,11 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha
 
 int print_model_report(const ModelReport& report, const std::string& json_path, std::ostream& out) {
   out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11) << "impossible" << std::setw(11) << "exact p(H)"
-      << std::setw(9) << "mean L" << std::setw(10) << "TV@99%" << std::setw(20) << "verdict" << std::setw(24) << "drafting hint" << "what it exercises\n";
+      << std::setw(9) << "mean L" << std::setw(9) << "ref E[L]" << std::setw(10) << "TV@99%" << std::setw(20) << "verdict" << std::setw(24) << "drafting hint" << "what it exercises\n";
   for (const ModelCaseResult& r : report.cases) {
     out << std::left << std::setw(6) << r.id << std::setw(10) << r.evidence.samples << std::setw(11) << r.impossible << std::setw(11)
-        << num(r.decision.exactness_p_holm) << std::setw(9) << num(r.evidence.mean_length) << std::setw(10)
+        << num(r.decision.exactness_p_holm) << std::setw(9) << num(r.evidence.mean_length, "%.4f") << std::setw(9)
+        << (r.reference_mean_length ? num(*r.reference_mean_length, "%.4f") : "-") << std::setw(10)
         << (r.evidence.detectable_tv ? num(*r.evidence.detectable_tv) : "none") << std::setw(20) << model_verdict_text(r.decision.verdict)
         << std::setw(24) << (r.drafting.empty() ? "-" : r.drafting) << r.label << '\n';
   }
@@ -165,7 +169,8 @@ int print_model_report(const ModelReport& report, const std::string& json_path, 
   const VerdictPolicy& p = report.policy;
   out << "\nModel cases: every block completed with p to H = D + 1 tokens; Pearson chi-square against p's H-token law, pooled by the\n"
       << "first H - 1 tokens. alpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for marginal exactness (Holm over "
-      << report.exactness_tests << " chi-square tests); saturation does not apply (no fixed tree, no 1 + C_p), mean L is descriptive.\n"
+      << report.exactness_tests << " chi-square tests).\nSaturation does not apply (no fixed tree, no 1 + C_p): mean L is descriptive; "
+      << "ref E[L] is the exact E[L] of the suite's own exact\nverifier for the drafting hint, by enumeration (descriptive: an exact verifier may emit more or fewer).\n"
       << "TV@99%: the smallest contamination (toward uniform noise over the possible H-token sequences) each case's chi-square detects\n"
       << "with " << p.required_power * 100 << " % power at its Bonferroni level " << num(p.chi_square_level(report.cases.size()))
       << "; a case that cannot detect TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
@@ -197,6 +202,7 @@ int print_model_report(const ModelReport& report, const std::string& json_path, 
                             {"detectable_tv", optional_json(r.evidence.detectable_tv)},
                             {"powered", r.decision.powered},
                             {"mean_L", r.evidence.mean_length},
+                            {"reference_mean_L", optional_json(r.reference_mean_length)},
                             {"trees_reported", r.trees},
                             {"mean_tree_nodes", r.mean_tree_nodes},
                             {"verdict", model_verdict_text(r.decision.verdict)}});

@@ -6,6 +6,7 @@
 // reported, descriptive.
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,9 @@
 #include "sim/verdict_policy.hpp"
 
 namespace tev::conformance {
+
+// Beyond this many H-token cells the reference E[L] is not enumerated (V = 16, D = 2 takes ~6 s).
+inline constexpr std::size_t kMaxReferenceCells = 1024;
 
 class ModelCaseJudge {
  public:
@@ -63,6 +67,10 @@ struct ModelCaseResult {
   std::uint64_t trees = 0;
   double mean_tree_nodes = 0.0;  // drafted nodes per reported tree (descriptive)
   TreeEvidence evidence;     // samples, χ², mean_length (descriptive), detectable_tv
+  // Exact E[L] of the suite's own verifier for the hint (exact_verifier_for), by enumeration, where
+  // the case has a hint and V^H ≤ kMaxReferenceCells: what a standard implementation emits, to set
+  // beside mean_length (descriptive: the outside verifier may verify otherwise and stay exact).
+  std::optional<double> reference_mean_length;
   CaseVerdict decision;
 };
 

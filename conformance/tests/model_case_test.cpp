@@ -196,18 +196,6 @@ TEST(ModelJudge, TooFewSamplesAreInconclusiveNeverExact) {
   EXPECT_EQ(judge_verifier(emitted, {SampledVerifierId::speculative_sampling}), Verdict::inconclusive);
 }
 
-// The exact verifier for each policy of the emitted hints, as the example verifier chooses it.
-SampledVerifierId exact_for(DraftPolicy policy) {
-  switch (policy) {
-    case DraftPolicy::chain: return SampledVerifierId::speculative_sampling;
-    case DraftPolicy::independent_chains:
-    case DraftPolicy::iid_children: return SampledVerifierId::rejection_with_replacement;
-    case DraftPolicy::without_replacement: return SampledVerifierId::rejection_without_replacement;
-    case DraftPolicy::top_k: return SampledVerifierId::sequential_residual;
-  }
-  return SampledVerifierId::tree_exit;
-}
-
 // By enumeration: each emitted case's hinted verifier is exact on it, and each planted bug of the
 // example verifier that is also a core mutant (on the with-replacement cases, where the example's
 // code is the core's) has predicted χ² power ≥ 0.99 on some case at the default budget and the
@@ -225,7 +213,7 @@ TEST(ModelEmit, DefaultBudgetPowersThePlantedBugs) {
     const ModelCase c = parse_model_case(emitted[k], "emitted");
     const std::vector<double> reference = c.pair.sequence_law();
     const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / 4), 4);
-    const SampledExactLaw exact = enumerate_marginal(c.pair, {exact_for(c.drafting->policy), *c.drafting});
+    const SampledExactLaw exact = enumerate_marginal(c.pair, {exact_verifier_for(c.drafting->policy), *c.drafting});
     EXPECT_LE(exact.tv, kSampledExactTolerance) << c.label;
     std::cout << c.id << " " << c.drafting->label() << "  exact verifier E[L] " << exact.mean_length << "  TV@99% "
               << detectable_tv(reference, groups, config.samples, level, 0.99).value_or(-1.0) << "\n";
