@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
     cmd->add_flag("--model-cases", model_cases,
                   "model cases (format_version 2) instead: a language pair p, q over V = 4 with drafting depth D = 2 and a drafting hint\n"
                   "(chain, independent chains, i.i.d., without replacement, top-k); the verifier drafts and verifies itself. Only\n"
-                  "--cases and --samples apply to them (default 8 cases x 20000 samples)");
+                  "--cases and --samples apply to them (default 8 cases x 20000 samples); a cases file says its own format_version");
   };
   auto* emit_cmd = conf->add_subcommand("emit", "Write conformance cases (random, DDTree, chain, star, deep, wide, near-deterministic, sparse large-vocabulary),\nor with --model-cases language-pair cases for verifiers that draft from q themselves.");
   add_emit_options(emit_cmd);

@@ -86,7 +86,7 @@ ModelCase parse_model_case(std::string_view line, const std::string& where, cons
                  " tokens has " + std::to_string(prefixes) + " prefixes (lengths 0.." + std::to_string(depth) + ")");
   }
   const auto width = static_cast<std::size_t>(vocab);
-  std::vector<double> p(prefixes * width), q(prefixes * width);
+  std::vector<double> p(prefixes * width), q(prefixes * width);  // (prefixes, V) each, in the pair's prefix order
   std::vector<std::size_t> row_of(prefixes, 0);  // (prefixes) 1 + the rows entry that gave the prefix, 0 while missing
   for (std::size_t k = 0; k < rows_j.size(); ++k) {
     const std::string row_at = at + " rows[" + std::to_string(k) + "]";
