@@ -1,6 +1,7 @@
 // `tevsuite conformance emit | check | run`: a verifier written elsewhere against the canonical law.
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "apps/commands.hpp"
@@ -15,6 +16,8 @@ namespace {
 
 struct ConformanceState {
   conformance::EmitConfig emit;
+  conformance::ModelEmitConfig model_emit;
+  bool model_cases = false;
   std::string cases_out = "cases.jsonl", cases_in, samples_in, json_path;
   double alpha = 1e-3;
   std::uint32_t seed = 20261130;
@@ -27,6 +30,27 @@ int print_and_write(const conformance::ConformanceReport& report, ResultsWriter&
   return code;
 }
 
+int print_and_write(const conformance::ModelReport& report, ResultsWriter& json) {
+  const int code = print_model_conformance(report, std::cout);
+  json.write(model_conformance_json(report), std::cout);
+  return code;
+}
+
+// Model cases come from a cases file that says format_version 2, or from --model-cases when emitted.
+bool wants_model_cases(const ConformanceState& s, const std::string& cases_path) {
+  return cases_path.empty() ? s.model_cases : conformance::cases_file_version(cases_path) == conformance::kModelFormatVersion;
+}
+
+// --model-cases takes only --cases and --samples from the emit options: their language pairs are fixed.
+void apply_model_options(ConformanceState& s, const CLI::App& cmd) {
+  if (!s.model_cases) return;
+  for (const char* flag : {"--seed", "--vocab", "--budget"}) {
+    if (cmd.count(flag) > 0) throw std::invalid_argument(std::string(flag) + " does not apply to --model-cases (their language pairs are fixed)");
+  }
+  if (cmd.count("--cases") > 0) s.model_emit.cases = s.emit.cases;
+  if (cmd.count("--samples") > 0) s.model_emit.samples = s.emit.samples;
+}
+
 }  // namespace
 
 Command register_conformance(CLI::App& app, const RunContext& context) {
@@ -36,7 +60,10 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
       "Check a verifier written elsewhere (any language) against the canonical law, through files or a subprocess.\n"
       "Cases and samples are JSON lines (see the README for the schema). Verdicts per case and overall:\n"
       "exit 0 exact and saturated, 1 not exact, 3 exact but not saturated, 4 inconclusive (a case too small to\n"
-      "detect a TV of 0.05 with 99 % power at its level: give it more samples), 2 bad input or a failing verifier.");
+      "detect a TV of 0.05 with 99 % power at its level: give it more samples), 2 bad input or a failing verifier.\n"
+      "Model cases (format_version 2, emit --model-cases) give a language pair p, q instead of a tree: the verifier\n"
+      "drafts from q and verifies itself (speculative sampling, multi-draft rejection sampling); every block is\n"
+      "completed with p and judged for marginal exactness: exit 0 exact (marginally), 1 not exact, 4 inconclusive, 2 as above.");
   conf->require_subcommand(1);
   conformance::EmitConfig& emit = s->emit;
   auto add_emit_options = [&](CLI::App* cmd) {
@@ -46,8 +73,15 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
     cmd->add_option("--budget", emit.budget, "draft nodes per tree")->check(CLI::Range(4, 4096))->capture_default_str();
     cmd->add_option("--samples", emit.samples, "samples per case")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))->capture_default_str();
   };
-  auto* emit_cmd = conf->add_subcommand("emit", "Write conformance cases (random, DDTree, chain, star, deep, wide, near-deterministic, sparse large-vocabulary).");
+  auto add_model_options = [&](CLI::App* cmd) {
+    cmd->add_flag("--model-cases", s->model_cases,
+                  "model cases (format_version 2) instead: a language pair p, q over V = 4 with drafting depth D = 2 and a drafting hint\n"
+                  "(chain, independent chains, i.i.d., without replacement, top-k); the verifier drafts and verifies itself. Only\n"
+                  "--cases and --samples apply to them (default 8 cases x 20000 samples); a cases file says its own format_version");
+  };
+  auto* emit_cmd = conf->add_subcommand("emit", "Write conformance cases (random, DDTree, chain, star, deep, wide, near-deterministic, sparse large-vocabulary),\nor with --model-cases language-pair cases for verifiers that draft from q themselves.");
   add_emit_options(emit_cmd);
+  add_model_options(emit_cmd);
   emit_cmd->add_option("--out", s->cases_out, "cases file to write")->capture_default_str();
   auto* check_cmd = conf->add_subcommand("check", "Judge a samples file (one {\"case_id\", \"accepted\", \"bonus\"} per line) against its cases file.");
   check_cmd->add_option("cases", s->cases_in, "cases.jsonl")->required()->check(CLI::ExistingFile);
@@ -57,6 +91,7 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
   run_cmd->add_option("cases", s->cases_in, "cases.jsonl; without it cases are emitted, and only then do --cases, --seed, --vocab, --budget and --samples apply")
       ->check(CLI::ExistingFile);
   add_emit_options(run_cmd);
+  add_model_options(run_cmd);
   run_cmd->add_option("--timeout", s->run_options.timeout_seconds, "seconds to wait for the verifier's next line")->check(CLI::Range(0.1, 86400.0))->capture_default_str();
   for (CLI::App* cmd : {check_cmd, run_cmd}) {
     cmd->add_option("--json", s->json_path, "also write the verdicts as JSON");
@@ -64,15 +99,27 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
   }
   check_cmd->add_option("--completion-seed", s->seed, "seed of the completion draws")->capture_default_str();
 
-  return {conf, [s, emit_cmd, check_cmd, context] {
+  return {conf, [s, emit_cmd, check_cmd, run_cmd, context] {
             if (emit_cmd->parsed()) {
-              print_emit_summary(conformance::emit_conformance_cases(s->emit, s->cases_out, context, std::cerr), s->cases_out, std::cout);
+              apply_model_options(*s, *emit_cmd);
+              print_emit_summary(s->model_cases ? conformance::emit_model_conformance_cases(s->model_emit, s->cases_out, context, std::cerr)
+                                                : conformance::emit_conformance_cases(s->emit, s->cases_out, context, std::cerr),
+                                 s->cases_out, std::cout);
               return 0;
             }
             ResultsWriter json(s->json_path, context);
-            if (check_cmd->parsed()) return print_and_write(conformance::judge_conformance_files(s->cases_in, s->samples_in, s->seed, s->alpha), json);
+            if (check_cmd->parsed()) {
+              if (wants_model_cases(*s, s->cases_in)) {
+                return print_and_write(conformance::judge_model_case_files(s->cases_in, s->samples_in, s->seed, s->alpha), json);
+              }
+              return print_and_write(conformance::judge_conformance_files(s->cases_in, s->samples_in, s->seed, s->alpha), json);
+            }
+            apply_model_options(*s, *run_cmd);
             conformance::RunOptions options = s->run_options;
             options.alpha = s->alpha;
+            if (wants_model_cases(*s, s->cases_in)) {
+              return print_and_write(conformance::run_model_conformance_verifier(s->cases_in, s->model_emit, options, std::cerr), json);
+            }
             return print_and_write(conformance::run_conformance_verifier(s->cases_in, s->emit, options, std::cerr), json);
           }};
 }

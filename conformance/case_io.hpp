@@ -6,7 +6,8 @@
 //   {"tokens": [...], "probs": [...]} listing every child token of node i (and any others), the
 // remaining mass spread uniformly over the unlisted tokens.
 #include <cstdint>
-#include <iosfwd>
+#include <algorithm>
+#include <istream>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 namespace tev::conformance {
 
 inline constexpr int kFormatVersion = 1;
+inline constexpr int kModelFormatVersion = 2;  // model cases: conformance/model_case.hpp
 // Rows in a case must sum to 1 within this (dense), or list at most 1 + this (sparse).
 inline constexpr double kRowTolerance = 1e-6;
 // Input limits. Every integer is range-checked as the JSON number it is, before it is narrowed.
@@ -74,12 +76,31 @@ bool read_bounded_line(std::istream& in, std::string& line, std::size_t max_byte
 // Hands out the cases of a JSON-lines stream one at a time (blank lines skipped), so no case's text
 // or JSON tree outlives its parse. Refuses, naming source:line, a line over limits.line_bytes, a
 // case_id used before, and a case that takes the cells of the cases handed out so far past
-// limits.held_cells: callers that keep every case alive (the judge needs each until the end) stay within it.
-class CaseReader {
+// limits.held_cells: callers that keep every case alive (the judge needs each until the end) stay
+// within it. Parse reads one line of CaseT's format; held_cells(const CaseT&) counts what it holds.
+template <class CaseT, CaseT (*Parse)(std::string_view, const std::string&, const CaseLimits&)>
+class BasicCaseReader {
  public:
-  CaseReader(std::istream& in, std::string source, const CaseLimits& limits = {});
+  BasicCaseReader(std::istream& in, std::string source, const CaseLimits& limits = {})
+      : in_(in), source_(std::move(source)), limits_(limits), cells_left_(limits.held_cells) {}
   // The next case; nullopt at the end of the input (InputError when the input held no case).
-  std::optional<Case> next();
+  std::optional<CaseT> next() {
+    for (;;) {
+      const std::string where = source_ + ":" + std::to_string(++line_number_);
+      if (!read_bounded_line(in_, line_, limits_.line_bytes, where)) break;
+      if (line_.find_first_not_of(" \t\r") == std::string::npos) continue;
+      CaseLimits limits = limits_;
+      limits.cells = std::min(limits.cells, cells_left_);
+      CaseT c = Parse(line_, where, limits);
+      const auto [first, fresh] = seen_.emplace(c.id, line_number_);
+      if (!fresh) throw InputError(where + ": case_id \"" + c.id + "\" already used on line " + std::to_string(first->second));
+      cells_left_ -= held_cells(c);
+      ++cases_;
+      return c;
+    }
+    if (cases_ == 0) throw InputError(source_ + ": no cases");
+    return std::nullopt;
+  }
   // The line the last case came from, as read (for streaming to a verifier).
   const std::string& line() const { return line_; }
   std::size_t cases() const { return cases_; }
@@ -95,6 +116,9 @@ class CaseReader {
   std::string line_;
   std::map<std::string, std::size_t> seen_;  // case_id → the line it was first used on
 };
+
+inline std::int64_t held_cells(const Case& c) { return static_cast<std::int64_t>(c.tree.size()) * c.tree.vocab; }
+using CaseReader = BasicCaseReader<Case, parse_case>;
 
 // Writes a case as one JSON line in the tree's numbering. Rows are dense unless sparse_listed is
 // given: then row v lists sparse_listed[v] (which must include v's child tokens) and the rest of

@@ -10,47 +10,91 @@
 
 namespace tev::conformance {
 
-EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const RunContext& context, std::ostream& progress) {
+namespace {
+
+// Writes the emitted lines (when the context writes files) and what each case's chi-square detects
+// at the default policy. describe(line, k, level, power) reads line k back (every emitted case
+// must) and returns its detectable TV at that level and power, and its progress line.
+template <class Describe>
+EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t samples, const std::string& out_path, const RunContext& context,
+                          std::ostream& progress, Describe describe) {
   std::ofstream file;
   if (context.writes_files) {
     file.open(out_path);
     if (!file) throw InputError("cannot write " + out_path);
   }
-  const std::vector<std::string> lines = emit_cases(config);
   EmitSummary summary;
   summary.cases = lines.size();
-  summary.samples = config.samples;
+  summary.samples = samples;
   summary.chi_square_level = summary.policy.chi_square_level(lines.size());
   for (std::size_t k = 0; k < lines.size(); ++k) {
     if (context.writes_files) file << lines[k] << '\n';
-    const Case c = parse_case(lines[k], "emitted case " + std::to_string(k));  // every emitted case must read back
-    const std::optional<double> tv = detectable_tv(c.tree, c.rows, c.samples, summary.chi_square_level, summary.policy.required_power);
+    const auto [tv, line] = describe(lines[k], k, summary.chi_square_level, summary.policy.required_power);
     if (tv) {
       summary.detectable_tvs.push_back(*tv);
     } else {
       ++summary.undetectable;
     }
-    progress << "  " << c.id << ": " << c.tree.size() << " nodes, depth " << c.tree.max_depth() << ", V = " << c.tree.vocab << " - " << c.label << '\n';
+    progress << "  " << line << '\n';
   }
   if (context.writes_files && !file) throw InputError("error writing " + out_path);
   std::sort(summary.detectable_tvs.begin(), summary.detectable_tvs.end());
   return summary;
 }
 
-ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options,
-                                           std::ostream& progress) {
+// The cases of cases_path, or the emitted lines when it is empty, read by Reader.
+template <class Reader, class Run>
+auto read_cases_and(const std::string& cases_path, const std::vector<std::string>& emitted_lines, Run run) {
   std::ifstream file;
   std::istringstream emitted;
   if (cases_path.empty()) {
     std::string text;
-    for (const std::string& line : emit_cases(emit)) text += line + '\n';
+    for (const std::string& line : emitted_lines) text += line + '\n';
     emitted.str(text);
   } else {
     file.open(cases_path);
     if (!file) throw InputError("cannot read " + cases_path);
   }
-  CaseReader reader(cases_path.empty() ? static_cast<std::istream&>(emitted) : file, cases_path.empty() ? "emitted cases" : cases_path);
-  return run_verifier_command(reader, options, progress);
+  Reader reader(cases_path.empty() ? static_cast<std::istream&>(emitted) : file, cases_path.empty() ? "emitted cases" : cases_path);
+  return run(reader);
+}
+
+}  // namespace
+
+EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const RunContext& context, std::ostream& progress) {
+  return write_emitted(emit_cases(config), config.samples, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
+    const Case c = parse_case(line, "emitted case " + std::to_string(k));
+    return std::pair{detectable_tv(c.tree, c.rows, c.samples, level, power),
+                     c.id + ": " + std::to_string(c.tree.size()) + " nodes, depth " + std::to_string(c.tree.max_depth()) + ", V = " +
+                         std::to_string(c.tree.vocab) + " - " + c.label};
+  });
+}
+
+EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const RunContext& context,
+                                         std::ostream& progress) {
+  EmitSummary summary =
+      write_emitted(emit_model_cases(config), config.samples, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
+        const ModelCase c = parse_model_case(line, "emitted case " + std::to_string(k));
+        const std::vector<double> law = c.pair.sequence_law();
+        const auto groups = node_groups(static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())), c.pair.vocab());
+        return std::pair{detectable_tv(law, groups, c.samples, level, power),
+                         c.id + ": V = " + std::to_string(c.pair.vocab()) + ", D = " + std::to_string(c.depth) + ", hint " + c.drafting->label() +
+                             " - " + c.label};
+      });
+  summary.what = "model cases";
+  return summary;
+}
+
+ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options,
+                                           std::ostream& progress) {
+  return read_cases_and<CaseReader>(cases_path, cases_path.empty() ? emit_cases(emit) : std::vector<std::string>{},
+                                    [&](CaseReader& reader) { return run_verifier_command(reader, options, progress); });
+}
+
+ModelReport run_model_conformance_verifier(const std::string& cases_path, const ModelEmitConfig& emit, const RunOptions& options,
+                                           std::ostream& progress) {
+  return read_cases_and<ModelCaseReader>(cases_path, cases_path.empty() ? emit_model_cases(emit) : std::vector<std::string>{},
+                                         [&](ModelCaseReader& reader) { return run_model_verifier_command(reader, options, progress); });
 }
 
 }  // namespace tev::conformance

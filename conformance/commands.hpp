@@ -8,6 +8,8 @@
 
 #include "conformance/emit.hpp"
 #include "conformance/judge.hpp"
+#include "conformance/model_case.hpp"
+#include "conformance/model_judge.hpp"
 #include "conformance/subprocess.hpp"
 #include "sim/process_group.hpp"
 
@@ -16,6 +18,7 @@ namespace tev::conformance {
 // What the emitted cases can detect when `conformance check` judges all of them at the policy's
 // default alpha.
 struct EmitSummary {
+  std::string what = "cases";       // "cases" or "model cases"
   std::size_t cases = 0;
   std::uint64_t samples = 0;        // per case
   VerdictPolicy policy;             // the default policy the levels below come from
@@ -27,10 +30,16 @@ struct EmitSummary {
 // Writes the cases to out_path (when the context writes files; InputError when it cannot) after
 // reading each one back; progress names every case.
 EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const RunContext& context, std::ostream& progress);
+// The same for model cases (format_version 2), their TVs over p's H-token sequences.
+EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const RunContext& context,
+                                         std::ostream& progress);
 
 // `conformance run`: the cases of cases_path, or emitted from `emit` when it is empty, streamed to
 // the verifier subprocess and judged.
 ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options,
+                                           std::ostream& progress);
+// The same with model cases: those of cases_path, or emitted from `emit` when it is empty.
+ModelReport run_model_conformance_verifier(const std::string& cases_path, const ModelEmitConfig& emit, const RunOptions& options,
                                            std::ostream& progress);
 
 }  // namespace tev::conformance

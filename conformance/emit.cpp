@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "conformance/case_io.hpp"
+#include "conformance/model_case.hpp"
 #include "core/compensated_sum.hpp"
 #include "sim/suite.hpp"
 
@@ -13,6 +14,7 @@ namespace {
 
 constexpr double kNearDeterministicGap = 1e-10;  // mass left outside the drafted children
 constexpr double kSparseRemainder = 0.05;        // mass spread uniformly over unlisted tokens
+constexpr double kModelDraftNoise = 1.0;         // log-space sd of q's perturbation in model cases (one far drafter: 1.5)
 
 // Children of each internal node keep all but kNearDeterministicGap of its row.
 TargetRows near_deterministic(const DraftTree& tree, const TargetRows& rows) {
@@ -109,6 +111,39 @@ std::vector<std::string> emit_cases(const EmitConfig& config) {
         break;
       }
     }
+  }
+  return lines;
+}
+
+std::vector<std::string> emit_model_cases(const ModelEmitConfig& config) {
+  if (config.cases < 1) throw std::invalid_argument("at least one case");
+  if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
+  constexpr std::int32_t kVocab = 4, kDepth = 2;
+  struct Recipe {
+    LanguagePairSpec pair;
+    Drafting drafting;
+    const char* label;
+  };
+  const RowFamilySpec logits{RowFamily::gaussian_logits, 2.0, 0.7}, dirichlet{RowFamily::dirichlet, 1.0, 1.0};
+  const auto pair = [&](const RowFamilySpec& family, DrafterKind drafter, std::uint32_t seed, double noise = kModelDraftNoise) {
+    return LanguagePairSpec{family, kVocab, noise, drafter, seed, kDepth + 1};
+  };
+  const Recipe recipes[] = {
+      {pair(logits, DrafterKind::perturbed, 7), {DraftPolicy::chain, 1, kDepth}, "speculative sampling's chain"},
+      {pair(dirichlet, DrafterKind::drafts_forbidden_tokens, 7), {DraftPolicy::chain, 1, kDepth}, "chain, drafter drafts tokens p forbids"},
+      {pair(logits, DrafterKind::perturbed, 8), {DraftPolicy::independent_chains, 2, kDepth}, "SpecInfer: 2 independent chains merged"},
+      {pair(dirichlet, DrafterKind::misses_target_tokens, 7), {DraftPolicy::iid_children, 2, kDepth}, "2 i.i.d. children, drafter misses target mass"},
+      // A far drafter: later siblings are often tested with min(1, p~/q) < 1, where one uniform shared by siblings shows.
+      {pair(dirichlet, DrafterKind::perturbed, 9, 1.5), {DraftPolicy::iid_children, 3, kDepth}, "3 i.i.d. children per node, a far drafter"},
+      {pair(logits, DrafterKind::perturbed, 7), {DraftPolicy::without_replacement, 2, kDepth}, "2 children without replacement"},
+      {pair(dirichlet, DrafterKind::drafts_forbidden_tokens, 8), {DraftPolicy::without_replacement, 2, kDepth}, "without replacement, drafter drafts tokens p forbids"},
+      {pair(dirichlet, DrafterKind::misses_target_tokens, 8), {DraftPolicy::top_k, 2, kDepth}, "deterministic top-2, drafter misses target mass"},
+  };
+  std::vector<std::string> lines;
+  for (std::int32_t i = 0; i < config.cases; ++i) {
+    const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
+    const LanguagePair language(r.pair);
+    lines.push_back(write_model_case("m" + std::to_string(i), std::string(r.label) + " / " + r.pair.label(), language, r.drafting, config.samples));
   }
   return lines;
 }

@@ -21,4 +21,17 @@ struct EmitConfig {
 // rows; DDTree with near one-hot Dirichlet(0.05) rows.
 std::vector<std::string> emit_cases(const EmitConfig& config);
 
+struct ModelEmitConfig {
+  std::int32_t cases = 8;          // they cycle through the 8 recipes of emit_model_cases
+  std::uint64_t samples = 20000;   // per case: the stdlib Python example answers all 8 in ~10 s
+};
+
+// Model cases (format_version 2) over V = 4 with drafting depth D = 2, one JSON line each, covering
+// every drafting policy of sim/drafting.hpp as the case's hint (chain; k independent chains merged;
+// k i.i.d. children; k without replacement; deterministic top-k) and every drafter kind of
+// sim/language_pair.hpp (perturbed target; a drafter that drafts tokens the target forbids; one
+// that misses target mass). The pairs' rows are fixed (not seeded by the command line), so the
+// instances where each planted bug is visible stay where they were measured.
+std::vector<std::string> emit_model_cases(const ModelEmitConfig& config);
+
 }  // namespace tev::conformance

@@ -98,12 +98,7 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha) {
   report.exactness_tests = decision.exactness_tests;
   report.saturation_tests = decision.saturation_tests;
   for (std::size_t k = 0; k < report.cases.size(); ++k) report.cases[k].decision = decision.cases[k];
-  for (const CaseResult& r : report.cases) {
-    if (report.overall != Verdict::exact_saturated && r.decision.verdict == report.overall) {
-      report.first_failing = r.id;
-      break;
-    }
-  }
+  report.first_failing = first_case_with(report.cases, report.overall);
   return report;
 }
 

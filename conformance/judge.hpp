@@ -61,6 +61,16 @@ struct ConformanceReport {
   std::size_t saturation_tests = 0;
 };
 
+// The id of the first case whose verdict is the overall one ("" when the overall verdict is the best).
+template <class Results>
+std::string first_case_with(const Results& cases, Verdict overall) {
+  if (overall == Verdict::exact_saturated) return "";
+  for (const auto& r : cases) {
+    if (r.decision.verdict == overall) return r.id;
+  }
+  return "";
+}
+
 // The outside verifier is one subject of the verdict policy (sim/verdict_policy.hpp) at family
 // level alpha: χ² per case in the exactness family, E[L] shortfall per case and acceptance per node
 // in the saturation family; a case whose χ² cannot detect the policy's TV is "inconclusive". Every

@@ -151,12 +151,15 @@ std::string VerifierProcess::status() {
   return "ended";
 }
 
-ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress) {
+namespace {
+// Streams each case of `cases` to the verifier and feeds its sample lines to the case's Judge.
+template <class Reader, class Judge, class JudgeAll>
+auto stream_cases(Reader& cases, const RunOptions& options, std::ostream& progress, JudgeAll judge_all) {
   VerifierProcess process(options.command);
-  std::deque<Case> held;  // a deque: the judges keep pointers to their cases
-  std::vector<CaseJudge> judges;
-  while (std::optional<Case> next = cases.next()) {
-    const Case& c = held.emplace_back(std::move(*next));
+  std::deque<typename decltype(cases.next())::value_type> held;  // a deque: the judges keep pointers to their cases
+  std::vector<Judge> judges;
+  while (auto next = cases.next()) {
+    const auto& c = held.emplace_back(std::move(*next));
     judges.emplace_back(c, options.seed, static_cast<std::uint32_t>(judges.size()));
     progress << "case " << c.id << " (" << judges.size() << "): " << c.samples << " samples ..." << std::flush;
     const auto start = Clock::now();
@@ -177,7 +180,16 @@ ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& opti
   if (rest.find_first_not_of(" \t\r\n") != std::string::npos) {
     throw VerifierFailure("the verifier printed more lines than the cases asked for, starting with: " + rest.substr(0, 200));
   }
-  return judge(judges, options.alpha);
+  return judge_all(judges, options.alpha);
+}
+}  // namespace
+
+ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress) {
+  return stream_cases<CaseReader, CaseJudge>(cases, options, progress, judge);
+}
+
+ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions& options, std::ostream& progress) {
+  return stream_cases<ModelCaseReader, ModelCaseJudge>(cases, options, progress, judge_models);
 }
 
 }  // namespace tev::conformance

@@ -9,6 +9,7 @@
 
 #include "conformance/case_io.hpp"
 #include "conformance/judge.hpp"
+#include "conformance/model_judge.hpp"
 
 namespace tev::conformance {
 
@@ -58,5 +59,7 @@ struct RunOptions {
 // back before reading the next. The judge needs every case at the end, so each case's tree, rows
 // and counts stay (the reader keeps them within kMaxHeldCells); its text and JSON do not.
 ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress);
+// The same for model cases: the verifier drafts and verifies each sample itself.
+ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions& options, std::ostream& progress);
 
 }  // namespace tev::conformance

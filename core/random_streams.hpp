@@ -10,8 +10,9 @@
 // equivalence checks (seed S, tree i), theorem1's homogeneity reference (S, tree 2^20 + i),
 // calibration (seeds 1..K, trees 0 and 1), power replicates (S + 1000003·(r + 1)), live's first
 // word (S + 1), ExitTrain coverage (S, tree i, the same for every drafter and budget: Bonferroni
-// needs no independence there), conformance completions (S, case index), sampled-draft cases
-// (check --drafts sampled: its own seed, tree word = the (case, pair) instance).
+// needs no independence there), conformance completions (S, case index; fixed-tree and model
+// cases alike, never both in one run), sampled-draft cases (check --drafts sampled: its own seed,
+// tree word = the (case, pair) instance).
 // Adding a use: one line in `uses` and one entry in kRandomUses (core/tests/random_streams_test.cpp
 // checks that it collides with nothing). Test programs pick their own sites; they share no run with
 // these uses. Random llama2.c checkpoints (harness/llama2c.cpp, tests only) use std::mt19937, not Philox.

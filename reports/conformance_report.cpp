@@ -5,6 +5,7 @@
 
 #include "reports/document.hpp"
 #include "reports/verdict_json.hpp"
+#include "conformance/case_io.hpp"
 
 namespace tev {
 
@@ -12,6 +13,7 @@ namespace {
 
 using namespace conformance;
 using nlohmann::json;
+using report::fixed;
 using report::num;
 
 std::string tv_text(const std::optional<double>& tv) { return tv ? num(*tv) : "none"; }
@@ -67,8 +69,71 @@ int print_conformance(const ConformanceReport& report, std::ostream& out) {
   return verdict_exit_code(report.overall);
 }
 
+int print_model_conformance(const ModelReport& report, std::ostream& out) {
+  out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11) << "impossible" << std::setw(11) << "exact p(H)"
+      << std::setw(9) << "mean L" << std::setw(9) << "ref E[L]" << std::setw(10) << "TV@99%" << std::setw(20) << "verdict" << std::setw(24) << "drafting hint" << "what it exercises\n";
+  for (const ModelCaseResult& r : report.cases) {
+    out << std::left << std::setw(6) << r.id << std::setw(10) << r.evidence.samples << std::setw(11) << r.impossible << std::setw(11)
+        << num(r.decision.exactness_p_holm) << std::setw(9) << fixed(r.evidence.mean_length, 4) << std::setw(9)
+        << (r.reference_mean_length ? fixed(*r.reference_mean_length, 4) : "-") << std::setw(10)
+        << (r.evidence.detectable_tv ? num(*r.evidence.detectable_tv) : "none") << std::setw(20) << model_verdict_text(r.decision.verdict)
+        << std::setw(24) << (r.drafting.empty() ? "-" : r.drafting) << r.label << '\n';
+  }
+  for (const ModelCaseResult& r : report.cases) {
+    if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
+    if (r.trees > 0) out << "case " << r.id << ": " << r.trees << " samples reported their tree, " << num(r.mean_tree_nodes) << " drafted nodes each on average\n";
+  }
+  const VerdictPolicy& p = report.policy;
+  out << "\nModel cases: every block completed with p to H = D + 1 tokens; Pearson chi-square against p's H-token law, pooled by the\n"
+      << "first H - 1 tokens. alpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for marginal exactness (Holm over "
+      << report.exactness_tests << " chi-square tests).\nSaturation does not apply (no fixed tree, no 1 + C_p): mean L is descriptive; "
+      << "ref E[L] is the exact E[L] of the suite's own exact\nverifier for the drafting hint, by enumeration (descriptive: an exact verifier may emit more or fewer).\n"
+      << "TV@99%: the smallest contamination (toward uniform noise over the possible H-token sequences) each case's chi-square detects\n"
+      << "with " << p.required_power * 100 << " % power at its Bonferroni level " << num(p.chi_square_level(report.cases.size()))
+      << "; a case that cannot detect TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
+  out << "overall: " << model_verdict_text(report.overall);
+  if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
+  out << '\n';
+  return verdict_exit_code(report.overall);
+}
+
+json model_conformance_json(const ModelReport& report) {
+  const VerdictPolicy& p = report.policy;
+  json j;
+  j["format_version"] = 2;
+  j["command"] = "conformance";
+  j["kind"] = results_kind_name(ResultsKind::conformance_model);
+  j["cases_format_version"] = kModelFormatVersion;
+  j["alpha"] = p.alpha;
+  j["policy"] = policy_json(p, report.cases.size());
+  j["exactness_tests"] = report.exactness_tests;
+  j["overall"] = model_verdict_text(report.overall);
+  j["exit_code"] = verdict_exit_code(report.overall);
+  j["first_failing_case"] = report.first_failing;
+  for (const ModelCaseResult& r : report.cases) {
+    j["cases"].push_back({{"case_id", r.id},
+                          {"label", r.label},
+                          {"drafting", r.drafting},
+                          {"samples", r.evidence.samples},
+                          {"impossible", r.impossible},
+                          {"first_impossible", r.first_impossible},
+                          {"chi_square", r.evidence.chi_square.statistic},
+                          {"dof", r.evidence.chi_square.dof},
+                          {"p_value", r.evidence.chi_square.p_value},
+                          {"exactness_p_holm", r.decision.exactness_p_holm},
+                          {"detectable_tv", optional_json(r.evidence.detectable_tv)},
+                          {"powered", r.decision.powered},
+                          {"mean_L", r.evidence.mean_length},
+                          {"reference_mean_L", optional_json(r.reference_mean_length)},
+                          {"trees_reported", r.trees},
+                          {"mean_tree_nodes", r.mean_tree_nodes},
+                          {"verdict", model_verdict_text(r.decision.verdict)}});
+  }
+  return j;
+}
+
 void print_emit_summary(const EmitSummary& s, const std::string& out_path, std::ostream& out) {
-  out << "wrote " << s.cases << " cases to " << out_path << " (" << s.samples << " samples each)\n";
+  out << "wrote " << s.cases << " " << s.what << " to " << out_path << " (" << s.samples << " samples each)\n";
   const std::vector<double>& tvs = s.detectable_tvs;
   if (!tvs.empty()) {
     out << "judged at family alpha " << s.policy.alpha << " (chi-square level " << num(s.chi_square_level) << " per case), each case detects a "

@@ -5,12 +5,17 @@
 
 #include "conformance/commands.hpp"
 #include "conformance/judge.hpp"
+#include "conformance/model_judge.hpp"
 
 namespace tev {
 
 // Per case and overall, with the policy's levels; returns the verdict's exit code.
 int print_conformance(const conformance::ConformanceReport& report, std::ostream& out);
 nlohmann::json conformance_json(const conformance::ConformanceReport& report);
+// Model cases (format_version 2): marginal exactness per case and overall; returns the exit code
+// (0 exact (marginally), 1 not exact, 4 inconclusive).
+int print_model_conformance(const conformance::ModelReport& report, std::ostream& out);
+nlohmann::json model_conformance_json(const conformance::ModelReport& report);
 void print_emit_summary(const conformance::EmitSummary& summary, const std::string& out_path, std::ostream& out);
 
 }  // namespace tev

@@ -144,11 +144,11 @@ std::string shell_quote(const std::string& s) {
 
 ResultsKind results_kind(const json& results) {
   constexpr ResultsKind kinds[] = {ResultsKind::theorem1, ResultsKind::exittrain, ResultsKind::check, ResultsKind::sampled_check,
-                                   ResultsKind::live, ResultsKind::conformance};
+                                   ResultsKind::live, ResultsKind::conformance, ResultsKind::conformance_model};
   std::string accepted;
   for (ResultsKind k : kinds) accepted += (accepted.empty() ? "" : ", ") + std::string(results_kind_name(k));
   const std::string why = "not a results file tevsuite report renders: it accepts the JSON of theorem1, exittrain --json, check --json, "
-                          "check --drafts sampled --json, live --json and conformance check|run --json (\"kind\": " + accepted + ")";
+                          "check --drafts sampled --json, live --json and conformance check|run --json, fixed-tree or model cases (\"kind\": " + accepted + ")";
   if (!results.is_object()) throw std::invalid_argument(why + "; this is not a JSON object");
   std::string name = results.value("kind", "");
   if (name.empty()) {  // written before "kind": the command says it, and check's drafts
@@ -183,6 +183,7 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
       figures = {"acceptance_vs_prefix.png"};
       break;
     case ResultsKind::sampled_check: doc = sampled_check_document(results); break;  // no fixed tree: no acceptance figure
+    case ResultsKind::conformance_model: doc = model_conformance_document(results); break;  // likewise
   }
   std::filesystem::create_directories(options.out_dir);
   const auto json_path = options.out_dir / "results.json";

@@ -284,6 +284,49 @@ Document verifiers_document(const json& r, bool live) {
   return d;
 }
 
+Document model_conformance_document(const json& r) {
+  Document d;
+  const json& policy = r.at("policy");
+  const json& cases = r.at("cases");
+  report::heading(d, "Conformance model cases: an outside drafter and verifier against the target's law");
+  report::paragraph(d, "Overall verdict: **" + text(r, "overall") + "** (exit " + std::to_string(r.at("exit_code").get<int>()) + "). " +
+                           std::to_string(cases.size()) + " model cases: the verifier drafts from q and verifies itself, every block is completed "
+                           "with p to the horizon H = D + 1 and the H-token sequences are tested against p's H-token law (marginal exactness). "
+                           "Family-wise alpha " + num(policy.at("alpha").get<double>()) + ": " + num(policy.at("exactness_alpha").get<double>()) +
+                           " for marginal exactness (Holm over " + count(r.at("exactness_tests")) + " chi-square tests, one per case); each is held to " +
+                           num(policy.at("chi_square_level").get<double>()) + " (Bonferroni), where TV@99% is the smallest contamination it detects with " +
+                           num(100.0 * policy.at("required_power").get<double>()) + " % power; a case that cannot detect TV " +
+                           num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive. Saturation does not apply (no fixed tree, no "
+                           "1 + C_p, no P(u)): mean L and the reference E[L] of the suite's own exact verifier for the drafting hint are descriptive.");
+  report::heading(d, "Verdict per case");
+  Table ct{{"case", "what it exercises", "drafting hint", "samples", "impossible", "chi2 (dof)", "p", "Holm p exactness", "TV@99%", "mean L",
+            "reference E[L]", "verdict"},
+           {}};
+  for (const json& c : cases) {
+    const json& reference = c.at("reference_mean_L");
+    ct.rows.push_back({text(c, "case_id"), text(c, "label"), text(c, "drafting"), count(c.at("samples")), count(c.at("impossible")),
+                       fixed(c.at("chi_square").get<double>(), 1) + " (" + std::to_string(c.at("dof").get<int>()) + ")",
+                       num(c.at("p_value").get<double>()), num(c.at("exactness_p_holm").get<double>()), tv_text(c.at("detectable_tv")),
+                       fixed(c.at("mean_L").get<double>()), reference.is_null() ? "-" : fixed(reference.get<double>()), text(c, "verdict")});
+  }
+  report::table(d, ct);
+  report::heading(d, "First failing case");
+  const std::string first = text(r, "first_failing_case");
+  const auto failing = std::find_if(cases.begin(), cases.end(), [&](const json& c) { return text(c, "case_id") == first; });
+  if (first.empty() || failing == cases.end()) {
+    report::paragraph(d, "None: every case is exact (marginally).");
+  } else {
+    const json& c = *failing;
+    report::paragraph(d, "Case **" + first + "** (" + text(c, "label") + ", drafting hint " + text(c, "drafting") + "): verdict **" + text(c, "verdict") +
+                             "** on " + count(c.at("samples")) + " samples. Chi-square " + fixed(c.at("chi_square").get<double>(), 2) + " on " +
+                             std::to_string(c.at("dof").get<int>()) + " dof, p = " + num(c.at("p_value").get<double>()) +
+                             "; Holm-adjusted over the exactness family " + num(c.at("exactness_p_holm").get<double>()) + "; " +
+                             count(c.at("impossible")) + " impossible block(s)" +
+                             (text(c, "first_impossible").empty() ? "" : " (first: " + text(c, "first_impossible") + ")") + ".");
+  }
+  return d;
+}
+
 Document conformance_document(const json& r) {
   Document d;
   const json& policy = r.at("policy");
@@ -429,7 +472,7 @@ Document sampled_check_document(const json& r) {
 }
 
 VerdictSummary verdict_summary(const json& r, ResultsKind kind) {
-  if (kind == ResultsKind::conformance) return {"overall: " + text(r, "overall"), r.at("exit_code").get<int>()};
+  if (kind == ResultsKind::conformance || kind == ResultsKind::conformance_model) return {"overall: " + text(r, "overall"), r.at("exit_code").get<int>()};
   const bool passed = r.at("passed").get<bool>();
   // As the commands decide: live exits 4 when its only unexpected verdicts are inconclusive.
   bool inconclusive = false;

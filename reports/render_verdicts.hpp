@@ -14,6 +14,7 @@ namespace tev {
 // check or live (the same verifiers-by-trees layout; live trees also name drafter and builder).
 report::Document verifiers_document(const nlohmann::json& results, bool live);
 report::Document conformance_document(const nlohmann::json& results);
+report::Document model_conformance_document(const nlohmann::json& results);
 report::Document sampled_check_document(const nlohmann::json& results);
 
 // What the terminal shows after a report: the overall verdict in one line, and the exit code the

@@ -29,6 +29,7 @@ std::string_view results_kind_name(ResultsKind kind) {
     case ResultsKind::sampled_check: return "check-sampled-drafts";
     case ResultsKind::live: return "live";
     case ResultsKind::conformance: return "conformance";
+    case ResultsKind::conformance_model: return "conformance-model-cases";
   }
   return "unknown";
 }

@@ -16,7 +16,7 @@ namespace tev {
 
 // What a results file holds: every results file carries its kind's name as "kind", beside
 // "format_version", so that `tevsuite report` knows how to render it.
-enum class ResultsKind { theorem1, exittrain, check, sampled_check, live, conformance };
+enum class ResultsKind { theorem1, exittrain, check, sampled_check, live, conformance, conformance_model };
 std::string_view results_kind_name(ResultsKind kind);
 
 // A number, or null where there is none (a TV that no budget detects).

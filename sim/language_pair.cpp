@@ -57,11 +57,7 @@ std::size_t sequence_cell(std::span<const Token> tokens, std::int32_t vocab) {
 LanguagePair::LanguagePair(const LanguagePairSpec& spec) : spec_(spec) {
   if (spec.horizon < 1 || spec.horizon > 12) throw std::invalid_argument("language pair: horizon must be in [1, 12]");
   const SyntheticLanguage language(spec.family, spec.vocab, spec.draft_noise, spec.seed);
-  offsets_.assign(1, 0);
-  std::size_t level = 1;
-  for (std::int32_t l = 0; l < spec.horizon; ++l, level *= static_cast<std::size_t>(spec.vocab)) {
-    offsets_.push_back(offsets_.back() + level);
-  }
+  set_offsets();
   p_.reserve(prefixes() * static_cast<std::size_t>(spec.vocab));
   q_.reserve(p_.capacity());
   for (std::int32_t l = 0; l < spec.horizon; ++l) {
@@ -74,6 +70,44 @@ LanguagePair::LanguagePair(const LanguagePairSpec& spec) : spec_(spec) {
       q_.insert(q_.end(), q.begin(), q.end());
     });
   }
+}
+
+LanguagePair::LanguagePair(std::int32_t vocab, std::int32_t horizon, std::vector<double> p, std::vector<double> q)
+    : p_(std::move(p)), q_(std::move(q)) {
+  if (horizon < 1 || horizon > 12) throw std::invalid_argument("language pair: horizon must be in [1, 12]");
+  spec_.vocab = vocab;
+  spec_.horizon = horizon;
+  set_offsets();
+  const std::size_t cells = prefixes() * static_cast<std::size_t>(vocab);
+  if (p_.size() != cells || q_.size() != cells) throw std::invalid_argument("language pair: p and q need (prefixes, V) rows");
+}
+
+void LanguagePair::set_offsets() {
+  offsets_.assign(1, 0);
+  std::size_t level = 1;
+  for (std::int32_t l = 0; l < spec_.horizon; ++l, level *= static_cast<std::size_t>(spec_.vocab)) {
+    offsets_.push_back(offsets_.back() + level);
+  }
+}
+
+std::size_t LanguagePair::prefix_count(std::int32_t vocab, std::int32_t horizon) {
+  std::size_t total = 0, level = 1;
+  for (std::int32_t l = 0; l < horizon; ++l, level *= static_cast<std::size_t>(vocab)) total += level;
+  return total;
+}
+
+std::vector<Token> LanguagePair::prefix(std::size_t index) const {
+  if (index >= prefixes()) throw std::out_of_range("language pair: no such row");
+  return prefix_of(spec_.vocab, index);
+}
+
+std::vector<Token> LanguagePair::prefix_of(std::int32_t vocab, std::size_t index) {
+  const auto v = static_cast<std::size_t>(vocab);
+  std::size_t length = 0, level = 1;
+  for (; index >= level; index -= level, level *= v) ++length;  // rows of length l come after the shorter ones
+  std::vector<Token> tokens(length);
+  for (std::size_t i = length; i-- > 0; index /= v) tokens[i] = static_cast<Token>(index % v);
+  return tokens;
 }
 
 std::size_t LanguagePair::index(std::span<const Token> prefix) const {

@@ -33,6 +33,12 @@ std::string drafter_name(DrafterKind kind);
 class LanguagePair {
  public:
   explicit LanguagePair(const LanguagePairSpec& spec);
+  // A pair given by its rows (a conformance model case): p and q are (prefix_count(vocab, horizon), V)
+  // in this class's prefix order, each row already normalized.
+  LanguagePair(std::int32_t vocab, std::int32_t horizon, std::vector<double> p, std::vector<double> q);
+
+  // Σ_{l<H} V^l, the number of rows a pair over V tokens tabulates for horizon H.
+  static std::size_t prefix_count(std::int32_t vocab, std::int32_t horizon);
 
   std::int32_t vocab() const { return spec_.vocab; }
   std::int32_t horizon() const { return spec_.horizon; }
@@ -41,6 +47,10 @@ class LanguagePair {
   std::size_t prefixes() const { return offsets_.back(); }
   // Row index of a prefix: offset of its length plus its tokens read as a base-V number.
   std::size_t index(std::span<const Token> prefix) const;
+  // The prefix of row `index` (the inverse of index()).
+  std::vector<Token> prefix(std::size_t index) const;
+  // The same for any pair over V tokens: row `index` in this class's order, whatever the horizon.
+  static std::vector<Token> prefix_of(std::int32_t vocab, std::size_t index);
   std::span<const double> p(std::span<const Token> prefix) const { return row(p_, index(prefix)); }
   std::span<const double> q(std::span<const Token> prefix) const { return row(q_, index(prefix)); }
 
@@ -50,6 +60,7 @@ class LanguagePair {
   double mean_kl(std::int32_t depth) const;
 
  private:
+  void set_offsets();
   std::span<const double> row(const std::vector<double>& rows, std::size_t i) const {
     return {rows.data() + i * static_cast<std::size_t>(spec_.vocab), static_cast<std::size_t>(spec_.vocab)};
   }

@@ -70,6 +70,17 @@ std::string SampledCase::label() const {
   return std::string(sampled_verifier_info(verifier).name) + " @ " + drafting.label();
 }
 
+SampledVerifierId exact_verifier_for(DraftPolicy policy) {
+  switch (policy) {
+    case DraftPolicy::chain: return Id::speculative_sampling;
+    case DraftPolicy::independent_chains:
+    case DraftPolicy::iid_children: return Id::rejection_with_replacement;
+    case DraftPolicy::without_replacement: return Id::rejection_without_replacement;
+    case DraftPolicy::top_k: return Id::sequential_residual;
+  }
+  throw std::logic_error("unknown drafting policy");
+}
+
 std::vector<SampledCase> default_sampled_cases(std::int32_t depth, std::int32_t width) {
   const Drafting chain{DraftPolicy::chain, 1, depth};
   const Drafting chains{DraftPolicy::independent_chains, width, depth};

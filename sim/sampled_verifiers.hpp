@@ -105,6 +105,12 @@ struct SampledCase {
   std::string label() const;
 };
 
+// The standard verifier that is exact (marginally) on drafts of this policy: speculative sampling on
+// a chain, rejection sampling with replacement on independent chains and i.i.d. children, without
+// replacement on distinct children, and on deterministic top-k drafts (no q-randomness to average
+// over) the target-only sequential residual.
+SampledVerifierId exact_verifier_for(DraftPolicy policy);
+
 // The default pairing for drafting depth D and width k: every target-only and q-based verifier on
 // each policy it is exact on, typical acceptance, and each mutant on a policy where it is visible
 // (k ≥ 2 for the sibling mutants, D ≥ 2 for the depth mutants; see the catalog's descriptions).

@@ -82,6 +82,9 @@ struct VerdictPolicy {
 // that a case's χ² at `level` with `samples` samples detects with `power`; none when even pure
 // noise is not detected that often.
 std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows, std::uint64_t samples, double level, double power);
+// The same for any reference law and pooling groups (a sampled-drafts case's H-token law).
+std::optional<double> detectable_tv(std::span<const double> law, std::span<const std::int32_t> groups, std::uint64_t samples, double level,
+                                    double power);
 
 struct CaseVerdict {
   double exactness_p_holm = 1.0;   // smallest Holm-adjusted p of the case's exactness tests

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "conformance/case_io.hpp"
+#include "conformance/model_case.hpp"
 
 namespace {
 std::atomic<std::size_t> largest_allocation{0};
@@ -93,6 +94,27 @@ TEST(CaseLimits, AnOversizedCaseIsRefusedBeforeItsRowsAreAllocated) {
   largest_allocation = 0;
   EXPECT_EQ(parse_case(j.dump(), "big.jsonl:3").rows.vocab(), kMaxCells / 2);
   EXPECT_GE(largest_allocation.load(), static_cast<std::size_t>(kMaxCells) * sizeof(double));
+}
+
+// A model case over V = 2^24 at depth 2 (a line of ~150 bytes) would need V^3 cells: refused from
+// V and D alone, before any row or its sparse listing is read; integers range-checked as written.
+TEST(CaseLimits, AnOversizedModelCaseIsRefusedBeforeItsRowsAreAllocated) {
+  json j = json::parse(R"({"format_version": 2, "case_id": "m", "vocab": 16777216, "depth": 2, "samples": 1,
+    "rows": [{"prefix": [], "p": {"tokens": [], "probs": []}, "q": {"tokens": [], "probs": []}}]})");
+  largest_allocation = 0;
+  const std::string message = refusal([&] { parse_model_case(j.dump(), "big.jsonl:4"); });
+  EXPECT_NE(message.find("big.jsonl:4 (case m): vocab 16777216 at depth 2 needs more than the 16777216 cells"), std::string::npos) << message;
+  EXPECT_LT(largest_allocation.load(), std::size_t{1} << 20);
+  j["depth"] = 4294967298ll;
+  EXPECT_NE(refusal([&] { parse_model_case(j.dump(), "f:1"); }).find("depth is 4294967298, outside [1, 11]"), std::string::npos);
+  j["depth"] = 1;
+  j["rows"][0]["prefix"] = {18446744073709551615ull};
+  j["vocab"] = 4;
+  EXPECT_NE(refusal([&] { parse_model_case(j.dump(), "f:1"); }).find("prefix token 0 is 18446744073709551615, outside [0, 3]"), std::string::npos);
+  // Model cases count their rows, law and counts against the held cells too: V = 4, D = 1 holds
+  // 2 (4 + 16) + 2 · 16 = 72 cells.
+  EXPECT_EQ(model_cells(4, 1, kMaxHeldCells), 72);
+  EXPECT_EQ(model_cells(kMaxVocab, kMaxModelDepth, kMaxHeldCells), kMaxHeldCells + 1);
 }
 
 // The cases a reader hands out may not hold more than held_cells together: the third case of 4

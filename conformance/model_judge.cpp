@@ -1,0 +1,145 @@
+#include "conformance/model_judge.hpp"
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "conformance/json_input.hpp"
+#include "sim/sampled_law.hpp"
+
+namespace tev::conformance {
+
+namespace {
+using nlohmann::json;
+
+// Pool by the first H − 1 tokens, as check --drafts sampled does.
+std::vector<std::int32_t> prefix_groups(const LanguagePair& pair, std::size_t cells) {
+  return node_groups(static_cast<std::int32_t>(cells / static_cast<std::size_t>(pair.vocab())), pair.vocab());
+}
+
+// The diagnostic tree: depth ≤ D, the accepted path on it, every drafted token of positive q.
+void check_tree(const json& tree_j, const ModelCase& c, const std::vector<Token>& accepted, const std::string& where) {
+  if (!tree_j.is_object()) fail(where, "\"tree\" must be an object {\"parents\", \"tokens\"}");
+  const json& parents_j = field(tree_j, "parents", where + " tree");
+  const json& tokens_j = field(tree_j, "tokens", where + " tree");
+  if (!parents_j.is_array() || !tokens_j.is_array() || parents_j.size() != tokens_j.size() || parents_j.empty() ||
+      static_cast<std::int64_t>(parents_j.size()) > kMaxNodes) {
+    fail(where, "tree: parents and tokens must be arrays of one entry per node (1 to " + std::to_string(kMaxNodes) + ")");
+  }
+  const BuiltTree built = read_tree(parents_j, tokens_j, c.pair.vocab(), where + " tree");
+  const DraftTree& tree = built.tree;
+  if (tree.max_depth() > c.depth) fail(where, "tree: drafted to depth " + std::to_string(tree.max_depth()) + ", deeper than the case's D = " + std::to_string(c.depth));
+  NodeId v = 0;
+  for (std::size_t k = 0; k < accepted.size(); ++k) {
+    v = tree.child_with_token(v, accepted[k]);
+    if (v == kNoNode) fail(where, "tree: accepted token " + std::to_string(accepted[k]) + " at position " + std::to_string(k) + " is not a drafted child there");
+  }
+  for (NodeId u = 1; u < tree.size(); ++u) {
+    const std::vector<Token> prefix = tree.path_tokens(tree.parent[u]);
+    if (!(c.pair.q(prefix)[static_cast<std::size_t>(tree.token[u])] > 0.0)) {
+      fail(where, "tree: drafted token " + std::to_string(tree.token[u]) + " after prefix " + json(prefix).dump() +
+                      " has q = 0 there: the drafter cannot draw it");
+    }
+  }
+}
+}  // namespace
+
+ModelCaseJudge::ModelCaseJudge(const ModelCase& c, std::uint32_t completion_seed, std::uint32_t case_index)
+    : case_(&c),
+      seed_(completion_seed),
+      case_index_(case_index),
+      reference_(c.pair.sequence_law()),
+      counts_(reference_.size(), 0),
+      completion_({completion_seed, Stream::completion, case_index, 0}) {}
+
+void ModelCaseJudge::add_line(std::string_view line, const std::string& where) {
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
+    fail(where, std::string("not valid JSON (") + e.what() + ")");
+  }
+  if (!j.is_object() || !j.contains("case_id") || !j.contains("accepted") || !j.contains("bonus")) {
+    fail(where, "a sample must be an object with \"case_id\", \"accepted\" and \"bonus\"");
+  }
+  if (!j["case_id"].is_string() || j["case_id"].get<std::string>() != case_->id) {
+    fail(where, "sample for case " + j["case_id"].dump() + " where case \"" + case_->id + "\" was expected");
+  }
+  const json& accepted_j = j["accepted"];
+  if (!accepted_j.is_array()) fail(where, "\"accepted\" must be an array of tokens");
+  const std::int64_t vocab = case_->pair.vocab();
+  if (static_cast<std::int64_t>(accepted_j.size()) > case_->depth) {
+    fail(where, "a block of " + std::to_string(accepted_j.size() + 1) + " tokens (" + std::to_string(accepted_j.size()) +
+                    " accepted and the bonus) is deeper than the case's D = " + std::to_string(case_->depth) + " allows (at most D + 1 tokens)");
+  }
+  std::vector<Token> tokens;
+  for (std::size_t k = 0; k < accepted_j.size(); ++k) {
+    tokens.push_back(static_cast<Token>(integer(accepted_j[k], 0, vocab - 1, where, "accepted[" + std::to_string(k) + "]")));
+  }
+  const std::vector<Token> accepted = tokens;
+  tokens.push_back(static_cast<Token>(integer(j["bonus"], 0, vocab - 1, where, "bonus")));
+  if (j.contains("tree")) {
+    check_tree(j["tree"], *case_, accepted, where);
+    ++trees_;
+    tree_nodes_ += j["tree"]["parents"].size() - 1;
+  }
+  const std::uint64_t index = lines_++;
+  length_sum_ += tokens.size();
+  completion_.restart({seed_, Stream::completion, case_index_, index});
+  complete_to_horizon(case_->pair, tokens, completion_);
+  const std::size_t cell = sequence_cell(tokens, case_->pair.vocab());
+  ++counts_[cell];
+  if (!(reference_[cell] > 0.0) && impossible_++ == 0) {
+    first_impossible_ = where + ": the block " + json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(accepted.size() + 1))).dump() +
+                        " has zero probability under p";
+  }
+}
+
+std::string model_verdict_text(Verdict v) {
+  switch (v) {
+    case Verdict::not_exact: return "not exact";
+    case Verdict::inconclusive: return "inconclusive";
+    default: return "exact (marginally)";
+  }
+}
+
+ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha) {
+  ModelReport report;
+  report.policy.alpha = alpha;
+  const double level = report.policy.chi_square_level(judges.size());
+  std::vector<TreeEvidence> evidence;
+  for (const ModelCaseJudge& judge : judges) {
+    const ModelCase& c = judge.spec();
+    if (judge.lines() != c.samples) {
+      throw InputError("case " + c.id + ": " + std::to_string(judge.lines()) + " samples, the case asks for " + std::to_string(c.samples));
+    }
+    const std::vector<double>& reference = judge.reference();
+    const std::vector<std::int32_t> groups = prefix_groups(c.pair, reference.size());
+    ModelCaseResult r;
+    r.id = c.id;
+    r.label = c.label;
+    r.drafting = c.drafting ? c.drafting->label() : "";
+    r.impossible = judge.impossible();
+    r.first_impossible = judge.first_impossible();
+    r.trees = judge.trees();
+    r.mean_tree_nodes = judge.trees() ? static_cast<double>(judge.tree_nodes()) / static_cast<double>(judge.trees()) : 0.0;
+    // Only the exactness evidence: no tree, so no ceiling, acceptance or saturation tests.
+    TreeEvidence& e = r.evidence;
+    e.samples = judge.lines();
+    e.chi_square = pearson_chi_square(judge.counts(), reference, groups);
+    e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
+    e.detectable_tv = detectable_tv(reference, groups, c.samples, level, report.policy.required_power);
+    if (c.drafting && reference.size() <= kMaxReferenceCells) {
+      r.reference_mean_length = enumerate_marginal(c.pair, {exact_verifier_for(c.drafting->policy), *c.drafting}).mean_length;
+    }
+    evidence.push_back(e);
+    report.cases.push_back(std::move(r));
+  }
+  const SubjectVerdict decision = decide(evidence, report.policy);
+  report.overall = decision.verdict;
+  report.exactness_tests = decision.exactness_tests;
+  for (std::size_t k = 0; k < report.cases.size(); ++k) report.cases[k].decision = decision.cases[k];
+  report.first_failing = first_case_with(report.cases, report.overall);
+  return report;
+}
+
+}  // namespace tev::conformance

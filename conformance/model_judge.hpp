@@ -1,0 +1,93 @@
+#pragma once
+// Judges the blocks an outside verifier emitted for model cases: each is validated, completed with
+// p to the horizon H = D + 1 and counted in V^H cells; Pearson χ² against p's H-token law (pooled by
+// the first H − 1 tokens, as `check --drafts sampled` pools) decides marginal exactness through the
+// verdict policy. Saturation does not apply (the ceiling 1 + C_p belongs to a fixed tree); E[L] is
+// reported, descriptive.
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conformance/judge.hpp"
+#include "conformance/model_case.hpp"
+#include "core/choosers.hpp"
+#include "sim/verdict_policy.hpp"
+
+namespace tev::conformance {
+
+// Beyond this many H-token cells the reference E[L] is not enumerated (V = 16, D = 2 takes ~6 s).
+inline constexpr std::size_t kMaxReferenceCells = 1024;
+
+class ModelCaseJudge {
+ public:
+  // completion_seed and case_index fix the completion stream's counters for this case.
+  ModelCaseJudge(const ModelCase& c, std::uint32_t completion_seed, std::uint32_t case_index);
+
+  // One sample line {"case_id", "accepted", "bonus"} with an optional diagnostic "tree"
+  // {"parents", "tokens"} (the token tree drafted, siblings distinct). InputError, naming `where`,
+  // for malformed JSON, a wrong case_id, a token outside the vocabulary, a block of more than D + 1
+  // tokens, and a tree deeper than D, off the accepted path or holding a token q cannot draft. A
+  // completed block p cannot produce is an impossible event: counted, the first kept with `where`.
+  void add_line(std::string_view line, const std::string& where);
+
+  const ModelCase& spec() const { return *case_; }
+  const std::vector<std::uint64_t>& counts() const { return counts_; }  // (V^H) completed blocks per cell
+  const std::vector<double>& reference() const { return reference_; }   // (V^H) p's H-token law
+  std::uint64_t lines() const { return lines_; }
+  std::uint64_t length_sum() const { return length_sum_; }  // Σ emitted tokens, before completion
+  std::uint64_t impossible() const { return impossible_; }
+  const std::string& first_impossible() const { return first_impossible_; }
+  std::uint64_t trees() const { return trees_; }            // samples that reported their tree
+  std::uint64_t tree_nodes() const { return tree_nodes_; }  // Σ drafted nodes over those trees
+
+ private:
+  const ModelCase* case_;
+  std::uint32_t seed_;
+  std::uint32_t case_index_;
+  std::vector<double> reference_;  // (V^H) p's H-token law
+  std::vector<std::uint64_t> counts_;
+  PhiloxChooser completion_;
+  std::uint64_t lines_ = 0;
+  std::uint64_t length_sum_ = 0;
+  std::uint64_t impossible_ = 0;
+  std::string first_impossible_;
+  std::uint64_t trees_ = 0;
+  std::uint64_t tree_nodes_ = 0;
+};
+
+struct ModelCaseResult {
+  std::string id;
+  std::string label;
+  std::string drafting;      // the hint's label, or "" without one
+  std::uint64_t impossible = 0;
+  std::string first_impossible;
+  std::uint64_t trees = 0;
+  double mean_tree_nodes = 0.0;  // drafted nodes per reported tree (descriptive)
+  TreeEvidence evidence;     // samples, χ², mean_length (descriptive), detectable_tv
+  // Exact E[L] of the suite's own verifier for the hint (exact_verifier_for), by enumeration, where
+  // the case has a hint and V^H ≤ kMaxReferenceCells: what a standard implementation emits, to set
+  // beside mean_length (descriptive: the outside verifier may verify otherwise and stay exact).
+  std::optional<double> reference_mean_length;
+  CaseVerdict decision;
+};
+
+struct ModelReport {
+  std::vector<ModelCaseResult> cases;
+  Verdict overall = Verdict::exact_saturated;  // exact_saturated reads "exact (marginally)" here
+  std::string first_failing;
+  VerdictPolicy policy;
+  std::size_t exactness_tests = 0;
+};
+
+// "exact (marginally)", "not exact" or "inconclusive".
+std::string model_verdict_text(Verdict v);
+
+// The outside verifier is one subject of the verdict policy at family level alpha: one χ² per case
+// in the exactness family (α/2, Holm); a case whose χ² cannot detect the policy's TV at its
+// Bonferroni level is "inconclusive". Every judge must hold its case's full sample count.
+ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha);
+
+}  // namespace tev::conformance
