@@ -13,8 +13,6 @@ namespace {
 
 using namespace conformance;
 using nlohmann::json;
-using report::fixed;
-using report::num;
 
 std::string tv_text(const std::optional<double>& tv) { return tv ? num(*tv) : "none"; }
 

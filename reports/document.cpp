@@ -38,18 +38,6 @@ std::string html_inline(const std::string& s) {
 
 }  // namespace
 
-std::string num(double x, int digits) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-  return buf;
-}
-
-std::string fixed(double x, int decimals) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
-  return buf;
-}
-
 void heading(Document& d, std::string text) { d.push_back({Element::Kind::heading, std::move(text), {}, {}}); }
 void paragraph(Document& d, std::string text) { d.push_back({Element::Kind::paragraph, std::move(text), {}, {}}); }
 void table(Document& d, Table t) { d.push_back({Element::Kind::table, {}, std::move(t), {}}); }

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/format.hpp"
+
 namespace tev::report {
 
 struct Table {
@@ -17,10 +19,6 @@ struct Element {
   std::string image;  // figure path relative to the report
 };
 using Document = std::vector<Element>;
-
-// x with `digits` significant digits (%g), or with `decimals` after the point (%f).
-std::string num(double x, int digits = 3);
-std::string fixed(double x, int decimals = 4);
 
 void heading(Document& d, std::string text);
 void paragraph(Document& d, std::string text);

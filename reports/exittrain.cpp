@@ -12,8 +12,6 @@ namespace {
 
 using nlohmann::json;
 using report::Document;
-using report::fixed;
-using report::num;
 using report::Table;
 
 constexpr const char* kWarmStart = "warm start";

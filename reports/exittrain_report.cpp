@@ -12,7 +12,7 @@ namespace {
 
 std::string sim_setting(const ExitTrainOptions& o) {
   return "Synthetic order-" + std::to_string(o.target_order) + " Markov target over V = " + std::to_string(o.vocab) +
-         " (Gaussian logit tables, sd " + report::num(o.target_scale) + " per lag); linear block drafter over the last " +
+         " (Gaussian logit tables, sd " + num(o.target_scale) + " per lag); linear block drafter over the last " +
          std::to_string(o.lookback) + " token(s), H = " + std::to_string(o.horizon) +
          " marginal rows, starting from zero (uniform rows); DDTree best-first trees; target rows under the real tree-parent context.";
 }
@@ -22,7 +22,7 @@ std::string live_setting(const ExitTrainOptions& o, std::int32_t target_vocab) {
          " words; rows normalized, scored word by word and cached by history). Drafter: the " + std::to_string(o.vocab) +
          " most probable words of the model's unigram row each get a bucket, every other word shares an \"other\" bucket whose mass is spread evenly over them; "
          "an embedding (D = " + std::to_string(o.embedding) + ") of the last " + std::to_string(o.lookback) + " word(s) feeds H = " +
-         std::to_string(o.horizon) + " linear heads over the buckets (Gaussian start, sd " + report::num(kLiveInitScale) +
+         std::to_string(o.horizon) + " linear heads over the buckets (Gaussian start, sd " + num(kLiveInitScale) +
          "). Data: sequences of " + std::to_string(o.context_length) +
          " words sampled from the trigram after <s> (</s> never drawn), cut into (context, next H words) examples; held-out contexts are further samples. "
          "DDTree best-first trees; target rows under the real tree-parent context.";

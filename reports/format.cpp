@@ -1,20 +1,20 @@
 #include "reports/format.hpp"
 
-#include <iomanip>
-#include <sstream>
+#include <cstdio>
 
 namespace tev {
 
-std::string fixed(double x, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << x;
-  return s.str();
+namespace {
+std::string printf_double(const char* format, int precision, double x) {
+  const int length = std::snprintf(nullptr, 0, format, precision, x);
+  std::string out(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
+  std::snprintf(out.data(), out.size() + 1, format, precision, x);
+  return out;
 }
+}  // namespace
 
-std::string scientific(double x) {
-  std::ostringstream s;
-  s << std::scientific << std::setprecision(2) << x;
-  return s.str();
-}
+std::string num(double x, int digits) { return printf_double("%.*g", digits, x); }
+std::string fixed(double x, int decimals) { return printf_double("%.*f", decimals, x); }
+std::string scientific(double x, int decimals) { return printf_double("%.*e", decimals, x); }
 
 }  // namespace tev

@@ -15,9 +15,7 @@ namespace {
 using nlohmann::json;
 using report::Document;
 using report::figure;
-using report::fixed;
 using report::heading;
-using report::num;
 using report::paragraph;
 using report::Table;
 using report::table;

@@ -12,8 +12,6 @@ namespace {
 
 using nlohmann::json;
 using report::Document;
-using report::fixed;
-using report::num;
 using report::Table;
 
 constexpr std::size_t kDeviationsPerSubject = 3;  // bins shown per verifier or case in the summary tables

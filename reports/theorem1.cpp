@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "core/compensated_sum.hpp"
 #include "core/exit_law.hpp"
+#include "reports/format.hpp"
 #include "core/statistics.hpp"
 #include "sim/calibration.hpp"
 #include "sim/composition.hpp"
@@ -89,12 +89,6 @@ double min_holm(const std::vector<double>& p) {
   return *std::min_element(a.begin(), a.end());
 }
 
-std::string fmt(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
 // The families that share theorem1's one family-wise α, each spending an equal share.
 enum Family { kSweep, kEq8, kEq9, kHomogeneity, kComposition, kCalibration, kFamilies };
 constexpr const char* kFamilyNames[kFamilies] = {"sweep verdicts (every exact verifier, Bonferroni over verifiers)",
@@ -143,9 +137,9 @@ json claims_json(const Theorem1Evidence& ev) {
   }
   const std::string n_cases = std::to_string(ev.cases.size());
   add("The exit law is a distribution: sum_v w(v) = 1", "Lemma 1, eq. 5",
-      "largest |sum w - 1| over " + n_cases + " trees: " + fmt(worst_mass), worst_mass <= kExactTolerance);
+      "largest |sum w - 1| over " + n_cases + " trees: " + num(worst_mass), worst_mass <= kExactTolerance);
   add("Two forms of coverage agree: sum_u P(u) = sum_v w(v) depth(v)", "eq. 6",
-      "largest gap over " + n_cases + " trees: " + fmt(worst_gap), worst_gap <= kExactTolerance);
+      "largest gap over " + n_cases + " trees: " + num(worst_gap), worst_gap <= kExactTolerance);
 
   std::vector<double> node_excess, length_excess, saturated_chi;
   bool saturated_ok = true, unsaturated_ok = true;
@@ -172,11 +166,11 @@ json claims_json(const Theorem1Evidence& ev) {
   const double min_node_excess = min_holm(node_excess), min_length_excess = min_holm(length_excess);
   add("Every exact verifier accepts node u with probability at most P(u)", "Theorem 1, eq. 8",
       std::to_string(node_excess.size()) + " one-sided exact binomial tests (all exact verifiers, all nodes): smallest Holm-adjusted p " +
-          fmt(min_node_excess) + " (family level " + fmt(level) + ")",
+          num(min_node_excess) + " (family level " + num(level) + ")",
       min_node_excess >= level);
   add("E[L] <= 1 + C_p for every exact verifier", "Theorem 1, eq. 9",
       std::to_string(length_excess.size()) + " one-sided Chernoff-bound tests of mean L above the ceiling: smallest Holm-adjusted p " +
-          fmt(min_length_excess) + " (family level " + fmt(level) + ")",
+          num(min_length_excess) + " (family level " + num(level) + ")",
       min_length_excess >= level);
   add("The bound is strict for exact unsaturated verifiers", "Theorem 1 (equality case)",
       "exact E[L] below 1 + C_p on " + std::to_string(shortfall_cases) + " of " + std::to_string(unsaturated_cases) +
@@ -184,16 +178,16 @@ json claims_json(const Theorem1Evidence& ev) {
       unsaturated_ok);
   add("Saturated verifiers realize w(v) and the residual bonus law", "Theorem 1, eq. 10",
       "verdicts 'exact and saturated' under the verdict policy; chi-square after completion, smallest p over " +
-          std::to_string(saturated_chi.size()) + " (verifier, tree) pairs " + fmt(saturated_chi.empty() ? 1.0 : *std::min_element(saturated_chi.begin(), saturated_chi.end())) +
-          "; enumeration max TV " + fmt(sat_max_tv) + "; saturation family (E[L], acceptance = P(u)) smallest Holm-adjusted p " + fmt(sat_min_saturation_p),
+          std::to_string(saturated_chi.size()) + " (verifier, tree) pairs " + num(saturated_chi.empty() ? 1.0 : *std::min_element(saturated_chi.begin(), saturated_chi.end())) +
+          "; enumeration max TV " + num(sat_max_tv) + "; saturation family (E[L], acceptance = P(u)) smallest Holm-adjusted p " + num(sat_min_saturation_p),
       saturated_ok && sat_max_tv <= kExactTolerance);
   std::vector<double> homogeneity;
   for (const HomogeneityResult& h : ev.homogeneity) homogeneity.insert(homogeneity.end(), h.p_values.begin(), h.p_values.end());
   const double min_homogeneity = min_holm(homogeneity);
   add("Predraw and sequential residual are saturated and share one law with TEV", "Corollary 1",
       "verdicts 'exact and saturated'; " + std::to_string(homogeneity.size()) +
-          " two-sample homogeneity tests against an independent TEV sample, smallest Holm-adjusted p " + fmt(min_homogeneity) +
-          " (family level " + fmt(level) + ")",
+          " two-sample homogeneity tests against an independent TEV sample, smallest Holm-adjusted p " + num(min_homogeneity) +
+          " (family level " + num(level) + ")",
       saturated_ok && min_homogeneity >= level);
   bool tev_ok = false;
   for (const VerifierReport& r : ev.reports) tev_ok = tev_ok || (r.info.id == VerifierId::tree_exit && r.verdict == Verdict::exact_saturated);
@@ -208,10 +202,10 @@ json claims_json(const Theorem1Evidence& ev) {
   for (const CompositionResult& r : ev.composition) {
     if (!r.reuses_randomness) continue;
     composition_ok = composition_ok && r.chi_square.p_value < level;
-    composition_evidence += "randomness-reusing mutant p = " + fmt(r.chi_square.p_value) + "; ";
+    composition_evidence += "randomness-reusing mutant p = " + num(r.chi_square.p_value) + "; ";
   }
   add("Exact rounds compose: the first n tokens follow the target's exact law", "Lemma 2",
-      composition_evidence + "every exact verifier's chi-square against the exact V^n law, Holm-adjusted, at or above " + fmt(level),
+      composition_evidence + "every exact verifier's chi-square against the exact V^n law, Holm-adjusted, at or above " + num(level),
       composition_ok);
   std::vector<double> calibration;
   for (const CalibrationSeries& s : ev.calibration) {
@@ -221,7 +215,7 @@ json claims_json(const Theorem1Evidence& ev) {
   const double min_calibration = min_holm(calibration);
   add("The suite's tests hold their level: false-alarm rates under true nulls not above nominal", "Statistics (calibration)",
       std::to_string(calibration.size()) + " one-sided binomial tests of the false alarms at 0.05 and 0.01 over " +
-          std::to_string(ev.calibration_seeds) + " seeds: smallest Holm-adjusted p " + fmt(min_calibration) + " (family level " + fmt(level) + ")",
+          std::to_string(ev.calibration_seeds) + " seeds: smallest Holm-adjusted p " + num(min_calibration) + " (family level " + num(level) + ")",
       min_calibration >= level);
   return claims;
 }
