@@ -12,6 +12,7 @@
 #include "apps/conformance_command.hpp"
 #include "apps/exittrain_command.hpp"
 #include "apps/live_command.hpp"
+#include "apps/live_sampled.hpp"
 #include "apps/sampled_check.hpp"
 #include "apps/theorem1_command.hpp"
 #include "gpu/gpu_engine.hpp"
@@ -245,6 +246,27 @@ int main(int argc, char** argv) {
   live_cmd->add_option("--dump", live.dump_dir, "write every live tree to this folder (tree-K.json; see the README for the format)");
   live_cmd->add_option("--from", live.from_dir, "check the live-tree dumps in this folder instead of building trees (no model needed)")
       ->check(CLI::ExistingDirectory);
+  std::string live_drafts = "fixed";
+  live_cmd->add_option("--drafts", live_drafts,
+                       "fixed: the checks above on trees a builder ranks (the default); sampled: trees sampled from the drafter's\n"
+                       "rows cut to their top-k words (chain, k i.i.d. children, k without replacement), verified by TEV and the\n"
+                       "q-based verifiers (speculative sampling, recursive rejection sampling with and without replacement) and two\n"
+                       "q-based mutants: the first generated word on a fresh tree per sample against the target's next-word row\n"
+                       "(chi-square; exact law over the root's drafts and tests), and tokens per round of TEV and each q-based\n"
+                       "verifier on the same trees. About 2 minutes on 2 cores.")
+      ->check(CLI::IsMember({"fixed", "sampled"}))->capture_default_str();
+  tev::SampledLiveOptions live_sampled;
+  live_cmd->add_option("--draft-depth", live_sampled.draft_depth, "sampled drafts: drafting depth D of the rounds' trees")->check(CLI::Range(1, 4))->capture_default_str();
+  live_cmd->add_option("--first-word-depth", live_sampled.first_word_depth,
+                       "sampled drafts: drafting depth of the first-word test's trees (a q-based verifier's first word has the same law at\n"
+                       "any depth; TEV pays O(N V) per fresh tree)")
+      ->check(CLI::Range(1, 4))->capture_default_str();
+  live_cmd->add_option("--draft-width", live_sampled.draft_width, "sampled drafts: drafts per node k (i.i.d. and without replacement)")
+      ->check(CLI::Range(1, 4))->capture_default_str();
+  live_cmd->add_option("--draft-top-k", live_sampled.top_k, "sampled drafts: each drafter row is cut to its K most likely words (bounds the rows a tree can read)")
+      ->check(CLI::Range(1, 64))->capture_default_str();
+  live_cmd->add_option("--draws-per-round", live_sampled.draws_per_round, "sampled drafts: verifications of each round's tree per verifier")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
 
   auto* bench = app.add_subcommand("bench", "Measure speed (never part of ctest): the verifier stage on Qwen-sized logit rows, or Monte Carlo throughput.");
   bench->require_subcommand(1);
@@ -315,7 +337,23 @@ int main(int argc, char** argv) {
       }
       return tev::run_theorem1_command(theorem1, render, std::cout, std::cerr);
     }
+    if (live_cmd->parsed() && live_drafts == "sampled") {
+      for (const char* flag : {"--builder", "--budget", "--samples", "--chooser-samples", "--mutants", "--no-enumeration", "--dump", "--from", "--contexts"}) {
+        if (live_cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts fixed only");
+      }
+      live_sampled.context_length = live.context_length;
+      live_sampled.temperature = live.tree.temperature;
+      if (live_cmd->count("--rounds") > 0) live_sampled.rounds = live.rounds;
+      if (live_cmd->count("--first-word-samples") > 0) live_sampled.first_word_samples = live.first_word_samples;
+      live_sampled.seed = live.check.seed;
+      live_sampled.threads = live.check.threads;
+      live_sampled.alpha = live.check.alpha;
+      return tev::run_live_sampled(live.models, live_sampled, tev::Distribution::rank() == 0 ? live.json_path : std::string(), std::cout, std::cerr);
+    }
     if (live_cmd->parsed()) {
+      for (const char* flag : {"--draft-depth", "--first-word-depth", "--draft-width", "--draft-top-k", "--draws-per-round"}) {
+        if (live_cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts sampled only");
+      }
       live.check.enumerate = !live_no_enumeration;
       if (!live_builders.empty()) {
         live.builders.clear();
