@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -203,7 +204,7 @@ void add_sampled_claim(std::span<const SampledTheoremRow> rows, Add&& add) {
   double target_max = -1e300, target_min = 1e300, target_tv = 0.0, q_marginal_tv = 0.0;
   std::uint64_t target_trees = 0;
   bool q_exceed = true, q_not_conditional = true;
-  std::string q_evidence;
+  std::map<std::string, const SampledTheoremRow*> q_worst;  // per verifier @ drafting: the pair of its largest excess
   for (const SampledTheoremRow& r : rows) {
     const ConditionalExactness& c = r.conditional;
     if (r.kind == SampledKind::target_only) {
@@ -216,8 +217,14 @@ void add_sampled_claim(std::span<const SampledTheoremRow> rows, Add&& add) {
     q_exceed = q_exceed && c.max_excess_over_ceiling > kExactTolerance;
     q_not_conditional = q_not_conditional && c.max_tv > kExactTolerance;
     q_marginal_tv = std::max(q_marginal_tv, r.marginal_tv);
-    q_evidence += r.c.label() + " on " + drafter_name(r.drafter) + ": +" + fmt(c.max_excess_over_ceiling) + " on tree {" + c.worst_tree +
-                  "} (P(T) " + fmt(c.worst.probability) + "), trees of mass " + fmt(c.excess_mass) + " exceed; ";
+    const SampledTheoremRow*& worst = q_worst[r.c.label()];
+    if (!worst || c.max_excess_over_ceiling > worst->conditional.max_excess_over_ceiling) worst = &r;
+  }
+  std::string q_evidence;
+  for (const auto& [label, r] : q_worst) {
+    const ConditionalExactness& c = r->conditional;
+    q_evidence += label + ": up to +" + fmt(c.max_excess_over_ceiling) + " (tree {" + c.worst_tree + "}, P(T) " + fmt(c.worst.probability) +
+                  ", " + drafter_name(r->drafter) + " drafter; trees of mass " + fmt(c.excess_mass) + " exceed there); ";
   }
   const bool target_ok = target_max <= kExactTolerance && target_min >= -kExactTolerance && target_tv <= kExactTolerance;
   add("On sampled drafts the bound holds given the tree for target-only verifiers only: E[L | T] <= 1 + C_p(T) on every realized "
