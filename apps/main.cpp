@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
                        "q-based verifiers (speculative sampling, recursive rejection sampling with and without replacement) and two\n"
                        "q-based mutants: the first generated word on a fresh tree per sample against the target's next-word row\n"
                        "(chi-square; exact law over the root's drafts and tests), and tokens per round of TEV and each q-based\n"
-                       "verifier on the same trees. About 2 minutes on 2 cores.")
+                       "verifier on the same trees. About 3 minutes of CPU (7 minutes wall measured on 2 cores under heavy load).")
       ->check(CLI::IsMember({"fixed", "sampled"}))->capture_default_str();
   tev::SampledLiveOptions live_sampled;
   live_cmd->add_option("--draft-depth", live_sampled.draft_depth, "sampled drafts: drafting depth D of the rounds' trees")->check(CLI::Range(1, 4))->capture_default_str();

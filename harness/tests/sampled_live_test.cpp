@@ -88,7 +88,7 @@ SampledLiveOptions tiny(int threads) {
   SampledLiveOptions o;
   o.context_length = 3;
   o.top_k = 4;
-  o.first_word_samples = 600;
+  o.first_word_samples = 300;
   o.rounds = 2;
   o.draws_per_round = 3;
   o.seed = 11;
@@ -113,7 +113,7 @@ TEST(SampledLive, SmallRunIsTheSameForAnyThreadCount) {
     EXPECT_EQ(f.counts, two.first_word[i].counts) << f.c.label();
     std::uint64_t total = 0;
     for (std::uint64_t n : f.counts) total += n;
-    EXPECT_EQ(total, 600u);
+    EXPECT_EQ(total, 300u);
     if (f.kind == SampledKind::q_based) {
       EXPECT_LE(*f.exact_tv, 1e-12) << f.c.label();
     } else if (f.kind == SampledKind::mutant) {
