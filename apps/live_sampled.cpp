@@ -61,6 +61,7 @@ nlohmann::json to_json(const SampledLiveResult& r, const SampledLiveOptions& o, 
   j["format_version"] = 1;
   j["command"] = "live";
   j["drafts"] = "sampled";
+  j["kind"] = "live-sampled";  // not the fixed-tree live results: no trees, no per-node evidence
   j["config"] = {{"context_length", o.context_length}, {"draft_depth", o.draft_depth}, {"first_word_depth", o.first_word_depth},
                  {"draft_width", o.draft_width},
                  {"top_k", o.top_k},                   {"temperature", o.temperature}, {"first_word_samples", o.first_word_samples},
