@@ -2,12 +2,15 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "apps/commands.hpp"
 #include "harness/live_checks.hpp"
+#include "harness/sampled_live.hpp"
 #include "reports/live_report.hpp"
+#include "reports/live_sampled_report.hpp"
 #include "reports/results_writer.hpp"
 #include "reports/verdict_table.hpp"
 
@@ -19,6 +22,8 @@ struct LiveState {
   std::vector<std::string> builders;
   bool no_enumeration = false;
   std::string json_path;
+  std::string drafts = "fixed";
+  SampledLiveOptions sampled;
 };
 }  // namespace
 
@@ -63,8 +68,50 @@ Command register_live(CLI::App& app, const RunContext& context) {
   live_cmd->add_option("--dump", live.dump_dir, "write every live tree to this folder (tree-K.json; see the README for the format)");
   live_cmd->add_option("--from", live.from_dir, "check the live-tree dumps in this folder instead of building trees (no model needed)")
       ->check(CLI::ExistingDirectory);
+  live_cmd->add_option("--drafts", s->drafts,
+                       "fixed: the checks above on trees a builder ranks (the default); sampled: trees sampled from the drafter's\n"
+                       "rows cut to their top-k words (chain, k i.i.d. children, k without replacement), verified by TEV and the\n"
+                       "q-based verifiers (speculative sampling, recursive rejection sampling with and without replacement) and two\n"
+                       "q-based mutants: the first generated word on a fresh tree per sample against the target's next-word row\n"
+                       "(chi-square; exact law over the root's drafts and tests), and tokens per round of TEV and each q-based\n"
+                       "verifier on the same trees. About 3 minutes of CPU (7 minutes wall measured on 2 cores under heavy load).")
+      ->check(CLI::IsMember({"fixed", "sampled"}))->capture_default_str();
+  SampledLiveOptions& sampled = s->sampled;
+  live_cmd->add_option("--draft-depth", sampled.draft_depth, "sampled drafts: drafting depth D of the rounds' trees")->check(CLI::Range(1, 4))->capture_default_str();
+  live_cmd->add_option("--first-word-depth", sampled.first_word_depth,
+                       "sampled drafts: drafting depth of the first-word test's trees (a q-based verifier's first word has the same law at\n"
+                       "any depth; TEV pays O(N V) per fresh tree)")
+      ->check(CLI::Range(1, 4))->capture_default_str();
+  live_cmd->add_option("--draft-width", sampled.draft_width, "sampled drafts: drafts per node k (i.i.d. and without replacement)")
+      ->check(CLI::Range(1, 4))->capture_default_str();
+  live_cmd->add_option("--draft-top-k", sampled.top_k, "sampled drafts: each drafter row is cut to its K most likely words (bounds the rows a tree can read)")
+      ->check(CLI::Range(1, 64))->capture_default_str();
+  live_cmd->add_option("--draws-per-round", sampled.draws_per_round, "sampled drafts: verifications of each round's tree per verifier")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
 
-  return {live_cmd, [s, context] {
+  return {live_cmd, [s, context, live_cmd] {
+            if (s->drafts == "sampled") {
+              for (const char* flag : {"--builder", "--budget", "--samples", "--chooser-samples", "--mutants", "--no-enumeration", "--dump", "--from", "--contexts"}) {
+                if (live_cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts fixed only");
+              }
+              // The options both modes share; rounds and first-word samples keep the sampled defaults unless given.
+              SampledLiveOptions options = s->sampled;
+              options.context_length = s->live.context_length;
+              options.temperature = s->live.tree.temperature;
+              if (live_cmd->count("--rounds") > 0) options.rounds = s->live.rounds;
+              if (live_cmd->count("--first-word-samples") > 0) options.first_word_samples = s->live.first_word_samples;
+              options.seed = s->live.judging.seed;
+              options.threads = s->live.judging.threads;
+              options.alpha = s->live.judging.alpha;
+              ResultsWriter json(s->json_path, context);
+              const SampledLiveResult result = run_sampled_live(s->live.models, options, std::cerr);
+              print_live_sampled(options, result, std::cout);
+              json.write(live_sampled_json(options, result), std::cout);
+              return result.exit_code();
+            }
+            for (const char* flag : {"--draft-depth", "--first-word-depth", "--draft-width", "--draft-top-k", "--draws-per-round"}) {
+              if (live_cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts sampled only");
+            }
             LiveOptions options = s->live;
             options.judging.enumerate = !s->no_enumeration;
             if (!s->builders.empty()) {

@@ -19,6 +19,7 @@ enum class Stream : std::uint32_t {
   generation = 3,  // everything else: one tag per use
   drafting = 4,    // draft tokens a drafting policy samples from q (sampled-drafts mode)
   composition = 5, // verifiers round after round in the composition check (round, sequence)
+  sampled_live = 6, // live --drafts sampled: drafting and verification on live sampled trees
 };
 
 struct DrawSite {

@@ -39,6 +39,9 @@ inline constexpr RandomUse verifier{"verifier draws of Monte Carlo plans (tree i
 inline constexpr RandomUse completion{"completion after an in-tree bonus (tree or case, sample)", Stream::completion, kWholeStream};
 inline constexpr RandomUse composition{"composition check's verifier draws (round, sequence)", Stream::composition, kWholeStream};
 inline constexpr RandomUse drafting{"sampled-draft trees' draft tokens (tree word: instance · prefixes + prefix, sample)", Stream::drafting, kWholeStream};
+// Tree word: the node's index (drafting) or 2^24 + the verifier's (verification); sample word:
+// harness/sampled_live.hpp's key of (part: first word or rounds, drafter x policy, sample or draw).
+inline constexpr RandomUse sampled_live{"live --drafts sampled: draft tokens per node and verifier draws (node or verifier, part/stream/sample)", Stream::sampled_live, kWholeStream};
 inline constexpr RandomUse synthetic_target_rows{"synthetic target rows (id: prefix hash)", Stream::generation, 0};
 inline constexpr RandomUse synthetic_draft_rows{"synthetic draft rows (id: prefix hash)", Stream::generation, 1};
 inline constexpr RandomUse suite_trees{"suite trees (id: case)", Stream::generation, 2};
@@ -52,7 +55,7 @@ inline constexpr RandomUse bench_workload{"bench live workload (id 0 logit pool,
 }  // namespace uses
 
 inline constexpr std::array kRandomUses = {
-    uses::verifier,         uses::completion,          uses::composition,           uses::drafting,           uses::synthetic_target_rows, uses::synthetic_draft_rows,
+    uses::verifier,         uses::completion,          uses::composition,           uses::drafting,           uses::sampled_live,           uses::synthetic_target_rows, uses::synthetic_draft_rows,
     uses::suite_trees,      uses::exittrain_sim_data,  uses::sequences,             uses::exittrain_live_init,
     uses::exittrain_live_shuffles, uses::composition_rows, uses::generation_rounds, uses::bench_workload,
 };

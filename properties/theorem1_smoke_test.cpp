@@ -26,7 +26,7 @@ const nlohmann::json& quick_results() {
 TEST(Theorem1Quick, EveryClaimHoldsAndEveryVerdictIsExpected) {
   const auto& r = quick_results();
   EXPECT_EQ(r["format_version"], 1);
-  EXPECT_EQ(r["claims"].size(), 10u);
+  EXPECT_EQ(r["claims"].size(), 11u);
   for (const auto& c : r["claims"]) EXPECT_TRUE(c["holds"].get<bool>()) << c["claim"] << ": " << c["evidence"];
   for (const auto& v : r["sweep"]["verifiers"]) EXPECT_TRUE(v["as_expected"].get<bool>()) << v["name"] << ": " << v["verdict"];
   EXPECT_TRUE(r["passed"].get<bool>());
@@ -82,6 +82,30 @@ TEST(Theorem1Quick, PowerAndCompositionCatchTheirMutants) {
     }
   }
   EXPECT_TRUE(mutant_seen);
+}
+
+// Sampled drafts, by exact enumeration: TEV meets 1 + C_p(T) on every realized tree (it is
+// saturated and target-only); each q-based verifier is not exact given the tree and exceeds the
+// ceiling on some tree, yet its marginal law is p's.
+TEST(Theorem1Quick, SampledDraftsBindTheBoundGivenTheTreeForTargetOnlyVerifiersOnly) {
+  const auto& rows = quick_results()["sampled_drafts"]["rows"];
+  ASSERT_EQ(rows.size(), 6u);  // TEV and the q-based verifier on chain, i.i.d. and without-replacement drafting
+  std::size_t q_based = 0;
+  for (const auto& row : rows) {
+    EXPECT_LE(row["marginal_tv"].get<double>(), 1e-12) << row["case"];
+    if (row["kind"] == "target-only") {
+      EXPECT_LE(row["max_excess"].get<double>(), 1e-12) << row["case"];
+      EXPECT_GE(row["min_excess"].get<double>(), -1e-12) << row["case"];
+      EXPECT_LE(row["conditional_max_tv"].get<double>(), 1e-12) << row["case"];
+      EXPECT_EQ(row["excess_mass"].get<double>(), 0.0) << row["case"];
+    } else {
+      ++q_based;
+      EXPECT_GT(row["max_excess"].get<double>(), 1e-3) << row["case"];
+      EXPECT_GT(row["conditional_max_tv"].get<double>(), 1e-3) << row["case"];
+      EXPECT_GT(row["mean_L"].get<double>(), row["mean_ceiling"].get<double>()) << row["case"];
+    }
+  }
+  EXPECT_EQ(q_based, 3u);
 }
 
 }  // namespace

@@ -129,6 +129,22 @@ def node_acceptance(r, out):
            f"Per-node acceptance against P(u): {what}", legend_size=6, title_size=9)
 
 
+def sampled_drafts(r, out):
+    fig, ax = plt.subplots(figsize=(6.5, 6))
+    lo, hi = math.inf, -math.inf
+    for row in r["sampled_drafts"]["rows"]:
+        if "trees" not in row:
+            continue
+        xs = [t[1] for t in row["trees"]]
+        ys = [t[2] for t in row["trees"]]
+        sizes = [max(4.0, 400.0 * t[0]) for t in row["trees"]]
+        ax.scatter(xs, ys, s=sizes, alpha=0.35, label=f'{row["case"]} ({row["kind"]})')
+        lo, hi = min(lo, *xs, *ys), max(hi, *xs, *ys)
+    ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="E[L | T] = 1 + C_p(T)")
+    finish(fig, ax, f"{out}/sampled_drafts.png", "1 + C_p(T)  (ceiling of the realized tree)", "E[L | T]  (exact)",
+           "Sampled drafts: Theorem 1 given T binds target-only verifiers only", legend_size=6, title_size=9)
+
+
 THEOREM1 = (mean_length_vs_ceiling, acceptance_vs_prefix, pvalue_qq, power_curves, composition)
 
 
@@ -141,6 +157,8 @@ def main():
     kind = r.get("kind", r.get("command"))  # files written before "kind" name their command
     for draw in THEOREM1 if kind == "theorem1" else (node_acceptance,):
         draw(r, out)
+    if "sampled_drafts" in r:  # results.json written before the section existed has none
+        sampled_drafts(r, out)
 
 
 if __name__ == "__main__":

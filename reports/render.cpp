@@ -20,6 +20,41 @@ using report::paragraph;
 using report::Table;
 using report::table;
 
+// Theorem 1 given the tree, on drafts sampled from q (results.json's sampled_drafts).
+void sampled_drafts_section(Document& d, const json& s) {
+  const json& cfg = s.at("config");
+  heading(d, "Sampled drafts: exact given the tree, or only over the drafter's randomness");
+  paragraph(d, "Theorem 1 is a statement about one realized tree T. A **target-only** verifier (TEV, predraw, sequential residual, walk) "
+               "reads only the target rows of T, so it is exact *conditionally*: given any T its block has the target's law, and "
+               "E[L | T] <= 1 + C_p(T). A **q-based** verifier (speculative sampling, recursive rejection sampling) also reads the "
+               "draft probabilities q and uses the fact that each drafted token was drawn from q: given T its law is *not* the "
+               "target's, and it may accept more than P(u) allows, but averaged over the drafter's randomness its law is exact "
+               "(*marginally*). So the ceiling 1 + C_p(T) binds target-only verifiers on every tree, and does not bind q-based ones. "
+               "Below, every realized tree of each drafting policy is enumerated (V = " + std::to_string(cfg.at("vocab").get<int>()) +
+               ", drafting depth " + std::to_string(cfg.at("depth").get<int>()) + ", width " + std::to_string(cfg.at("width").get<int>()) +
+               ", blocks completed with p to H = " + std::to_string(cfg.at("horizon").get<int>()) + " tokens): no sampling noise. "
+               "Sampled evidence for the same verifiers: `tevsuite check --drafts sampled` (synthetic, chi-square) and "
+               "`tevsuite live --drafts sampled` (the Sphinx trigram: first word against the target row, tokens per round "
+               "of TEV and the q-based verifiers on the same sampled trees).");
+  Table t{{"verifier @ drafting", "drafter", "kind", "trees", "exact given T (max TV)", "marginal TV", "E[L]", "E_T[1 + C_p(T)]",
+           "max E[L|T] - (1 + C_p(T))", "min", "P(T exceeds)", "tree of the max: P(T), E[L|T], 1 + C_p(T)"}, {}};
+  for (const json& row : s.at("rows")) {
+    const double max_tv = row.at("conditional_max_tv").get<double>();
+    t.rows.push_back({row.at("case"), row.at("drafter"), row.at("kind"), std::to_string(row.at("realized_trees").get<std::uint64_t>()),
+                      max_tv <= cfg.at("exact_tolerance").get<double>() ? "yes (" + num(max_tv) + ")" : "no (" + num(max_tv) + ")",
+                      num(row.at("marginal_tv").get<double>()), fixed(row.at("mean_L").get<double>()),
+                      fixed(row.at("mean_ceiling").get<double>()), num(row.at("max_excess").get<double>()),
+                      num(row.at("min_excess").get<double>()), num(row.at("excess_mass").get<double>()),
+                      "{" + row.at("worst_tree").get<std::string>() + "}: " + num(row.at("worst_tree_probability").get<double>()) + ", " +
+                          fixed(row.at("worst_tree_mean_L").get<double>()) + ", " + fixed(row.at("worst_tree_ceiling").get<double>())});
+  }
+  table(d, t);
+  paragraph(d, "A tree is written as its drafted paths (tokens as digits). E[L] is the exact marginal tokens per round; "
+               "E_T[1 + C_p(T)] is what TEV emits on the same sampled trees, so their difference is the q-based verifier's gain "
+               "over TEV there. Enumeration took " + fixed(s.at("seconds").get<double>(), 1) + " s.");
+  figure(d, "figures/sampled_drafts.png", "E[L | T] against 1 + C_p(T) on every realized tree (area: P(T)) for TEV and the q-based verifiers on the perturbed pair: TEV on the diagonal, q-based verifiers above it.");
+}
+
 Document build(const json& r) {
   Document d;
   const json& cfg = r.at("config");
@@ -123,6 +158,7 @@ Document build(const json& r) {
   }
   table(d, ct);
   figure(d, "figures/composition.png", "Composition: chi-square p-value per verifier (log scale, dashed: the per-verifier level) and tokens per round against the mean ceiling.");
+  if (r.contains("sampled_drafts")) sampled_drafts_section(d, r.at("sampled_drafts"));
   return d;
 }
 
@@ -142,11 +178,12 @@ std::string shell_quote(const std::string& s) {
 
 ResultsKind results_kind(const json& results) {
   constexpr ResultsKind kinds[] = {ResultsKind::theorem1, ResultsKind::exittrain, ResultsKind::check, ResultsKind::sampled_check,
-                                   ResultsKind::live, ResultsKind::conformance, ResultsKind::conformance_model};
+                                   ResultsKind::live, ResultsKind::live_sampled, ResultsKind::conformance,
+                                   ResultsKind::conformance_model};
   std::string accepted;
   for (ResultsKind k : kinds) accepted += (accepted.empty() ? "" : ", ") + std::string(results_kind_name(k));
   const std::string why = "not a results file tevsuite report renders: it accepts the JSON of theorem1, exittrain --json, check --json, "
-                          "check --drafts sampled --json, live --json and conformance check|run --json, fixed-tree or model cases (\"kind\": " + accepted + ")";
+                          "check --drafts sampled --json, live --json, live --drafts sampled --json and conformance check|run --json, fixed-tree or model cases (\"kind\": " + accepted + ")";
   if (!results.is_object()) throw std::invalid_argument(why + "; this is not a JSON object");
   std::string name = results.value("kind", "");
   if (name.empty()) {  // written before "kind": the command says it, and check's drafts
@@ -169,6 +206,7 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
     case ResultsKind::theorem1:
       doc = build(results);
       figures = {"mean_length_vs_ceiling.png", "acceptance_vs_prefix.png", "pvalue_qq.png", "power_curves.png", "composition.png"};
+      if (results.contains("sampled_drafts")) figures.push_back("sampled_drafts.png");  // results written before the section have none
       break;
     case ResultsKind::exittrain: doc = exittrain_document(results); break;  // its curves are tables; no figures
     case ResultsKind::check:
@@ -182,6 +220,7 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
       break;
     case ResultsKind::sampled_check: doc = sampled_check_document(results); break;  // no fixed tree: no acceptance figure
     case ResultsKind::conformance_model: doc = model_conformance_document(results); break;  // likewise
+    case ResultsKind::live_sampled: doc = live_sampled_document(results); break;     // a fresh tree per sample: no acceptance figure
   }
   std::filesystem::create_directories(options.out_dir);
   const auto json_path = options.out_dir / "results.json";

@@ -1,6 +1,6 @@
 #pragma once
 // Renders any tevsuite results file (theorem1, exittrain, check, check --drafts sampled, live,
-// conformance) into report.md and report.html (same content); figures are drawn by
+// live --drafts sampled, conformance) into report.md and report.html (same content); figures are drawn by
 // reports/plot_figures.py under Debian's matplotlib.
 #include <filesystem>
 #include <nlohmann/json.hpp>

@@ -469,11 +469,56 @@ Document sampled_check_document(const json& r) {
   return d;
 }
 
+Document live_sampled_document(const json& r) {
+  Document d;
+  const json& cfg = r.at("config");
+  const bool passed = r.at("passed").get<bool>();
+  std::string drafters;
+  for (const json& name : r.at("drafters")) drafters += (drafters.empty() ? "" : ", ") + name.get<std::string>();
+  report::heading(d, "tevsuite live --drafts sampled: q-based verifiers and TEV on trees sampled from a live drafter");
+  report::paragraph(d, overall_line(passed) + "Target: " + text(r, "target") + "; drafters " + drafters + ", each row cut to its top " + count(cfg.at("top_k")) +
+                           " words. First word: " + count(cfg.at("first_word_samples")) + " samples per case, each on a freshly drafted tree of depth " +
+                           count(cfg.at("first_word_depth")) + ", width " + count(cfg.at("draft_width")) + ", against the target's next-word row (Pearson chi-square, "
+                           "each at " + num(cfg.at("chi_square_level").get<double>()) + "). Seed " + count(cfg.at("seed")) + ", family-wise alpha " +
+                           num(cfg.at("alpha").get<double>()) + ": half for the first word, half for TEV's tokens per round.");
+
+  report::heading(d, "Verdict per case");
+  report::paragraph(d, "TV at 99 %: the smallest contamination TV (toward uniform noise over the words the target allows) the chi-square detects with 99 % power "
+                       "at its level; above the policy's limit the case is inconclusive. Exact TV: the first word's exact law over the root's drafts and tests "
+                       "('-': target-only, exact on every tree); power: of the chi-square at its level against that law.");
+  Table vt{{"drafter", "verifier @ drafting", "kind", "chi2 (dof)", "p", "TV at 99 %", "exact TV", "power", "verdict", "caught by sampling", "as expected"}, {}};
+  for (const json& f : r.at("first_word")) {
+    const bool has_law = !f.at("exact_tv").is_null();
+    vt.rows.push_back({text(f, "drafter"), text(f, "case"), text(f, "kind"), fixed(f.at("chi2").get<double>(), 1) + " (" + count(f.at("dof")) + ")",
+                       num(f.at("p").get<double>()), tv_text(f.at("detectable_tv")), has_law ? num(f.at("exact_tv").get<double>()) : "-",
+                       has_law ? fixed(f.at("predicted_power").get<double>(), 3) : "-", text(f, "verdict"),
+                       f.at("caught_by_sampling").get<bool>() ? "yes" : "no", f.at("as_expected").get<bool>() ? "yes" : "**no**"});
+  }
+  report::table(d, vt);
+
+  report::heading(d, "Tokens per round on the same sampled trees");
+  report::paragraph(d, "Each round's drafted tree verified " + count(cfg.at("draws_per_round")) + " times by TEV and by the q-based verifier, " +
+                           count(cfg.at("rounds")) + " rounds per drafter and policy (TEV's text advances); mean and standard error over rounds. "
+                           "TEV's exact E[L | T] = 1 + C_p(T) beside it; TEV p: its sum against the rounds' exact length laws (Holm at alpha/2).");
+  Table rt{{"drafter", "drafting", "TEV", "1 + C_p", "q-based verifier", "tokens per round", "q-based - TEV", "TEV p", "TEV holds"}, {}};
+  auto pm = [](const json& c, const char* mean, const char* se) { return fixed(c.at(mean).get<double>(), 3) + " ± " + fixed(c.at(se).get<double>(), 3); };
+  for (const json& c : r.at("rounds")) {
+    rt.rows.push_back({text(c, "drafter"), text(c, "drafting"), pm(c, "tev_mean", "tev_se"), fixed(c.at("mean_ceiling").get<double>(), 3), text(c, "q_verifier"),
+                       pm(c, "q_mean", "q_se"), pm(c, "difference_mean", "difference_se"), num(c.at("tev_p").get<double>()),
+                       c.at("tev_holds").get<bool>() ? "yes" : "**no**"});
+  }
+  report::table(d, rt);
+
+  report::heading(d, "Per-node acceptance");
+  report::paragraph(d, "Not applicable: every first-word sample drafts a new tree from q, so no node has one P(u) to hold its acceptance to.");
+  return d;
+}
+
 VerdictSummary verdict_summary(const json& r, ResultsKind kind) {
   if (kind == ResultsKind::conformance || kind == ResultsKind::conformance_model) return {"overall: " + text(r, "overall"), r.at("exit_code").get<int>()};
   const bool passed = r.at("passed").get<bool>();
-  // As the commands decide: live exits 4 when its only unexpected verdicts are inconclusive.
-  bool inconclusive = false;
+  // As the commands decide: live (either drafts) exits 4 when its only unexpected verdicts are inconclusive.
+  bool inconclusive = kind == ResultsKind::live_sampled && !passed && r.at("only_inconclusive").get<bool>();
   if (kind == ResultsKind::live && !passed) {
     for (const json& v : r.at("verifiers")) {
       if (v.at("as_expected").get<bool>()) continue;

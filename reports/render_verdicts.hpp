@@ -1,7 +1,7 @@
 #pragma once
-// The equivalence reports of the commands that judge verifiers: `check`, `live`, `conformance`
-// and `check --drafts sampled`. Each shows the verdict per case (tree) with its p-values and its
-// power at the verdict's level, the first failing case spelled out, the χ² bins farthest from
+// The equivalence reports of the commands that judge verifiers: `check`, `live`, `conformance`,
+// `check --drafts sampled` and `live --drafts sampled`. Each shows the verdict per case (tree)
+// with its p-values and its power at the verdict's level, the first failing case spelled out, the χ² bins farthest from
 // the reference law, and per-node acceptance against P(u) where the tree is fixed.
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,6 +16,8 @@ report::Document verifiers_document(const nlohmann::json& results, bool live);
 report::Document conformance_document(const nlohmann::json& results);
 report::Document model_conformance_document(const nlohmann::json& results);
 report::Document sampled_check_document(const nlohmann::json& results);
+// live --drafts sampled: the first-word verdict per case, and tokens per round on the same trees.
+report::Document live_sampled_document(const nlohmann::json& results);
 
 // What the terminal shows after a report: the overall verdict in one line, and the exit code the
 // command that wrote the file returned.

@@ -28,6 +28,7 @@ std::string_view results_kind_name(ResultsKind kind) {
     case ResultsKind::check: return "check";
     case ResultsKind::sampled_check: return "check-sampled-drafts";
     case ResultsKind::live: return "live";
+    case ResultsKind::live_sampled: return "live-sampled";
     case ResultsKind::conformance: return "conformance";
     case ResultsKind::conformance_model: return "conformance-model-cases";
   }

@@ -1,6 +1,6 @@
 #pragma once
 // The one JSON writer for each typed verdict result: every command that judges verifiers
-// (check, live, theorem1, conformance, check --drafts sampled) writes its evidence and verdicts
+// (check, live, theorem1, conformance, check --drafts sampled, live --drafts sampled) writes its evidence and verdicts
 // through these.
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -16,7 +16,7 @@ namespace tev {
 
 // What a results file holds: every results file carries its kind's name as "kind", beside
 // "format_version", so that `tevsuite report` knows how to render it.
-enum class ResultsKind { theorem1, exittrain, check, sampled_check, live, conformance, conformance_model };
+enum class ResultsKind { theorem1, exittrain, check, sampled_check, live, live_sampled, conformance, conformance_model };
 std::string_view results_kind_name(ResultsKind kind);
 
 // A number, or null where there is none (a TV that no budget detects).

@@ -89,10 +89,12 @@ struct SharedNodeChooser {
 };
 
 // Draws each node's drafts the first time node() is asked for it (the verifier entered it).
-template <class NodeChoosers>
+// Pair: LanguagePair, or any source of p(prefix), q(prefix) spans and a node index(prefix) that
+// keys the node's drafting draws (harness/sampled_live.hpp's rows after a live context).
+template <class NodeChoosers, class Pair = LanguagePair>
 class LazyDrafts {
  public:
-  LazyDrafts(const LanguagePair& pair, const Drafting& drafting, NodeChoosers& choosers)
+  LazyDrafts(const Pair& pair, const Drafting& drafting, NodeChoosers& choosers)
       : pair_(pair), drafting_(drafting), choosers_(choosers) {}
 
   const DraftedNode& node(std::span<const Token> prefix) {
@@ -130,7 +132,7 @@ class LazyDrafts {
     }
   }
 
-  const LanguagePair& pair_;
+  const Pair& pair_;
   Drafting drafting_;
   NodeChoosers& choosers_;
   DraftedTree tree_;

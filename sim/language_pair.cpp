@@ -48,6 +48,12 @@ std::string LanguagePairSpec::label() const {
          ",noise=" + std::to_string(draft_noise).substr(0, 4) + ",seed=" + std::to_string(seed);
 }
 
+std::vector<LanguagePairSpec> default_language_pairs(std::int32_t vocab, std::int32_t horizon) {
+  return {{{RowFamily::dirichlet, 1.0, 1.0}, vocab, 0.8, DrafterKind::drafts_forbidden_tokens, 7, horizon},
+          {{RowFamily::gaussian_logits, 2.0, 0.7}, vocab, 0.8, DrafterKind::perturbed, 7, horizon},
+          {{RowFamily::dirichlet, 1.0, 1.0}, vocab, 0.8, DrafterKind::misses_target_tokens, 7, horizon}};
+}
+
 std::size_t sequence_cell(std::span<const Token> tokens, std::int32_t vocab) {
   std::size_t cell = 0;
   for (Token t : tokens) cell = cell * static_cast<std::size_t>(vocab) + static_cast<std::size_t>(t);

@@ -70,6 +70,11 @@ class LanguagePair {
   std::vector<double> q_;             // (prefixes, V) draft rows
 };
 
+// The language pairs the sampled-drafts checks run on (check --drafts sampled, theorem1): one per
+// drafter kind. Their rows are fixed (seed 7) so that the instances where each mutant is visible
+// do not move with a run's seed, which keys its Monte Carlo alone.
+std::vector<LanguagePairSpec> default_language_pairs(std::int32_t vocab, std::int32_t horizon);
+
 // Index of the H-token cell of a completed sequence (its tokens as a base-V number).
 std::size_t sequence_cell(std::span<const Token> tokens, std::int32_t vocab);
 

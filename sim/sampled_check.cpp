@@ -16,22 +16,12 @@ namespace {
 // V = 6, 6^6 trees, 10 s; V = 8, 8^6 trees, 136 s).
 constexpr double kMaxRealizedTrees = 5e4;
 
-// The language pairs every case runs on: one per drafter kind. Their rows are fixed (seed 7, as
-// in the tests) so that the instances where each mutant is visible do not move with --seed, which
-// keys the Monte Carlo alone.
-std::vector<LanguagePairSpec> language_pairs(const SampledCheckOptions& o) {
-  const std::int32_t horizon = o.depth + 1;
-  return {{{RowFamily::dirichlet, 1.0, 1.0}, o.vocab, 0.8, DrafterKind::drafts_forbidden_tokens, 7, horizon},
-          {{RowFamily::gaussian_logits, 2.0, 0.7}, o.vocab, 0.8, DrafterKind::perturbed, 7, horizon},
-          {{RowFamily::dirichlet, 1.0, 1.0}, o.vocab, 0.8, DrafterKind::misses_target_tokens, 7, horizon}};
-}
-
 }  // namespace
 
 SampledCheckResult run_sampled_check(const SampledCheckOptions& o, std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
   SampledCheckResult result;
-  for (const LanguagePairSpec& spec : language_pairs(o)) result.pairs.emplace_back(spec);
+  for (const LanguagePairSpec& spec : default_language_pairs(o.vocab, o.depth + 1)) result.pairs.emplace_back(spec);
   const std::vector<SampledCase> cases = default_sampled_cases(o.depth, o.width);
   for (const SampledCase& c : cases) {
     // Eager enumeration (target-only verifiers, conditional exactness) drafts every tree.

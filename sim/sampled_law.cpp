@@ -63,7 +63,7 @@ SampledExactLaw enumerate_law(const std::vector<double>& reference, Run&& run) {
   return out;
 }
 
-// Drafts every tree eagerly and calls visit(probability, 1 + C_p(T), law given T) per realized
+// Drafts every tree eagerly and calls visit(probability, 1 + C_p(T), law given T, T) per realized
 // tree. A target-only verifier's fixed tree is built once per tree, not once per branch.
 template <class Visit>
 void for_each_realized_tree(const LanguagePair& pair, const SampledCase& c, const std::vector<double>& reference, Visit&& visit) {
@@ -84,9 +84,19 @@ void for_each_realized_tree(const LanguagePair& pair, const SampledCase& c, cons
           if (!target_only) return verify_and_complete(pair, c.verifier, tree, chooser, chooser);
           return complete(pair, emitted_tokens(fixed, run_verifier(target_only_verifier(c.verifier), fixed, rows, chooser)), chooser);
         });
-        visit(probability, ExitLaw::compute(fixed, rows).ceiling(), given);
+        visit(probability, ExitLaw::compute(fixed, rows).ceiling(), given, fixed);
       },
       per_token_chooser());
+}
+
+// A tree's drafted paths in level order, tokens as digits joined: "0, 2, 01" (root omitted; "-" when empty).
+std::string drafted_paths(const DraftTree& tree) {
+  std::string out;
+  for (NodeId v = 1; v < tree.size(); ++v) {
+    if (!out.empty()) out += ", ";
+    for (Token t : tree.path_tokens(v)) out += (tree.vocab <= 10 ? "" : ".") + std::to_string(t);
+  }
+  return out.empty() ? "-" : out;
 }
 
 }  // namespace
@@ -105,7 +115,7 @@ SampledExactLaw enumerate_marginal(const LanguagePair& pair, const SampledCase& 
   SampledExactLaw out;
   out.law.assign(reference.size(), 0.0);
   CompensatedSum length, square;
-  for_each_realized_tree(pair, c, reference, [&](double probability, double, const SampledExactLaw& given) {
+  for_each_realized_tree(pair, c, reference, [&](double probability, double, const SampledExactLaw& given, const DraftTree&) {
     for (std::size_t i = 0; i < reference.size(); ++i) out.law[i] += probability * given.law[i];
     if (out.length_mass.size() < given.length_mass.size()) out.length_mass.resize(given.length_mass.size(), 0.0);
     for (std::size_t l = 0; l < given.length_mass.size(); ++l) out.length_mass[l] += probability * given.length_mass[l];
@@ -123,17 +133,29 @@ ConditionalExactness enumerate_conditional(const LanguagePair& pair, const Sampl
   const std::vector<double> reference = pair.sequence_law();
   ConditionalExactness out;
   out.marginal.assign(reference.size(), 0.0);
-  CompensatedSum mean_tv, ceiling;
-  for_each_realized_tree(pair, c, reference, [&](double probability, double tree_ceiling, const SampledExactLaw& given) {
+  CompensatedSum mean_tv, ceiling, length, excess_mass;
+  for_each_realized_tree(pair, c, reference, [&](double probability, double tree_ceiling, const SampledExactLaw& given, const DraftTree& tree) {
     for (std::size_t i = 0; i < reference.size(); ++i) out.marginal[i] += probability * given.law[i];
     out.max_tv = std::max(out.max_tv, given.tv);
-    out.max_excess_over_ceiling = std::max(out.max_excess_over_ceiling, given.mean_length - tree_ceiling);
+    const double excess = given.mean_length - tree_ceiling;
+    const RealizedTree realized{probability, tree_ceiling, given.mean_length};
+    if (excess > out.max_excess_over_ceiling) {
+      out.max_excess_over_ceiling = excess;
+      out.worst = realized;
+      out.worst_tree = drafted_paths(tree);
+    }
+    out.min_excess_over_ceiling = std::min(out.min_excess_over_ceiling, excess);
+    if (excess > kSampledExactTolerance) excess_mass.add(probability);
+    out.per_tree.push_back(realized);
     mean_tv.add(probability * given.tv);
     ceiling.add(probability * tree_ceiling);
+    length.add(probability * given.mean_length);
     ++out.trees;
   });
   out.mean_tv = mean_tv.value();
   out.mean_ceiling = ceiling.value();
+  out.mean_length = length.value();
+  out.excess_mass = excess_mass.value();
   return out;
 }
 

@@ -45,12 +45,25 @@ SampledExactLaw enumerate_marginal(const LanguagePair& pair, const SampledCase& 
 // enumerate_conditional cost about this many runs times the verification branches per tree.
 double max_realized_trees(std::int32_t vocab, const Drafting& drafting);
 
+// One realized tree as Theorem 1 sees it.
+struct RealizedTree {
+  double probability = 0.0;  // P(T) under the drafting policy
+  double ceiling = 0.0;      // 1 + C_p(T)
+  double mean_length = 0.0;  // E[L | T]
+};
+
 struct ConditionalExactness {
   std::uint64_t trees = 0;            // realized trees (branches of the drafting draws)
   double max_tv = 0.0;                // max over realized trees T of TV(law given T, p's H-token law)
   double mean_tv = 0.0;               // the same, weighted by P(T)
-  double max_excess_over_ceiling = 0.0;  // max over T of E[L | T] − (1 + C_p(T)) (Theorem 1: ≤ 0 for exact target-only verifiers)
+  double max_excess_over_ceiling = -1e300;  // max over T of E[L | T] − (1 + C_p(T)) (Theorem 1: ≤ 0 for exact target-only verifiers)
+  double min_excess_over_ceiling = 1e300;   // min over T of the same (0 as well for saturated ones)
+  double excess_mass = 0.0;           // P(T) of the trees whose excess is above kSampledExactTolerance
+  std::string worst_tree;             // the tree of the largest excess: its drafted paths, e.g. "0, 01, 2"
+  RealizedTree worst;                 // and its numbers
   double mean_ceiling = 0.0;          // E_T[1 + C_p(T)]
+  double mean_length = 0.0;           // E[L] = E_T[E[L | T]]
+  std::vector<RealizedTree> per_tree; // (trees) in enumeration order
   std::vector<double> marginal;       // (V^H) Σ_T P(T)·law given T: must equal enumerate_marginal's
 };
 

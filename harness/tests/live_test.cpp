@@ -10,21 +10,13 @@
 #include "harness/live.hpp"
 #include "harness/sphinx_model.hpp"
 #include "harness/tests/scratch_dir.hpp"
+#include "harness/tests/sphinx_fixture.hpp"
 
 namespace tev {
 namespace {
 
-struct Sphinx {
-  std::shared_ptr<const SphinxFile> file = std::make_shared<const SphinxFile>();
-  SphinxModel target{file, SphinxView::trigram};
-  SphinxModel drafter{file, SphinxView::bigram};
-  std::vector<Token> context{file->sentence_start(), file->id("i"), file->id("want")};
-};
-
-Sphinx& sphinx() {
-  static Sphinx s;
-  return s;
-}
+using testing_fixture::Sphinx;
+using testing_fixture::sphinx;
 
 TEST(ApplyTemperature, SharpensFlattensAndLeavesOneAlone) {
   const std::vector<double> p = {0.5, 0.3, 0.2, 0.0};

@@ -27,7 +27,7 @@ TEST(ResultsKind, ReadsKindAndFallsBackToCommand) {
   EXPECT_EQ(results_kind({{"command", "check"}, {"drafts", "sampled"}}), ResultsKind::sampled_check);
   EXPECT_EQ(results_kind({{"command", "theorem1"}, {"format_version", 1}}), ResultsKind::theorem1);
   for (ResultsKind k : {ResultsKind::theorem1, ResultsKind::exittrain, ResultsKind::check, ResultsKind::sampled_check, ResultsKind::live,
-                        ResultsKind::conformance}) {
+                        ResultsKind::live_sampled, ResultsKind::conformance}) {
     EXPECT_EQ(results_kind({{"kind", results_kind_name(k)}}), k);
   }
 }
