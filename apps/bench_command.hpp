@@ -1,5 +1,5 @@
 #pragma once
-// `tevsuite bench [--device cpu|gpu] verifier | montecarlo`: measured tables with the ratios the goals are stated in.
+// `tevsuite bench [--device cpu|gpu] verifier | montecarlo | power`: measured tables with the ratios the goals are stated in.
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -8,6 +8,8 @@ namespace tev {
 
 int run_bench_verifier(std::int32_t vocab, double seconds_each, const std::string& json_path, std::ostream& out, std::ostream& progress);
 int run_bench_montecarlo(std::uint64_t samples, int repeats, const std::string& json_path, std::ostream& out);
+// Detectable TV per minute (bench/measurements.hpp, measure_detectable_per_minute).
+int run_bench_power(double seconds, double budget_seconds, int replicates, const std::string& json_path, std::ostream& out);
 // --device gpu: TEV and eager predraw on the GPU (CUDA events, logits already on the device).
 int run_bench_verifier_gpu(std::int32_t vocab, const std::string& json_path, std::ostream& out, std::ostream& progress);
 // --device gpu: GPU Monte Carlo samples per second against the CPU engine on the same tree.

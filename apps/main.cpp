@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
   live_cmd->add_option("--from", live.from_dir, "check the live-tree dumps in this folder instead of building trees (no model needed)")
       ->check(CLI::ExistingDirectory);
 
-  auto* bench = app.add_subcommand("bench", "Measure speed (never part of ctest): the verifier stage on Qwen-sized logit rows, or Monte Carlo throughput.");
+  auto* bench = app.add_subcommand("bench", "Measure speed (never part of ctest): the verifier stage on Qwen-sized logit rows, Monte Carlo throughput, or the TV a minute of sampling detects.");
   bench->require_subcommand(1);
   std::string bench_device = "cpu";
   bench->add_option("--device", bench_device, "cpu, or gpu: the GPU kernels (TEV and predraw verifier stage; Monte Carlo against the CPU engine)")
@@ -264,7 +264,16 @@ int main(int argc, char** argv) {
   auto* bench_mc = bench->add_subcommand("montecarlo", "Monte Carlo samples per second per verifier and for the Philox-only floor, 1 and 2 threads.");
   bench_mc->add_option("--samples", bench_samples, "samples per timed run")->check(CLI::Range(std::uint64_t{1000}, std::uint64_t{1} << 34))->capture_default_str();
   bench_mc->add_option("--repeats", bench_repeats, "runs per measurement (best is kept)")->check(CLI::Range(1, 100))->capture_default_str();
-  for (CLI::App* cmd : {bench_verifier, bench_mc}) {
+  double power_seconds = 5.0, power_budget = 60.0;
+  int power_replicates = 200;
+  auto* bench_power = bench->add_subcommand(
+      "power", "Detectable TV per minute: TEV's samples per second on the default check suite's trees (measured for --seconds,\n"
+               "extrapolated to --budget seconds), and per tree the smallest contamination TV detected with 99 % power at the level\n"
+               "the default check tests one tree at; then a Monte Carlo spot check of that predicted power at a small budget.");
+  bench_power->add_option("--seconds", power_seconds, "seconds to measure the sampling rate")->check(CLI::Range(0.5, 600.0))->capture_default_str();
+  bench_power->add_option("--budget", power_budget, "sampling budget in seconds to extrapolate to")->check(CLI::Range(1.0, 86400.0))->capture_default_str();
+  bench_power->add_option("--replicates", power_replicates, "spot-check replicates (20,000 samples each)")->check(CLI::Range(10, 10000))->capture_default_str();
+  for (CLI::App* cmd : {bench_verifier, bench_mc, bench_power}) {
     cmd->add_option("--json", bench_json, "also write the measurements as JSON");
     cmd->fallthrough();  // `bench verifier --device gpu` as well as `bench --device gpu verifier`
   }
@@ -334,6 +343,8 @@ int main(int argc, char** argv) {
     if (bench_mc->parsed() && bench_device == "gpu") return tev::run_bench_montecarlo_gpu(bench_samples, bench_repeats, bench_json, std::cout);
     if (bench_verifier->parsed()) return tev::run_bench_verifier(bench_vocab, bench_seconds, bench_json, std::cout, std::cerr);
     if (bench_mc->parsed()) return tev::run_bench_montecarlo(bench_samples, bench_repeats, bench_json, std::cout);
+    if (bench_power->parsed() && bench_device == "gpu") throw std::invalid_argument("bench power runs on the CPU only");
+    if (bench_power->parsed()) return tev::run_bench_power(power_seconds, power_budget, power_replicates, bench_json, std::cout);
     if (emit_cmd->parsed()) return tev::run_conformance_emit(emit, cases_out, std::cout, std::cerr);
     if (check_cmd->parsed()) return tev::run_conformance_check(cases_in, samples_in, conformance_seed, conformance_alpha, conformance_json, std::cout);
     if (run_cmd->parsed()) {
