@@ -63,10 +63,14 @@ TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, con
 std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows, std::uint64_t samples, double level, double power) {
   if (samples == 0) return std::nullopt;
   const std::vector<double> canonical = canonical_block_law(tree, rows, ExitLaw::compute(tree, rows));
+  return smallest_detectable_tv(canonical, support_noise(canonical), node_groups(tree.size(), tree.vocab), static_cast<double>(samples), level, power);
+}
+
+std::vector<double> support_noise(std::span<const double> canonical) {
   const auto support = static_cast<double>(std::count_if(canonical.begin(), canonical.end(), [](double p) { return p > 0.0; }));
   std::vector<double> noise(canonical.size(), 0.0);
   for (std::size_t i = 0; i < canonical.size(); ++i) noise[i] = canonical[i] > 0.0 ? 1.0 / support : 0.0;
-  return smallest_detectable_tv(canonical, noise, node_groups(tree.size(), tree.vocab), static_cast<double>(samples), level, power);
+  return noise;
 }
 
 SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& policy) {
