@@ -1,5 +1,5 @@
 #pragma once
-// `tevsuite bench [--device cpu|gpu] verifier | montecarlo`: measured tables with the ratios the goals are stated in
+// `tevsuite bench [--device cpu|gpu] verifier | montecarlo | power`: measured tables with the ratios the goals are stated in
 // (still in apps/: bench/ is a library below reports, and its CMake is being reworked).
 #include <cstdint>
 #include <iosfwd>
@@ -11,6 +11,8 @@ namespace tev {
 
 int run_bench_verifier(std::int32_t vocab, double seconds_each, ResultsWriter& json, std::ostream& out, std::ostream& progress);
 int run_bench_montecarlo(std::uint64_t samples, int repeats, ResultsWriter& json, std::ostream& out);
+// Detectable TV per minute (bench/measurements.hpp, measure_detectable_per_minute).
+int run_bench_power(double seconds, double budget_seconds, int replicates, ResultsWriter& json, std::ostream& out);
 // --device gpu: TEV and eager predraw on the GPU (CUDA events, logits already on the device).
 int run_bench_verifier_gpu(std::int32_t vocab, ResultsWriter& json, std::ostream& out, std::ostream& progress);
 // --device gpu: GPU Monte Carlo samples per second against the CPU engine on the same tree.

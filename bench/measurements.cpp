@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <functional>
 #include <thread>
 
+#include "core/row_kernels.hpp"
 #include "core/sampling_tables.hpp"
 #include "gpu/gpu_engine.hpp"
+#include "sim/verdicts.hpp"
 #include "sim/monte_carlo.hpp"
+#include "sim/verdict_policy.hpp"
 #include "sim/suite.hpp"
 
 namespace tev {
@@ -21,22 +25,38 @@ volatile std::uint64_t g_sink = 0;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Median seconds per call over batches of calls; a batch lasts at least 20 ms.
-double median_seconds_per_call(const std::function<void(std::uint64_t)>& call, double seconds_total, std::uint64_t& calls) {
-  std::vector<double> per_call;
+// CPU seconds of the calling thread or of the whole process: on a shared machine they leave out the
+// time other programs hold the cores, which wall-clock time does not.
+double cpu_seconds(clockid_t clock) {
+  timespec t{};
+  clock_gettime(clock, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Median seconds per call over batches of calls; a batch lasts at least 20 ms of wall time. With
+// thread_cpu, a batch is timed by the calling thread's CPU time (for single-threaded calls); the
+// wall-clock median goes to *wall when asked for.
+double median_seconds_per_call(const std::function<void(std::uint64_t)>& call, double seconds_total, std::uint64_t& calls, bool thread_cpu,
+                               double* wall = nullptr) {
+  std::vector<double> per_call, per_call_wall;
   const auto start = Clock::now();
   std::uint64_t index = 0;
   while (seconds_since(start) < seconds_total || per_call.size() < 3) {
     const auto batch_start = Clock::now();
+    const double cpu_start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
     std::uint64_t in_batch = 0;
     while (seconds_since(batch_start) < 0.02 || in_batch == 0) {
       call(index++);
       ++in_batch;
     }
-    per_call.push_back(seconds_since(batch_start) / static_cast<double>(in_batch));
+    const double spent = thread_cpu ? cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start : seconds_since(batch_start);
+    per_call.push_back(spent / static_cast<double>(in_batch));
+    per_call_wall.push_back(seconds_since(batch_start) / static_cast<double>(in_batch));
   }
   calls = index;
   std::sort(per_call.begin(), per_call.end());
+  std::sort(per_call_wall.begin(), per_call_wall.end());
+  if (wall != nullptr) *wall = per_call_wall[per_call_wall.size() / 2];
   return per_call[per_call.size() / 2];
 }
 
@@ -75,6 +95,13 @@ double ThroughputReport::rate(const std::string& verifier, int threads) const {
   return 0.0;
 }
 
+double ThroughputReport::core_rate(const std::string& verifier, int threads) const {
+  for (const ThroughputTiming& t : timings) {
+    if (t.verifier == verifier && t.threads == threads) return t.core_rate;
+  }
+  return 0.0;
+}
+
 StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
   StageReport report = describe_workload(w);
   LogitScratch scratch(w.tree.vocab, w.tree.size());
@@ -89,15 +116,51 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
       {"predraw (lazy)", 1, [&](DrawCounter& d) { return predraw_lazy_from_logits(w.tree, rows, d, scratch); }},
       {"sequential residual", 1, [&](DrawCounter& d) { return sequential_residual_from_logits(w.tree, rows, d, scratch); }},
   };
+  // The per-row kernels, against the floor.
+  std::vector<NodeId> internal;
+  for (NodeId v = 0; v < w.tree.size(); ++v) {
+    if (!w.tree.is_leaf(v)) internal.push_back(v);
+  }
+  const auto scale = static_cast<float>(1.0 / w.temperature);
+  std::uint64_t calls = 0;
+  report.floor_micros = 1e6 * median_seconds_per_call(
+                                  [&](std::uint64_t i) {
+                                    const auto row = rows.row(static_cast<NodeId>(i % static_cast<std::uint64_t>(w.tree.size())));
+                                    const double lse = row_kernels().logsumexp(row.data(), row.size(), scale);
+                                    g_sink = g_sink + static_cast<std::uint64_t>(lse);
+                                  },
+                                  seconds_each, calls, true);
+  std::vector<Token> children;
+  std::vector<double> child_exps;
+  report.internal_micros = 1e6 * median_seconds_per_call(
+                                     [&](std::uint64_t i) {
+                                       const NodeId v = internal[i % internal.size()];
+                                       children.clear();
+                                       for (NodeId c = w.tree.first_child[v]; c < w.tree.first_child[v] + w.tree.child_count[v]; ++c) children.push_back(w.tree.token[c]);
+                                       child_exps.resize(children.size());
+                                       double total = 0.0, rest = 0.0;
+                                       scratch.row.sums_only(rows.row(v), w.temperature, children, total, rest, child_exps);
+                                       g_sink = g_sink + static_cast<std::uint64_t>(rest / total * 1e6);
+                                     },
+                                     seconds_each, calls, true);
+  report.draw_micros = 1e6 * median_seconds_per_call(
+                                 [&](std::uint64_t i) {
+                                   const auto v = static_cast<NodeId>(i % static_cast<std::uint64_t>(w.tree.size()));
+                                   scratch.row.compute(rows.row(v), w.temperature);
+                                   DrawCounter draws({20261130, Stream::verifier, 0, i});
+                                   g_sink = g_sink + static_cast<std::uint64_t>(scratch.row.draw(draws.next(), {}, scratch.row.total()));
+                                 },
+                                 seconds_each, calls, true);
   for (const auto& [name, threads, verify] : cases) {
-    StageTiming t{name, threads, 0.0, 0};
+    StageTiming t{name, threads, 0.0, 0.0, 0};
     t.micros_per_call = 1e6 * median_seconds_per_call(
                                   [&](std::uint64_t i) {
                                     DrawCounter draws({20261130, Stream::verifier, 0, i});
                                     const Block b = verify(draws);
                                     g_sink = g_sink + static_cast<std::uint64_t>(b.exit) + static_cast<std::uint64_t>(b.bonus);
                                   },
-                                  seconds_each, t.calls);
+                                  seconds_each, t.calls, threads == 1, &t.wall_micros_per_call);
+    t.wall_micros_per_call *= 1e6;
     report.timings.push_back(t);
   }
   return report;
@@ -108,37 +171,87 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
   report.samples = samples;
   const SuiteCase c = montecarlo_case();
   const NodeId leaf = c.tree.size() - 1;  // the last node in level order is a leaf: no completion
+  // Best of the repeats, by wall time and by process CPU time (threads × samples per CPU second:
+  // the rate on that many cores of one's own).
+  int threads_now = 1;
   auto best_rate = [&](const std::function<void()>& run) {
-    double best = 0.0;
+    std::pair<double, double> best{0.0, 0.0};
     for (int r = 0; r < repeats; ++r) {
       const auto start = Clock::now();
+      const double cpu_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
       run();
-      best = std::max(best, static_cast<double>(samples) / seconds_since(start));
+      const double cpu = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+      best.first = std::max(best.first, static_cast<double>(samples) / seconds_since(start));
+      best.second = std::max(best.second, threads_now * static_cast<double>(samples) / cpu);
     }
     return best;
   };
   for (int threads : {1, 2}) {
+    threads_now = threads;
     const MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
     for (VerifierId id : {VerifierId::tree_exit, VerifierId::predraw, VerifierId::sequential_residual, VerifierId::pathwise_walk}) {
-      report.timings.push_back({std::string(verifier_info(id).name), threads, best_rate([&] { run_monte_carlo(id, c.tree, c.rows, plan); })});
+      const auto [wall, cores] = best_rate([&] { run_monte_carlo(id, c.tree, c.rows, plan); });
+      report.timings.push_back({std::string(verifier_info(id).name), threads, wall, cores});
     }
-    report.timings.push_back({"philox-only", threads, best_rate([&] {
-                                count_blocks(c.tree, c.rows, plan, [&](const DrawSite& site, PhiloxChooser&) {
-                                  DrawCounter draws(site);
-                                  const auto token = static_cast<Token>(draws.next() * c.tree.vocab);
-                                  return Block{leaf, std::min(token, c.tree.vocab - 1)};
-                                });
-                              })});
+    // The engine's own loop and batched Philox, the verifier replaced by the block's first uniform.
+    const auto [wall, cores] = best_rate([&] {
+      tally_samples(c.tree, c.rows, plan, [&] {
+        return BatchedSampler(plan.seed, plan.tree_id, [&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
+          const auto token = static_cast<Token>(uniform_from(block0[0], block0[1]) * c.tree.vocab);
+          const Block b{leaf, std::min(token, c.tree.vocab - 1)};
+          return SampledBlock{b, b};
+        });
+      });
+    });
+    report.timings.push_back({"philox-only", threads, wall, cores});
   }
   return report;
+}
+
+DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_seconds, int replicates) {
+  DetectablePerMinute d;
+  d.seconds_measured = seconds;
+  d.budget_seconds = budget_seconds;
+  d.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::vector<SuiteCase> suite = make_suite(SuiteConfig{});
+  // The default check: the whole check's α over every registered verifier, then the policy's level.
+  JudgingConfig judging;
+  judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
+  d.level = judging.policy().chi_square_level(suite.size());
+  // The rate: TEV's Monte Carlo over the suite's trees in turn, as check calls it.
+  constexpr std::uint64_t kChunk = std::uint64_t{1} << 21;
+  std::uint64_t drawn = 0;
+  const auto start = Clock::now();
+  const double cpu_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+  for (std::size_t i = 0; drawn == 0 || seconds_since(start) < seconds; i = (i + 1) % suite.size()) {
+    const MonteCarloPlan plan{.seed = judging.seed, .tree_id = static_cast<std::uint32_t>(i), .samples = kChunk, .first_sample = drawn, .threads = d.threads};
+    g_sink = g_sink + run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan).samples;
+    drawn += kChunk;
+  }
+  d.wall_samples_per_second = static_cast<double>(drawn) / seconds_since(start);
+  d.samples_per_second = d.threads * static_cast<double>(drawn) / (cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start);
+  d.samples_per_tree = static_cast<std::uint64_t>(d.samples_per_second * budget_seconds / static_cast<double>(suite.size()));
+  const VerdictPolicy policy = judging.policy();
+  for (std::size_t i = 0; i < suite.size(); ++i) {
+    d.tv.push_back(detectable_tv(suite[i].tree, suite[i].rows, d.samples_per_tree, d.level, policy.required_power));
+    const double worst = d.tv[d.worst_tree].value_or(1e300), here = d.tv.back().value_or(1e300);
+    if (here > worst) d.worst_tree = i;
+  }
+  // The spot check: a budget small enough for replicates, the TV it detects with 99 % predicted power.
+  d.spot_samples = 20000;
+  const SuiteCase& c = suite[d.worst_tree];
+  d.spot_tv = detectable_tv(c.tree, c.rows, d.spot_samples, d.level, policy.required_power).value_or(0.0);
+  const PowerConfig config{.alpha = d.level, .replicates = replicates, .seed = judging.seed, .threads = d.threads};
+  if (d.spot_tv > 0.0) d.spot = noise_contamination_spot_check(c, d.spot_tv, d.spot_samples, config);
+  return d;
 }
 
 StageReport measure_verifier_stage_gpu(const LiveWorkload& w, std::int32_t calls) {
   StageReport report = describe_workload(w);
   const gpu::StageTimings t = gpu::time_verifier_stage(w.tree, w.view(), calls);
   const auto counted = static_cast<std::uint64_t>(calls);
-  report.timings.push_back({"tev (gpu)", 1, t.tev_micros, counted});
-  report.timings.push_back({"predraw (eager, gpu)", 1, t.predraw_micros, counted});
+  report.timings.push_back({"tev (gpu)", 1, t.tev_micros, t.tev_micros, counted});
+  report.timings.push_back({"predraw (eager, gpu)", 1, t.predraw_micros, t.predraw_micros, counted});
   return report;
 }
 

@@ -1,5 +1,6 @@
 // Google Benchmark: the row kernels on one Qwen-sized row (V = 151,936 float32 logits), one case
-// per ISA copy this CPU can run, next to a scalar std::exp loop. Run by hand:
+// per ISA copy this CPU can run (the row floor and the blocked pass among them), next to a scalar
+// std::exp loop. Run by hand:
 // build/bench/row_kernels_bench
 #include <benchmark/benchmark.h>
 
@@ -49,6 +50,25 @@ void exp_sum(benchmark::State& state, const tev::RowKernels* k) {
   set_rate(state);
 }
 
+// The row floor: one blocked pass computing the log-sum-exp.
+void logsumexp(benchmark::State& state, const tev::RowKernels* k) {
+  for (auto _ : state) benchmark::DoNotOptimize(k->logsumexp(row().data(), row().size(), 1.0f / 0.6f));
+  set_rate(state);
+}
+
+// The verifiers' pass: the same, keeping each block's maximum, factor and sum.
+void blocks(benchmark::State& state, const tev::RowKernels* k) {
+  const std::size_t n = (row().size() + tev::kRowBlock - 1) / tev::kRowBlock;
+  std::vector<float> block_max(n), factor(n);
+  std::vector<double> sums(n);
+  double total = 0.0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(k->blocks(row().data(), row().size(), 1.0f / 0.6f, block_max.data(), factor.data(), sums.data(), &total));
+    benchmark::ClobberMemory();
+  }
+  set_rate(state);
+}
+
 // The reference the kernels replace at its slowest: one std::exp per token, summed in double.
 void BM_StdExpScalar(benchmark::State& state) {
   std::vector<float> out(row().size());
@@ -72,6 +92,8 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_RowMax/" + name).c_str(), max, k)->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("BM_ExpStoreSum/" + name).c_str(), exp_store_sum, k)->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("BM_ExpSum/" + name).c_str(), exp_sum, k)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_RowFloorLogSumExp/" + name).c_str(), logsumexp, k)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_RowBlocks/" + name).c_str(), blocks, k)->Unit(benchmark::kMicrosecond);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -27,9 +27,9 @@ namespace tev {
 
 class PhiloxChooser {
  public:
-  explicit PhiloxChooser(const DrawSite& site) : draws_(site) {}
-  // Starts another sample's draw sequence, keeping the scratch buffer.
-  void restart(const DrawSite& site) { draws_ = DrawCounter(site); }
+  explicit PhiloxChooser(const DrawSite& site, DrawLayout layout = DrawLayout::one_per_block) : draws_(site, layout) {}
+  // Starts another sample's draw sequence in the same layout, keeping the scratch buffer.
+  void restart(const DrawSite& site) { draws_ = DrawCounter(site, draws_.layout()); }
 
   std::size_t categorical(std::span<const double> weights) {
     const auto n = static_cast<std::int32_t>(weights.size());

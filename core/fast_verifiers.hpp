@@ -1,8 +1,10 @@
 #pragma once
 // Per-sample Monte Carlo kernels over per-tree tables (device-safe: raw pointers, no Eigen).
-// The CPU engine (sim/monte_carlo) and the CUDA kernels (gpu/) both call these. Each consumes the same uniforms, in the same order, as its chooser-path twin in verifiers.hpp
-// and finds the same first index of the same cumulative tables (through guide tables), so both
-// give the identical block for equal (seed, stream, tree, sample) — a property the test suite checks.
+// The CPU engine (sim/monte_carlo) and the CUDA kernels (gpu/) both call these. Each consumes the
+// same uniforms, in the same order, as its chooser-path twin in verifiers.hpp run with a
+// PhiloxChooser in DrawLayout::two_per_block, and finds the same first index of the same cumulative
+// tables (through guide tables), so both give the identical block for equal (seed, stream, tree,
+// sample) — a property the test suite checks.
 #include <cstddef>
 #include <cstdint>
 
@@ -125,14 +127,21 @@ struct SampledBlock {
 };
 
 // Sample `sample` of a tree: the verifier's draws on the verifier stream, completion's on the
-// completion stream, both keyed by (seed, tree, sample) — the whole recipe the CPU engine and the
-// GPU kernels share.
-TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed, std::uint32_t tree,
-                                       std::uint64_t sample) {
-  DrawCounter draws(DrawSite{seed, Stream::verifier, tree, sample});
+// completion stream, both keyed by (seed, tree, sample) and laid out two uniforms per Philox block
+// (DrawLayout::two_per_block) — the whole recipe the CPU engine and the GPU kernels share.
+TEV_HD inline DrawSite fast_verifier_site(std::uint32_t seed, std::uint32_t tree, std::uint64_t sample) {
+  return DrawSite{seed, Stream::verifier, tree, sample};
+}
+// The same, with the verifier stream's block 0 already computed (philox_block(fast_verifier_site(...), 0)).
+TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed, std::uint32_t tree, std::uint64_t sample,
+                                       const r123::Philox4x32::ctr_type& verifier_block0) {
+  DrawCounter draws(fast_verifier_site(seed, tree, sample), verifier_block0);
   const Block returned = run_fast_path(path, t, draws);
-  DrawCounter completion(DrawSite{seed, Stream::completion, tree, sample});
+  DrawCounter completion(DrawSite{seed, Stream::completion, tree, sample}, DrawLayout::two_per_block);
   return {returned, complete_block_fast(t, returned, completion)};
+}
+TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed, std::uint32_t tree, std::uint64_t sample) {
+  return sample_fast(path, t, seed, tree, sample, philox_block(fast_verifier_site(seed, tree, sample), 0));
 }
 
 }  // namespace tev

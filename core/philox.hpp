@@ -50,18 +50,41 @@ TEV_HD inline double uniform(const DrawSite& site, std::uint32_t draw) {
   return uniform_from(block[0], block[1]);
 }
 
+// How a sample's uniforms sit in its Philox blocks. one_per_block: uniform i is words 0–1 of block
+// i (the chooser path, the logit verifiers and every registered use). two_per_block: uniform i is
+// words 2·(i mod 2) and 2·(i mod 2) + 1 of block ⌊i / 2⌋, so every word of a block is used — the
+// fast Monte Carlo path (core/fast_verifiers.hpp, CPU and GPU), whose chooser-path twin in the
+// sample-by-sample test draws the same way.
+enum class DrawLayout : std::uint8_t { one_per_block, two_per_block };
+
 // Consecutive uniforms of one sample: draw index 0, 1, 2, ...
 class DrawCounter {
  public:
-  TEV_HD explicit DrawCounter(const DrawSite& site) : site_(site) {}
-  TEV_HD double next() { return uniform(site_, draw_++); }
+  TEV_HD explicit DrawCounter(const DrawSite& site, DrawLayout layout = DrawLayout::one_per_block) : site_(site), layout_(layout) {}
+  // two_per_block with block 0 already computed (the engine computes block 0 of several samples
+  // at once, so their Philox rounds overlap).
+  TEV_HD DrawCounter(const DrawSite& site, const r123::Philox4x32::ctr_type& block0)
+      : site_(site), layout_(DrawLayout::two_per_block), block_(block0), held_(0) {}
+  TEV_HD double next() { return at(draw_++); }
   // The uniform of a given draw index, for draws made out of order (in parallel).
-  TEV_HD double at(std::uint32_t draw) const { return uniform(site_, draw); }
+  TEV_HD double at(std::uint32_t draw) const {
+    if (layout_ == DrawLayout::one_per_block) return uniform(site_, draw);
+    if (held_ != draw / 2) {
+      block_ = philox_block(site_, draw / 2);
+      held_ = draw / 2;
+    }
+    const std::uint32_t w = 2 * (draw % 2);
+    return uniform_from(block_[w], block_[w + 1]);
+  }
   TEV_HD std::uint32_t draws() const { return draw_; }
+  TEV_HD DrawLayout layout() const { return layout_; }
 
  private:
   DrawSite site_;
+  DrawLayout layout_;
   std::uint32_t draw_ = 0;
+  mutable r123::Philox4x32::ctr_type block_ = {{0, 0, 0, 0}};  // the two_per_block block held
+  mutable std::uint32_t held_ = ~std::uint32_t{0};               // its index (none yet)
 };
 
 }  // namespace tev

@@ -1,6 +1,7 @@
 #pragma once
 // Wide-vector kernels over one row of float32 logits (V = 151,936 for a Qwen-sized vocabulary):
-// the row maximum and exp((x − shift) · scale) with its sum. They are the only code in the suite
+// the row maximum and exp((x − shift) · scale) with its sum, the blocked one-pass log-sum-exp —
+// and, through the same per-ISA copies, batched Philox blocks for the Monte Carlo engine. They are the only code in the suite
 // built for ISAs beyond baseline x86-64: core/row_kernels_isa.cpp is compiled once per ISA level
 // (baseline; AVX2; AVX-512F on x86-64) into its own namespace, and row_kernels() picks the widest
 // copy the running CPU supports. Every copy computes the same IEEE operations in the same order
@@ -16,6 +17,7 @@
 // Override the choice with TEV_ROW_KERNEL=baseline|avx2|avx512 (tests and benchmarks compare
 // the copies); asking for a copy this build or CPU lacks is an error.
 #include <cstddef>
+#include <cstdint>
 
 namespace tev {
 
@@ -29,7 +31,25 @@ struct RowKernels {
   double (*exp_store_sum)(const float* x, std::size_t n, float shift, float scale, float* out);
   // The same sum without storing the exponentials (half the memory traffic).
   double (*exp_sum)(const float* x, std::size_t n, float shift, float scale);
+  // One memory pass over the row in blocks of kRowBlock: per block b its maximum m_b (block_max),
+  // its sum s_b = exp_sum(block, m_b, scale) and, once the row maximum m is known, the factor
+  // f_b = e^{(m_b − m)·scale} (the same exponential, 16 blocks at a time; 0 for a block of −inf)
+  // and block_sum[b] = s_b · f_b in double. Returns m; *total = Σ_b block_sum[b] in block order.
+  // Outputs hold ceil(n / kRowBlock) entries.
+  float (*blocks)(const float* x, std::size_t n, float scale, float* block_max, float* block_factor, double* block_sum, double* total);
+  // The row floor: log Σ e^{x·scale} in the same single blocked pass, keeping only a running
+  // sum (rescaled when the maximum rises). `bench verifier` times every verifier against it.
+  double (*logsumexp)(const float* x, std::size_t n, float scale);
+  // Philox4x32-10 blocks for key (key0, key1) and counters (c, c >> 32, word2, word3) with
+  // c = first + i, i < count: out[4i .. 4i + 3] = philox_block's words, several blocks per vector
+  // (the Monte Carlo engine's batched draws; the same integers in every copy).
+  void (*philox_blocks)(std::uint32_t key0, std::uint32_t key1, std::uint32_t word2, std::uint32_t word3, std::uint64_t first, std::size_t count,
+                        std::uint32_t* out);
 };
+
+// The block of the blocked pass: 4 KB of floats, resident in L1 between a block's maximum and its
+// exponentials; its float lanes sum 64 terms each.
+inline constexpr std::size_t kRowBlock = 1024;
 
 enum class RowIsa { baseline, avx2, avx512 };
 inline constexpr RowIsa kRowIsas[] = {RowIsa::baseline, RowIsa::avx2, RowIsa::avx512};

@@ -8,6 +8,11 @@
 // AVX2-only machine. Everything but the exported table sits in an anonymous namespace;
 // core/tests/isa_purity.py checks the built library and program.
 #include <cstdint>
+// Only the compiler's intrinsics (always-inline, never emitted out of line) for the one multiply
+// GNU vectors cannot say: the unsigned 32 × 32 → 64 product of each 64-bit lane's low half.
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "core/row_kernels.hpp"
 
@@ -155,9 +160,129 @@ TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, fl
 double exp_store_sum(const float* x, std::size_t n, float shift, float scale, float* out) { return exp_pass(x, n, shift, scale, out, true); }
 double exp_sum(const float* x, std::size_t n, float shift, float scale) { return exp_pass(x, n, shift, scale, nullptr, false); }
 
+// One memory pass over the row, block by block: each block's maximum from the freshly loaded
+// (L1-resident) block, then its exponentials relative to that maximum. Returns the row maximum
+// m and, when the outputs are given, per block b its maximum, its factor e^{(m_b − m)·scale}
+// and its sum relative to m (the block's own sum times the factor, in double).
+float blocked_pass(const float* x, std::size_t n, float scale, float* block_max, float* block_factor, double* block_sum, double* total) {
+  const std::size_t blocks = (n + kRowBlock - 1) / kRowBlock;
+  float top = -__builtin_inff();
+  // Running sums relative to `top`, for the floor (no outputs): rescaled when `top` rises.
+  double running = 0.0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t begin = b * kRowBlock, len = n - begin < kRowBlock ? n - begin : kRowBlock;
+    const float m = row_max(x + begin, len);
+    // A block of −inf (masked tokens) adds nothing; exp(−inf − (−inf)) would be NaN.
+    const double s = m == -__builtin_inff() ? 0.0 : exp_pass(x + begin, len, m, scale, nullptr, false);
+    if (block_max != nullptr) {
+      block_max[b] = m;
+      block_sum[b] = s;
+    } else if (m > top && top != -__builtin_inff()) {
+      running = running * static_cast<double>(exp_lanes(splat((top - m) * scale))[0]) + s;
+    } else if (m > top) {
+      running = s;
+    } else if (s > 0.0) {
+      running += s * static_cast<double>(exp_lanes(splat((m - top) * scale))[0]);
+    }
+    top = m > top ? m : top;
+  }
+  if (block_max == nullptr) {
+    *total = running;
+    return top;
+  }
+  // The factors, 16 blocks at a time through the same exponential; then the sums relative to top.
+  double sum = 0.0;
+  for (std::size_t b = 0; b < blocks; b += kLanes) {
+    float block[kLanes];
+    load_tail(block_max + b, blocks - b < kLanes ? blocks - b : kLanes, top, block);
+    for (std::size_t p = 0; p < kParts; ++p) {
+      const VF f = top == -__builtin_inff() ? splat(0.0f) : exp_lanes((load(block + p * kWidth) - top) * scale);
+      __builtin_memcpy(block + p * kWidth, &f, sizeof f);
+    }
+    for (std::size_t j = 0; j < kLanes && b + j < blocks; ++j) {
+      block_factor[b + j] = block[j];
+      block_sum[b + j] *= static_cast<double>(block[j]);
+      sum += block_sum[b + j];
+    }
+  }
+  *total = sum;
+  return top;
+}
+
+float row_blocks(const float* x, std::size_t n, float scale, float* block_max, float* block_factor, double* block_sum, double* total) {
+  return blocked_pass(x, n, scale, block_max, block_factor, block_sum, total);
+}
+double row_logsumexp(const float* x, std::size_t n, float scale) {
+  double total = 0.0;
+  const float top = blocked_pass(x, n, scale, nullptr, nullptr, nullptr, &total);
+  return static_cast<double>(top) * static_cast<double>(scale) + __builtin_log(total);
+}
+
+// Philox4x32-10 (Random123's constants and round), kBatchLanes blocks at a time in 64-bit lanes that
+// hold 32-bit words, so one unsigned 32 × 32 → 64 multiply per lane gives both halves. Integer
+// operations only: every copy returns exactly Random123's blocks.
+typedef std::uint64_t VU __attribute__((vector_size(TEV_VECTOR_BYTES)));
+constexpr std::size_t kU64Width = TEV_VECTOR_BYTES / sizeof(std::uint64_t);
+constexpr std::size_t kBatchLanes = 8;
+constexpr std::size_t kU64Parts = kBatchLanes / kU64Width;
+
+// The low 32 bits of each lane of a times those of b, as full 64-bit products.
+TEV_ALWAYS_INLINE VU mul_low32(VU a, VU b) {
+#if defined(__AVX512F__)
+  return (VU)_mm512_mul_epu32((__m512i)a, (__m512i)b);
+#elif defined(__AVX2__)
+  return (VU)_mm256_mul_epu32((__m256i)a, (__m256i)b);
+#elif defined(__SSE2__)
+  return (VU)_mm_mul_epu32((__m128i)a, (__m128i)b);
+#else
+  const VU low = VU{} + 0xffffffffu;
+  return (a & low) * (b & low);
+#endif
+}
+
+void philox_blocks(std::uint32_t key0, std::uint32_t key1, std::uint32_t word2, std::uint32_t word3, std::uint64_t first, std::size_t count,
+                   std::uint32_t* out) {
+  const VU low = VU{} + 0xffffffffu;
+  for (std::size_t base = 0; base < count; base += kBatchLanes) {
+    VU c0[kU64Parts] = {}, c1[kU64Parts] = {}, c2[kU64Parts] = {}, c3[kU64Parts] = {};
+    for (std::size_t p = 0; p < kU64Parts; ++p) {
+      for (std::size_t w = 0; w < kU64Width; ++w) {
+        const std::uint64_t counter = first + base + p * kU64Width + w;
+        c0[p][w] = counter & 0xffffffffu;
+        c1[p][w] = counter >> 32;
+      }
+      c2[p] = VU{} + word2;
+      c3[p] = VU{} + word3;
+    }
+    std::uint32_t k0 = key0, k1 = key1;
+    for (int round = 0; round < 10; ++round) {
+      for (std::size_t p = 0; p < kU64Parts; ++p) {
+        const VU p0 = mul_low32(c0[p], VU{} + 0xD2511F53u), p1 = mul_low32(c2[p], VU{} + 0xCD9E8D57u);
+        const VU n0 = (p1 >> 32) ^ c1[p] ^ k0, n2 = (p0 >> 32) ^ c3[p] ^ k1;
+        c1[p] = p1 & low;
+        c3[p] = p0 & low;
+        c0[p] = n0;
+        c2[p] = n2;
+      }
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    for (std::size_t p = 0; p < kU64Parts; ++p) {
+      for (std::size_t w = 0; w < kU64Width; ++w) {
+        const std::size_t i = base + p * kU64Width + w;
+        if (i >= count) break;
+        out[4 * i] = static_cast<std::uint32_t>(c0[p][w]);
+        out[4 * i + 1] = static_cast<std::uint32_t>(c1[p][w]);
+        out[4 * i + 2] = static_cast<std::uint32_t>(c2[p][w]);
+        out[4 * i + 3] = static_cast<std::uint32_t>(c3[p][w]);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 extern const RowKernels kTable;
-const RowKernels kTable = {TEV_STRING(TEV_ROW_ISA), row_max, exp_store_sum, exp_sum};
+const RowKernels kTable = {TEV_STRING(TEV_ROW_ISA), row_max, exp_store_sum, exp_sum, row_blocks, row_logsumexp, philox_blocks};
 
 }  // namespace tev::TEV_CONCAT(row_kernels_, TEV_ROW_ISA)

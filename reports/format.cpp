@@ -17,4 +17,9 @@ std::string num(double x, int digits) { return printf_double("%.*g", digits, x);
 std::string fixed(double x, int decimals) { return printf_double("%.*f", decimals, x); }
 std::string scientific(double x, int decimals) { return printf_double("%.*e", decimals, x); }
 
+std::string right_aligned(std::string text, int width) {
+  if (static_cast<int>(text.size()) < width) text.insert(0, static_cast<std::size_t>(width) - text.size(), ' ');
+  return text;
+}
+
 }  // namespace tev

@@ -11,5 +11,7 @@ std::string num(double x, int digits = 3);
 std::string fixed(double x, int decimals = 4);
 // x in exponent form with `decimals` digits after the point ("%.*e"): 4.90e-03 at 2.
 std::string scientific(double x, int decimals = 2);
+// text padded on the left to `width` characters (a table column of numbers).
+std::string right_aligned(std::string text, int width);
 
 }  // namespace tev

@@ -1,5 +1,9 @@
 #include "sim/composition.hpp"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/task_arena.h>
+
 #include <cmath>
 #include <stdexcept>
 

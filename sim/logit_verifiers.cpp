@@ -4,6 +4,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "core/row_kernels.hpp"
@@ -11,97 +12,87 @@
 
 namespace tev {
 
+RowExps::RowExps(std::int32_t vocab)
+    : block_max_((static_cast<std::size_t>(vocab) + kRowBlock - 1) / kRowBlock),
+      block_factor_(block_max_.size()),
+      block_sums_(block_max_.size()),
+      block_(kRowBlock) {}
+
 void RowExps::compute(std::span<const float> logits, double temperature) {
-  const RowKernels& k = row_kernels();
-  const float top = k.max(logits.data(), logits.size());
-  const auto inverse_t = static_cast<float>(1.0 / temperature);
-  // Float sums within a block (16 lanes), double across blocks: relative error ~1e-7.
-  total_ = 0.0;
-  for (std::size_t b = 0; b < block_sums_.size(); ++b) {
-    const std::size_t begin = b * kBlock, len = std::min(kBlock, logits.size() - begin);
-    block_sums_[b] = k.exp_store_sum(logits.data() + begin, len, top, inverse_t, exps_.data() + begin);
-    total_ += block_sums_[b];
+  logits_ = logits;
+  scale_ = static_cast<float>(1.0 / temperature);
+  row_kernels().blocks(logits.data(), logits.size(), scale_, block_max_.data(), block_factor_.data(), block_sums_.data(), &total_);
+}
+
+double RowExps::at(Token a) const {
+  const auto i = static_cast<std::size_t>(a), b = i / kRowBlock;
+  if (block_factor_[b] == 0.0f) return 0.0;
+  float e = 0.0f;
+  row_kernels().exp_store_sum(logits_.data() + i, 1, block_max_[b], scale_, &e);
+  return static_cast<double>(e) * static_cast<double>(block_factor_[b]);
+}
+
+double RowExps::block_without(std::size_t b, std::span<const Token> excluded) const {
+  const std::size_t begin = b * kRowBlock, len = std::min(kRowBlock, logits_.size() - begin);
+  const bool touched = std::any_of(excluded.begin(), excluded.end(), [&](Token t) {
+    return static_cast<std::size_t>(t) >= begin && static_cast<std::size_t>(t) < begin + len;
+  });
+  if (!touched || block_factor_[b] == 0.0f) return block_sums_[b];
+  // The same lanes in the same order with the excluded tokens adding exactly nothing, so the
+  // result never exceeds the block's sum.
+  std::copy_n(logits_.data() + begin, len, block_.data());
+  for (Token t : excluded) {
+    const auto i = static_cast<std::size_t>(t);
+    if (i >= begin && i < begin + len) block_[i - begin] = -std::numeric_limits<float>::infinity();
   }
+  return row_kernels().exp_sum(block_.data(), len, block_max_[b], scale_) * static_cast<double>(block_factor_[b]);
 }
 
 double RowExps::total_without(std::span<const Token> excluded) const {
-  // Summed directly, never as total − Σ excluded (which cancels when the excluded tokens hold
-  // almost everything): blocks without an excluded token add their block sum, the few blocks
-  // with one are re-summed without it.
   double rest = 0.0;
-  for (std::size_t b = 0; b < block_sums_.size(); ++b) {
-    const std::size_t begin = b * kBlock, end = std::min(exps_.size(), begin + kBlock);
-    const bool touched = std::any_of(excluded.begin(), excluded.end(), [&](Token t) {
-      return static_cast<std::size_t>(t) >= begin && static_cast<std::size_t>(t) < end;
-    });
-    if (!touched) {
-      rest += block_sums_[b];
-      continue;
-    }
-    for (std::size_t a = begin; a < end; ++a) {
-      if (std::find(excluded.begin(), excluded.end(), static_cast<Token>(a)) == excluded.end()) rest += exps_[a];
-    }
-  }
+  for (std::size_t b = 0; b < block_sums_.size(); ++b) rest += block_without(b, excluded);
   return rest;
 }
 
 void RowExps::sums_only(std::span<const float> logits, double temperature, std::span<const Token> children, double& total, double& rest,
                         std::span<double> child_exps) {
-  const RowKernels& k = row_kernels();
-  const float top = k.max(logits.data(), logits.size());
-  const auto inverse_t = static_cast<float>(1.0 / temperature);
-  total = rest = 0.0;
-  for (std::size_t b = 0; b < block_sums_.size(); ++b) {
-    const std::size_t begin = b * kBlock, len = std::min(kBlock, logits.size() - begin);
-    const bool touched = std::any_of(children.begin(), children.end(), [&](Token t) {
-      return static_cast<std::size_t>(t) >= begin && static_cast<std::size_t>(t) < begin + len;
-    });
-    if (!touched) {
-      const double block = k.exp_sum(logits.data() + begin, len, top, inverse_t);
-      total += block;
-      rest += block;
-      continue;
-    }
-    // A block holding a child: keep its exponentials (in the scratch) to sum the rest directly,
-    // in the same order as the total, so rest ≤ total.
-    float* e = exps_.data() + begin;
-    k.exp_store_sum(logits.data() + begin, len, top, inverse_t, e);
-    for (std::size_t j = 0; j < children.size(); ++j) {
-      const auto t = static_cast<std::size_t>(children[j]);
-      if (t >= begin && t < begin + len) child_exps[j] = e[t - begin];
-    }
-    for (std::size_t a = 0; a < len; ++a) {
-      total += e[a];
-      if (std::find(children.begin(), children.end(), static_cast<Token>(begin + a)) == children.end()) rest += e[a];
-    }
-  }
+  compute(logits, temperature);
+  total = total_;
+  rest = total_without(children);
+  for (std::size_t j = 0; j < children.size(); ++j) child_exps[j] = at(children[j]);
 }
 
 Token RowExps::draw(double u, std::span<const Token> excluded, double mass) const {
   const double target = u * mass;
   auto is_excluded = [&](std::size_t a) { return std::find(excluded.begin(), excluded.end(), static_cast<Token>(a)) != excluded.end(); };
+  const RowKernels& k = row_kernels();
   double acc = 0.0;
   Token last = kNoToken;
   for (std::size_t b = 0; b < block_sums_.size(); ++b) {
-    const std::size_t begin = b * kBlock, end = std::min(exps_.size(), begin + kBlock);
-    double block = block_sums_[b];
-    for (Token t : excluded) {
-      if (static_cast<std::size_t>(t) >= begin && static_cast<std::size_t>(t) < end) block -= exps_[static_cast<std::size_t>(t)];
-    }
-    if (acc + block < target) {
+    const double block = block_without(b, excluded);
+    if (acc + block < target || block_factor_[b] == 0.0f) {
       acc += block;
       continue;
     }
-    for (std::size_t a = begin; a < end; ++a) {
-      if (exps_[a] <= 0.0f || is_excluded(a)) continue;
-      acc += exps_[a];
-      last = static_cast<Token>(a);
+    const std::size_t begin = b * kRowBlock, len = std::min(kRowBlock, logits_.size() - begin);
+    k.exp_store_sum(logits_.data() + begin, len, block_max_[b], scale_, block_.data());
+    const auto factor = static_cast<double>(block_factor_[b]);
+    for (std::size_t j = 0; j < len; ++j) {
+      if (block_[j] <= 0.0f || is_excluded(begin + j)) continue;
+      acc += static_cast<double>(block_[j]) * factor;
+      last = static_cast<Token>(begin + j);
       if (acc >= target) return last;
     }
   }
   if (last != kNoToken) return last;  // rounding ran past the end of the cumulative sum
-  for (std::size_t a = exps_.size(); a-- > 0;) {
-    if (exps_[a] > 0.0f && !is_excluded(a)) return static_cast<Token>(a);
+  // u · mass beyond every block the scan entered: the last token with positive mass.
+  for (std::size_t b = block_sums_.size(); b-- > 0;) {
+    if (block_factor_[b] == 0.0f) continue;
+    const std::size_t begin = b * kRowBlock, len = std::min(kRowBlock, logits_.size() - begin);
+    k.exp_store_sum(logits_.data() + begin, len, block_max_[b], scale_, block_.data());
+    for (std::size_t j = len; j-- > 0;) {
+      if (block_[j] > 0.0f && !is_excluded(begin + j)) return static_cast<Token>(begin + j);
+    }
   }
   return kNoToken;
 }

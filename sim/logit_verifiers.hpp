@@ -24,27 +24,36 @@ struct LogitRows {
   }
 };
 
-// One row's unnormalized probabilities e_a = exp((l_a − max) / T), kept for the draws that follow.
+// One row's unnormalized probabilities e_a = exp((l_a − m) / T), m the row maximum, from one
+// blocked pass (RowKernels::blocks): per block of kRowBlock tokens its maximum, factor and sum.
+// The exponentials themselves are not stored: a draw re-computes the one block it lands in, and a
+// few blocks holding excluded tokens are re-summed without them, so every row costs one read.
 class RowExps {
  public:
-  explicit RowExps(std::int32_t vocab) : exps_(static_cast<std::size_t>(vocab)), block_sums_((static_cast<std::size_t>(vocab) + kBlock - 1) / kBlock) {}
-  // Fills the exponentials of `logits` and their total (vectorized; block sums in double).
+  explicit RowExps(std::int32_t vocab);
+  // The row's block sums and total (one pass; the logits must outlive the draws that follow).
   void compute(std::span<const float> logits, double temperature);
   double total() const { return total_; }
-  double at(Token a) const { return exps_[static_cast<std::size_t>(a)]; }
-  // Σ e over the row without the given tokens, summed directly (never total − Σ excluded).
+  // e_a, through the same exponential as the block sums.
+  double at(Token a) const;
+  // Σ e over the row without the given tokens, summed directly (never total − Σ excluded): the
+  // blocks without one add their sums, the few with one are re-summed with those tokens at −inf.
   double total_without(std::span<const Token> excluded) const;
-  // What TEV needs of an internal row, without storing the exponentials (half the memory
-  // traffic of compute): the total, the non-child mass summed directly, and each child's e.
+  // What TEV needs of an internal row: the total, the non-child mass and each child's e.
   void sums_only(std::span<const float> logits, double temperature, std::span<const Token> children, double& total, double& rest,
                  std::span<double> child_exps);
-  // Inverse-CDF draw with u ∈ (0, 1] over the row without `excluded` (whose mass is `mass`).
+  // Inverse-CDF draw with u ∈ (0, 1] over the row without `excluded` (whose mass is `mass`):
+  // block sums up to the block holding u · mass, then that block's exponentials in token order.
   Token draw(double u, std::span<const Token> excluded, double mass) const;
 
  private:
-  static constexpr std::size_t kBlock = 1024;  // block sums let a draw skip most of the row
-  std::vector<float> exps_;         // (V)
-  std::vector<double> block_sums_;  // (V / kBlock) Σ e per block
+  // Block b's sum without `excluded` (its sum when none is in it).
+  double block_without(std::size_t b, std::span<const Token> excluded) const;
+  std::span<const float> logits_;
+  float scale_ = 1.0f;
+  std::vector<float> block_max_, block_factor_;  // (V / kRowBlock)
+  std::vector<double> block_sums_;               // (V / kRowBlock) Σ e per block, relative to the row maximum
+  mutable std::vector<float> block_;             // (kRowBlock) one block's exponentials, for a draw
   double total_ = 0.0;
 };
 

@@ -47,8 +47,11 @@ BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRo
   const VerifierInfo& info = verifier_info(id);
   if (plan.fast_path && info.fast_path != FastPath::none) {
     const TreeTables tables(tree, rows, child_order_for(id, tree, rows));
+    const TreeTablesView& view = tables.view();
     return tally_samples(tree, rows, plan, [&] {
-      return [&](std::uint64_t s) { return sample_fast(info.fast_path, tables.view(), plan.seed, plan.tree_id, s); };
+      return BatchedSampler(plan.seed, plan.tree_id, [&](std::uint64_t s, const r123::Philox4x32::ctr_type& block0) {
+        return sample_fast(info.fast_path, view, plan.seed, plan.tree_id, s, block0);
+      });
     });
   }
   return count_blocks(tree, rows, plan, [&](const DrawSite& site, PhiloxChooser& chooser) {

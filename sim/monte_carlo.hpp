@@ -2,7 +2,8 @@
 // Parallel Monte Carlo of one verifier on one tree, into integer histograms. Integer counts add
 // exactly in any order, so the result is identical for any thread count or partitioning.
 #include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "core/choosers.hpp"
+#include "core/fast_verifiers.hpp"
+#include "core/row_kernels.hpp"
 #include "core/verifier_registry.hpp"
 #include "sim/process_group.hpp"
 
@@ -27,7 +30,8 @@ struct BlockCounts {
   void merge(const BlockCounts& other);
   // Adds up the counts of every rank (a no-op for one process).
   void sum_over_ranks(const Ranks& ranks);
-  // Adds one returned block and its completion.
+  // Adds one returned block and its completion (tally_samples' loop does the same with its running
+  // sums in registers: stores into the histograms could alias these members).
   void add(const DraftTree& tree, const Block& returned, const Block& completed);
   double mean_length() const { return samples ? static_cast<double>(length_sum) / static_cast<double>(samples) : 0.0; }
   friend bool operator==(const BlockCounts&, const BlockCounts&) = default;
@@ -44,35 +48,73 @@ struct MonteCarloPlan {
 };
 
 // The engine: new_task() gives a per-task sampler, sampler(s) → SampledBlock gives sample s's
-// returned block and its completion (a sampler may keep scratch across the samples of its task).
+// returned block and its completion (a sampler may keep scratch across the samples of its task,
+// which come in increasing order). Each thread counts into its own dense histograms, added up at
+// the end: integer sums, so the result does not depend on the threads or the partitioning.
 template <class NewTask>
 BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, NewTask&& new_task) {
   require_rows_match(tree, rows);
   if (plan.threads < 1) throw std::invalid_argument("threads must be at least 1");
-  auto body = [&](const oneapi::tbb::blocked_range<std::uint64_t>& range, BlockCounts counts) {
-    if (counts.completed.empty()) counts = BlockCounts(tree.size(), tree.vocab);
-    auto sampler = new_task();
-    for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
-      const SampledBlock b = sampler(s);
-      counts.add(tree, b.returned, b.completed);
-    }
-    return counts;
-  };
-  auto merge = [](BlockCounts a, const BlockCounts& b) {
-    a.merge(b);
-    return a;
-  };
+  oneapi::tbb::enumerable_thread_specific<BlockCounts> per_thread([&] { return BlockCounts(tree.size(), tree.vocab); });
   // Under mpirun this rank counts its slice of the samples; the sums over ranks are the whole run.
   // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
   const std::pair<std::uint64_t, std::uint64_t> slice = plan.ranks.slice(plan.first_sample, plan.samples);
   oneapi::tbb::task_arena arena(plan.threads);
-  BlockCounts result = arena.execute([&] {
-    return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 2048), BlockCounts{}, body, merge);
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 2048),
+                              [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
+                                // add()'s update with raw pointers and the running sums in registers:
+                                // two increments and two additions per sample.
+                                BlockCounts& counts = per_thread.local();
+                                std::uint64_t* const exits = counts.exits.data();
+                                std::uint64_t* const completed = counts.completed.data();
+                                const std::int32_t* const depth = tree.depth.data();
+                                const auto vocab = static_cast<std::size_t>(tree.vocab);
+                                std::uint64_t length_sum = 0, completions = 0;
+                                auto sampler = new_task();
+                                for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
+                                  const SampledBlock b = sampler(s);
+                                  ++exits[b.returned.exit];
+                                  length_sum += static_cast<std::uint64_t>(depth[b.returned.exit]) + 1;
+                                  completions += b.returned == b.completed ? 0 : 1;
+                                  ++completed[static_cast<std::size_t>(b.completed.exit) * vocab + static_cast<std::size_t>(b.completed.bonus)];
+                                }
+                                counts.samples += range.size();
+                                counts.length_sum += length_sum;
+                                counts.completions += completions;
+                              });
   });
-  if (result.completed.empty()) result = BlockCounts(tree.size(), tree.vocab);
+  BlockCounts result(tree.size(), tree.vocab);
+  for (const BlockCounts& counts : per_thread) result.merge(counts);
   result.sum_over_ranks(plan.ranks);
   return result;
 }
+
+// A per-task sampler for the fast path: the verifier stream's block 0 of the next kBatch samples
+// at once (RowKernels::philox_blocks: several blocks per vector, the same words as philox_block),
+// then kernel(s, block0) → SampledBlock per sample.
+template <class Kernel>
+class BatchedSampler {
+ public:
+  BatchedSampler(std::uint32_t seed, std::uint32_t tree, Kernel kernel) : seed_(seed), tree_(tree), kernel_(kernel) {}
+  SampledBlock operator()(std::uint64_t s) {
+    if (s - base_ >= kBatch) {
+      base_ = s;
+      const DrawSite site = fast_verifier_site(seed_, tree_, s);
+      philox_(site.seed, static_cast<std::uint32_t>(site.stream), 0, site.tree, s, kBatch, words_);
+    }
+    const std::uint32_t* w = words_ + 4 * (s - base_);
+    return kernel_(s, r123::Philox4x32::ctr_type{{w[0], w[1], w[2], w[3]}});
+  }
+
+ private:
+  static constexpr std::uint64_t kBatch = 16;
+  std::uint32_t seed_, tree_;
+  Kernel kernel_;
+  decltype(RowKernels::philox_blocks) philox_ = row_kernels().philox_blocks;
+  std::uint64_t base_ = ~std::uint64_t{0} - kBatch;  // no batch yet: s − base_ ≥ kBatch for every s
+  std::uint32_t words_[4 * kBatch];                  // (kBatch, 4) block 0 of samples base_ ...
+};
 
 // Chooser-path verifiers: sample(site, chooser) → Block gives sample `site.sample`'s block on the
 // verifier stream (the chooser is a per-task scratch to restart); completion follows on its own stream.

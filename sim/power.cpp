@@ -8,6 +8,7 @@
 #include "core/exit_law.hpp"
 #include "core/statistics.hpp"
 #include "sim/monte_carlo.hpp"
+#include "sim/verdict_policy.hpp"
 
 namespace tev {
 
@@ -122,6 +123,25 @@ double contamination_power_at_tv(const SuiteCase& c, const PowerConfig& config, 
   std::vector<double> mixture(laws.canonical.size());
   for (std::size_t i = 0; i < mixture.size(); ++i) mixture[i] = (1.0 - eps) * laws.canonical[i] + eps * wrong[i];
   return chi_square_power(laws.canonical, mixture, laws.groups, static_cast<double>(config.default_budget), config.alpha);
+}
+
+PowerSpotCheck noise_contamination_spot_check(const SuiteCase& c, double tv, std::uint64_t samples, const PowerConfig& config) {
+  const Laws laws = laws_of(c);
+  const std::vector<double> noise = support_noise(laws.canonical);
+  const double full = total_variation(noise, laws.canonical);
+  if (!(tv >= 0.0 && tv <= full)) throw std::invalid_argument("contamination TV outside [0, TV(noise, canonical)]");
+  const double eps = tv / full;  // TV is linear in the mixing weight
+  std::vector<double> mixture(laws.canonical.size());
+  for (std::size_t i = 0; i < mixture.size(); ++i) mixture[i] = (1.0 - eps) * laws.canonical[i] + eps * noise[i];
+  const std::array<double, 2> pick = {1.0 - eps, eps};
+  // A noise cell's token is never a drafted child of its node (the canonical law is zero there),
+  // so completion leaves it as drawn.
+  return spot_check(c, laws, mixture, samples, config, [&](const DrawSite& site, PhiloxChooser& chooser) {
+    chooser.restart(site);
+    if (chooser.categorical(pick) == 0) return run_verifier(VerifierId::tree_exit, c.tree, c.rows, chooser);
+    const auto cell = static_cast<std::int32_t>(chooser.categorical(noise));
+    return Block{cell / c.tree.vocab, cell % c.tree.vocab};
+  });
 }
 
 std::optional<double> smallest_detectable_tv(const SuiteCase& c, const PowerConfig& config) {

@@ -57,4 +57,10 @@ std::optional<double> smallest_detectable_tv(const SuiteCase& c, const PowerConf
 // Predicted power of that test against the contamination of the given TV (≤ the wrong law's TV).
 double contamination_power_at_tv(const SuiteCase& c, const PowerConfig& config, double tv);
 
+// The check's own contamination (verdict_policy's detectable_tv: toward uniform noise over the
+// canonical law's support) of total variation `tv`, sampled: TEV's blocks, each replaced with
+// probability ε = tv / TV(noise, canonical) by a uniform support cell; config.replicates runs of
+// `samples` blocks, each χ² tested at config.alpha, against the power predicted from the laws.
+PowerSpotCheck noise_contamination_spot_check(const SuiteCase& c, double tv, std::uint64_t samples, const PowerConfig& config);
+
 }  // namespace tev

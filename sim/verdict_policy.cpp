@@ -69,10 +69,14 @@ std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& row
 std::optional<double> detectable_tv(std::span<const double> law, std::span<const std::int32_t> groups, std::uint64_t samples, double level,
                                     double power) {
   if (samples == 0) return std::nullopt;
-  const auto support = static_cast<double>(std::count_if(law.begin(), law.end(), [](double p) { return p > 0.0; }));
-  std::vector<double> noise(law.size(), 0.0);
-  for (std::size_t i = 0; i < law.size(); ++i) noise[i] = law[i] > 0.0 ? 1.0 / support : 0.0;
-  return smallest_detectable_tv(law, noise, groups, static_cast<double>(samples), level, power);
+  return smallest_detectable_tv(law, support_noise(law), groups, static_cast<double>(samples), level, power);
+}
+
+std::vector<double> support_noise(std::span<const double> canonical) {
+  const auto support = static_cast<double>(std::count_if(canonical.begin(), canonical.end(), [](double p) { return p > 0.0; }));
+  std::vector<double> noise(canonical.size(), 0.0);
+  for (std::size_t i = 0; i < canonical.size(); ++i) noise[i] = canonical[i] > 0.0 ? 1.0 / support : 0.0;
+  return noise;
 }
 
 SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& policy) {

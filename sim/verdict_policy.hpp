@@ -78,6 +78,10 @@ struct VerdictPolicy {
   double chi_square_level(std::size_t cases) const { return exactness_alpha() / static_cast<double>(cases == 0 ? 1 : cases); }
 };
 
+// The direction detectable_tv contaminates along: uniform over the cells where `canonical` is
+// positive (the blocks the target can produce).
+std::vector<double> support_noise(std::span<const double> canonical);
+
 // The smallest contamination TV (toward uniform noise over the blocks the target can produce)
 // that a case's χ² at `level` with `samples` samples detects with `power`; none when even pure
 // noise is not detected that often.

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/philox.hpp"
 #include "core/row_kernels.hpp"
 
 namespace tev {
@@ -181,6 +182,102 @@ TEST(RowKernels, CopiesAreBitIdentical) {
         const double no_store = k->exp_sum(row.data(), n, shift, scale);
         EXPECT_EQ(std::memcmp(&no_store, &reference_sum, sizeof sum), 0) << k->name;
         EXPECT_EQ(k->max(row.data(), n), shift) << k->name;
+      }
+    }
+  }
+}
+
+// What the blocked pass of one copy returns, for comparing copies bit for bit.
+struct Blocked {
+  float top = 0.0f;
+  double total = 0.0;
+  std::vector<float> max, factor;
+  std::vector<double> sum;
+  bool operator==(const Blocked& o) const {
+    return std::memcmp(&top, &o.top, sizeof top) == 0 && std::memcmp(&total, &o.total, sizeof total) == 0 && max == o.max &&
+           std::memcmp(factor.data(), o.factor.data(), factor.size() * sizeof(float)) == 0 &&
+           std::memcmp(sum.data(), o.sum.data(), sum.size() * sizeof(double)) == 0;
+  }
+};
+
+Blocked blocked(const RowKernels& k, const std::vector<float>& row, float scale) {
+  const std::size_t blocks = (row.size() + kRowBlock - 1) / kRowBlock;
+  Blocked b{0.0f, 0.0, std::vector<float>(blocks), std::vector<float>(blocks), std::vector<double>(blocks)};
+  b.top = k.blocks(row.data(), row.size(), scale, b.max.data(), b.factor.data(), b.sum.data(), &b.total);
+  return b;
+}
+
+// The blocked pass is the documented composition of the other kernels: per block its maximum, its
+// exp_sum relative to that maximum times the factor e^{(m_b − m)·scale} (the same exponential),
+// the total in block order; a block of −inf adds exactly 0. The floor is its log-sum-exp.
+TEST(RowKernels, BlockedPassIsTheDocumentedComposition) {
+  std::mt19937 rng(15);
+  for (std::size_t n : {1, 17, 1023, 1024, 1025, 5000, 151936}) {
+    std::vector<float> row = random_row(n, rng);
+    if (n > 3000) std::fill(row.begin() + 1024, row.begin() + 2048, -kInf);  // a masked block
+    const float scale = 1.0f / 0.6f;
+    for (const RowKernels* k : available()) {
+      const Blocked got = blocked(*k, row, scale);
+      EXPECT_EQ(got.top, k->max(row.data(), n)) << k->name;
+      double total = 0.0;
+      for (std::size_t b = 0; b < got.max.size(); ++b) {
+        const std::size_t begin = b * kRowBlock, len = std::min(kRowBlock, n - begin);
+        EXPECT_EQ(got.max[b], k->max(row.data() + begin, len)) << k->name << " block " << b;
+        if (got.max[b] == -kInf) {
+          EXPECT_EQ(got.factor[b], 0.0f);
+          EXPECT_EQ(got.sum[b], 0.0);
+          continue;
+        }
+        float factor = 0.0f;
+        const float shift_from_top = got.max[b];
+        k->exp_store_sum(&shift_from_top, 1, got.top, scale, &factor);
+        EXPECT_EQ(got.factor[b], factor) << k->name << " block " << b;
+        EXPECT_EQ(got.sum[b], k->exp_sum(row.data() + begin, len, got.max[b], scale) * static_cast<double>(factor)) << k->name << " block " << b;
+        total += got.sum[b];
+      }
+      EXPECT_EQ(got.total, total) << k->name << ", n = " << n;
+      // The floor keeps a running sum instead: the same log-sum-exp up to float rounding.
+      const double lse = k->logsumexp(row.data(), n, scale);
+      const double want = static_cast<double>(got.top) * scale + std::log(got.total);
+      EXPECT_NEAR(lse, want, 1e-6 * std::max(1.0, std::abs(want))) << k->name << ", n = " << n;
+    }
+  }
+}
+
+// Decisions read the blocked pass (TEV's masses, every draw's block sums), so the copies must agree
+// on it bit for bit too, and on the floor's value.
+TEST(RowKernels, CopiesAgreeOnTheBlockedPassBitForBit) {
+  const std::vector<const RowKernels*> copies = available();
+  if (copies.size() < 2) GTEST_SKIP() << "only the " << copies.front()->name << " copy runs on this CPU";
+  std::mt19937 rng(16);
+  for (std::size_t n : {1, 3, 17, 1023, 1025, 4099, 151935, 151936}) {
+    for (float temperature : {0.6f, 1.0f, 1e-3f}) {
+      const std::vector<float> row = random_row(n, rng);
+      const Blocked reference = blocked(*copies.front(), row, 1.0f / temperature);
+      const double reference_lse = copies.front()->logsumexp(row.data(), n, 1.0f / temperature);
+      for (const RowKernels* k : copies) {
+        EXPECT_TRUE(blocked(*k, row, 1.0f / temperature) == reference) << k->name << ", n = " << n << ", T = " << temperature;
+        const double lse = k->logsumexp(row.data(), n, 1.0f / temperature);
+        EXPECT_EQ(std::memcmp(&lse, &reference_lse, sizeof lse), 0) << k->name << ", n = " << n << ", T = " << temperature;
+      }
+    }
+  }
+}
+
+// The batched Philox is Random123's Philox4x32-10 word for word, in every copy: counters across the
+// 2^32 boundary of the sample word, batch sizes around the vector widths, several keys.
+TEST(RowKernels, PhiloxBlocksAreRandom123Blocks) {
+  for (const RowKernels* k : available()) {
+    for (std::uint32_t seed : {0u, 1u, 20261130u, 0xffffffffu}) {
+      for (std::uint64_t first : {std::uint64_t{0}, std::uint64_t{0xfffffff0}, std::uint64_t{1} << 40}) {
+        for (std::size_t count : {1, 3, 8, 16, 37}) {
+          std::vector<std::uint32_t> out(4 * count);
+          k->philox_blocks(seed, static_cast<std::uint32_t>(Stream::verifier), 5, 77, first, count, out.data());
+          for (std::size_t i = 0; i < count; ++i) {
+            const auto want = philox_block(DrawSite{seed, Stream::verifier, 77, first + i}, 5);
+            for (int w = 0; w < 4; ++w) ASSERT_EQ(out[4 * i + w], want[w]) << k->name << " seed " << seed << " counter " << first + i << " word " << w;
+          }
+        }
       }
     }
   }

@@ -39,7 +39,8 @@ TEST(MonteCarlo, DisjointSampleRangesAddUpToTheWholeRun) {
 }
 
 // The fast per-sample kernels (and their table-driven completion) must reproduce their
-// chooser-path verifiers and complete_block block for block.
+// chooser-path verifiers and complete_block block for block, both drawing two uniforms per Philox
+// block (the fast path's layout).
 TEST(FastPath, EqualsTheChooserPathSampleBySample) {
   const auto suite = small_suite();
   for (const VerifierInfo& info : verifier_catalog()) {
@@ -48,8 +49,8 @@ TEST(FastPath, EqualsTheChooserPathSampleBySample) {
       const SuiteCase& c = suite[i];
       const auto tree_id = static_cast<std::uint32_t>(i);
       const TreeTables tables(c.tree, c.rows, child_order_for(info.id, c.tree, c.rows));
-      PhiloxChooser chooser({0, Stream::verifier, 0, 0});
-      PhiloxChooser completion({0, Stream::completion, 0, 0});
+      PhiloxChooser chooser({0, Stream::verifier, 0, 0}, DrawLayout::two_per_block);
+      PhiloxChooser completion({0, Stream::completion, 0, 0}, DrawLayout::two_per_block);
       for (std::uint64_t s = 0; s < 20000; ++s) {
         chooser.restart({99, Stream::verifier, tree_id, s});
         completion.restart({99, Stream::completion, tree_id, s});
