@@ -75,10 +75,10 @@ StageReport describe_workload(const LiveWorkload& w) {
 
 }  // namespace
 
-SuiteCase montecarlo_case() {
+CheckCase montecarlo_case() {
   const ThroughputReport defaults;
   const SuiteConfig config{.trees = 1, .vocab = defaults.vocab, .budget = defaults.budget, .seed = 20261130};
-  return make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0);
+  return make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0).check;
 }
 
 double StageReport::micros(const std::string& verifier, int threads) const {
@@ -169,7 +169,7 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
 ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
   ThroughputReport report;
   report.samples = samples;
-  const SuiteCase c = montecarlo_case();
+  const CheckCase c = montecarlo_case();
   const NodeId leaf = c.tree.size() - 1;  // the last node in level order is a leaf: no completion
   // Best of the repeats, by wall time and by process CPU time (threads × samples per CPU second:
   // the rate on that many cores of one's own).
@@ -213,7 +213,7 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   d.seconds_measured = seconds;
   d.budget_seconds = budget_seconds;
   d.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const std::vector<SuiteCase> suite = make_suite(SuiteConfig{});
+  const std::vector<CheckCase> suite = make_suite(SuiteConfig{}).cases;
   // The default check: the whole check's α over every registered verifier, then the policy's level.
   JudgingConfig judging;
   judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
@@ -239,7 +239,7 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   }
   // The spot check: a budget small enough for replicates, the TV it detects with 99 % predicted power.
   d.spot_samples = 20000;
-  const SuiteCase& c = suite[d.worst_tree];
+  const CheckCase& c = suite[d.worst_tree];
   d.spot_tv = detectable_tv(c.tree, c.rows, d.spot_samples, d.level, policy.required_power).value_or(0.0);
   const PowerConfig config{.alpha = d.level, .replicates = replicates, .seed = judging.seed, .threads = d.threads};
   if (d.spot_tv > 0.0) d.spot = noise_contamination_spot_check(c, d.spot_tv, d.spot_samples, config);
@@ -256,7 +256,7 @@ StageReport measure_verifier_stage_gpu(const LiveWorkload& w, std::int32_t calls
 }
 
 std::vector<GpuThroughput> measure_montecarlo_gpu(std::uint64_t samples, int repeats) {
-  const SuiteCase c = montecarlo_case();
+  const CheckCase c = montecarlo_case();
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
   std::vector<GpuThroughput> rates;

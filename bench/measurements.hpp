@@ -62,7 +62,7 @@ struct ThroughputReport {
 ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats);
 
 // The fixed Monte Carlo tree: DDTree, B = 64, V = 64, Gaussian logits.
-SuiteCase montecarlo_case();
+CheckCase montecarlo_case();
 
 // What one minute of TEV sampling detects on the default `check` suite: the engine's rate measured
 // for `seconds` over the suite's trees (all hardware threads, tables built per run as check does;

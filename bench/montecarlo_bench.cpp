@@ -29,9 +29,9 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
-const tev::SuiteCase& fixed_case() {
-  static const tev::SuiteCase c = tev::make_case(tev::TreeShape::ddtree, {tev::RowFamily::gaussian_logits, 3.0, 1.0}, 2,
-                                                 {.trees = 1, .vocab = 64, .budget = 64, .seed = 20261130}, 0);
+const tev::CheckCase& fixed_case() {
+  static const tev::CheckCase c = tev::make_case(tev::TreeShape::ddtree, {tev::RowFamily::gaussian_logits, 3.0, 1.0}, 2,
+                                                 {.trees = 1, .vocab = 64, .budget = 64, .seed = 20261130}, 0).check;
   return c;
 }
 
@@ -48,7 +48,7 @@ void BM_MonteCarlo(benchmark::State& state) {
 }
 
 void BM_PhiloxOnly(benchmark::State& state) {
-  const tev::SuiteCase& c = fixed_case();
+  const tev::CheckCase& c = fixed_case();
   const tev::MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = kSamples, .first_sample = 0, .threads = static_cast<int>(state.range(0))};
   const tev::NodeId leaf = c.tree.size() - 1;
   const std::uint64_t before = g_allocations.load();

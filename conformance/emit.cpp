@@ -43,7 +43,7 @@ struct SparseCase {
 // The small case's tree and rows embedded in a large vocabulary: token t becomes t·stride + 7;
 // each row keeps (1 − remainder) of its mass on the embedded tokens, listed, and spreads the
 // remainder uniformly over every other token.
-SparseCase embed_in_large_vocab(const SuiteCase& small, std::int32_t large_vocab) {
+SparseCase embed_in_large_vocab(const CheckCase& small, std::int32_t large_vocab) {
   const std::int32_t v_small = small.tree.vocab;
   const std::int32_t stride = large_vocab / v_small;
   if (stride < 2) throw std::invalid_argument("the large vocabulary must be at least twice the small one");
@@ -98,7 +98,7 @@ std::vector<std::string> emit_cases(const EmitConfig& config) {
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
     const SuiteConfig base{.trees = 1, .vocab = config.vocab, .budget = r.budget ? r.budget : config.budget, .seed = config.seed};
-    const SuiteCase c = make_case(r.shape, r.family, r.arity, base, static_cast<std::uint32_t>(i));
+    const CheckCase c = make_case(r.shape, r.family, r.arity, base, static_cast<std::uint32_t>(i)).check;
     std::string id = "c";
     id += std::to_string(i);
     const std::string label = std::string(r.label) + " / " + c.label;

@@ -52,9 +52,9 @@ std::vector<BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cas
 
 }  // namespace
 
-std::vector<BlockCounts> monte_carlo_batch(VerifierId id, std::span<const SuiteCase> cases, const MonteCarloPlan& plan, double* kernel_seconds) {
+std::vector<BlockCounts> monte_carlo_batch(VerifierId id, std::span<const CheckCase> cases, const MonteCarloPlan& plan, double* kernel_seconds) {
   std::vector<Case> batch;
-  for (const SuiteCase& c : cases) batch.push_back({&c.tree, &c.rows});
+  for (const CheckCase& c : cases) batch.push_back({&c.tree, &c.rows});
   return tally_batch(id, batch, plan, kernel_seconds);
 }
 

@@ -18,7 +18,7 @@ namespace tev::gpu {
 // bit for bit (plan.threads and plan.fast_path do not apply). Under mpirun each rank samples its
 // slice and the counts are summed over ranks, as on the CPU. kernel_seconds, when given,
 // receives the sampling kernel's time.
-std::vector<BlockCounts> monte_carlo_batch(VerifierId id, std::span<const SuiteCase> cases, const MonteCarloPlan& plan,
+std::vector<BlockCounts> monte_carlo_batch(VerifierId id, std::span<const CheckCase> cases, const MonteCarloPlan& plan,
                                            double* kernel_seconds = nullptr);
 
 // The engine behind `--device gpu`: a verifier with a fast path runs on the GPU, any other on

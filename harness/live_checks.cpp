@@ -15,13 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-SuiteCase as_suite_case(std::string label, const LiveTree& live) {
-  SuiteCase c;
+CheckCase as_check_case(std::string label, const LiveTree& live) {
+  CheckCase c;
   c.label = std::move(label);
-  c.shape = TreeShape::ddtree;
   c.tree = live.tree;
   c.rows = live.rows;
-  c.draft_kl = live.root_kl;
   return c;
 }
 
@@ -50,7 +48,7 @@ std::vector<LiveCase> build_cases(const LiveOptions& options, const RunContext& 
         c.context_text = render_tokens(*set.target, live.context);
         c.root_kl = live.root_kl;
         c.row_deviation = live.row_deviation;
-        c.suite_case = as_suite_case(c.builder + " / " + c.drafter + " / context " + std::to_string(i), live);
+        c.check_case = as_check_case(c.builder + " / " + c.drafter + " / context " + std::to_string(i), live);
         if (dump) {
           const LiveDumpInfo info{"tree-" + std::to_string(cases.size()), set.target->name(), drafter.name, c.builder,
                                   options.tree.temperature};
@@ -78,7 +76,7 @@ std::vector<LiveCase> read_cases(const std::string& dir, std::ostream& progress)
     c.drafter = loaded.info.drafter;
     c.builder = loaded.info.builder;
     c.row_deviation = loaded.live.row_deviation;
-    c.suite_case = as_suite_case(file.filename().string(), loaded.live);
+    c.check_case = as_check_case(file.filename().string(), loaded.live);
     cases.push_back(std::move(c));
   }
   return cases;
@@ -126,7 +124,7 @@ void generate(const LiveOptions& options, const ModelSet& set, const std::vector
   result.generation_holds = result.min_length_p_holm >= share_alpha;
 }
 
-FirstWordTest first_word_test(const LiveOptions& options, const RunContext& context, const SuiteCase& first, double share_alpha) {
+FirstWordTest first_word_test(const LiveOptions& options, const RunContext& context, const CheckCase& first, double share_alpha) {
   MonteCarloPlan plan;
   plan.seed = options.judging.seed + 1;
   plan.samples = options.first_word_samples;
@@ -161,8 +159,8 @@ LiveResult run_live_checks(const LiveOptions& options, const RunContext& context
     contexts = sample_contexts(*set.target, options.contexts, options.context_length, options.judging.seed, set.end_token);
     result.cases = build_cases(options, context, set, contexts, progress);
   }
-  std::vector<SuiteCase> suite;
-  for (const LiveCase& c : result.cases) suite.push_back(c.suite_case);
+  std::vector<CheckCase> suite;
+  for (const LiveCase& c : result.cases) suite.push_back(c.check_case);
 
   // One family-wise alpha: Bonferroni over the verifiers, the generation family and the first-word test.
   auto included = [&](const VerifierInfo& info) { return options.mutants || info.kind != VerifierKind::mutant; };

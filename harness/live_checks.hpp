@@ -30,7 +30,7 @@ struct LiveOptions {
 };
 
 struct LiveCase {
-  SuiteCase suite_case;
+  CheckCase check_case;
   std::string drafter, builder, context_text;
   double root_kl = 0.0;
   double row_deviation = 0.0;

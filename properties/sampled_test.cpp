@@ -15,8 +15,8 @@ constexpr std::uint32_t kSeed = 20261130;
 
 class SampledCheck : public ::testing::TestWithParam<VerifierId> {
  protected:
-  static const std::vector<SuiteCase>& suite() {
-    static const std::vector<SuiteCase> s = make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed});
+  static const std::vector<CheckCase>& suite() {
+    static const std::vector<CheckCase> s = make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
     return s;
   }
 };
@@ -49,7 +49,7 @@ TEST_P(SampledCheck, VerdictMatchesItsKind) {
 // The float32 rounding mutant is the one sampling cannot see: its TV is ~1e-8, so the predicted
 // power at 200,000 samples is essentially alpha. Only enumeration catches it.
 TEST(SampledCheckLimits, Float32MutantIsBeyondAnySampleBudget) {
-  const auto s = make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed});
+  const auto s = make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
   const VerifierReport r = check_verifier(VerifierId::mutant_float32_one_minus_sum, s, {.samples = 200000, .seed = kSeed, .threads = 2});
   EXPECT_LT(r.max_exact_tv, 1e-6);
   EXPECT_LT(r.predicted_power, 0.01);

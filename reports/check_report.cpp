@@ -12,14 +12,14 @@ namespace tev {
 
 namespace {
 
-void print_suite(const std::vector<SuiteCase>& suite, std::ostream& out) {
-  out << "Suite: " << suite.size() << " trees\n";
-  for (std::size_t i = 0; i < suite.size(); ++i) {
-    const SuiteCase& c = suite[i];
+void print_suite(const SyntheticSuite& suite, std::ostream& out) {
+  out << "Suite: " << suite.cases.size() << " trees\n";
+  for (std::size_t i = 0; i < suite.cases.size(); ++i) {
+    const CheckCase& c = suite.cases[i];
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     out << "  tree " << i << ": " << std::left << std::setw(46) << c.label << " nodes " << std::setw(4) << c.tree.size()
         << " depth " << std::setw(3) << c.tree.max_depth() << " 1+C_p " << fixed(law.ceiling(), 4)
-        << "  draft KL " << fixed(c.draft_kl, 3) << " nats\n";
+        << "  draft KL " << fixed(suite.origins[i].draft_kl, 3) << " nats\n";
   }
 }
 
@@ -53,12 +53,13 @@ nlohmann::json check_json(const CheckSuiteOptions& options, const CheckSuiteResu
                  {"budget", options.suite.budget},     {"seed", options.suite.seed},
                  {"samples", judging.samples},   {"threads", judging.threads}, {"device", options.device},
                  {"alpha", judging.alpha}, {"alpha_per_verifier", judging.verifier_alpha()},
-                 {"verdict_policy", policy_json(judging.policy(), result.suite.size())}, {"exact_tolerance", judging.exact_tolerance},
+                 {"verdict_policy", policy_json(judging.policy(), result.suite.cases.size())}, {"exact_tolerance", judging.exact_tolerance},
                  {"draft_noise", options.suite.draft_noise}};
-  for (const SuiteCase& c : result.suite) {
+  for (std::size_t i = 0; i < result.suite.cases.size(); ++i) {
+    const CheckCase& c = result.suite.cases[i];
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     j["trees"].push_back({{"label", c.label}, {"nodes", c.tree.size()}, {"max_depth", c.tree.max_depth()},
-                          {"coverage", law.coverage}, {"ceiling", law.ceiling()}, {"draft_kl", c.draft_kl},
+                          {"coverage", law.coverage}, {"ceiling", law.ceiling()}, {"draft_kl", result.suite.origins[i].draft_kl},
                           {"row_max_deviation", c.rows.max_deviation()}, {"prefix", law.prefix}});
   }
   j["verifiers"] = verifiers_json(result.verifiers);

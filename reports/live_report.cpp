@@ -16,9 +16,9 @@ void print_cases(const std::vector<LiveCase>& cases, std::ostream& out) {
   out << "Live trees: " << cases.size() << "\n";
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const LiveCase& c = cases[i];
-    const ExitLaw law = ExitLaw::compute(c.suite_case.tree, c.suite_case.rows);
-    out << "  tree " << std::right << std::setw(2) << i << ": " << std::left << std::setw(36) << c.suite_case.label << " nodes "
-        << std::setw(4) << c.suite_case.tree.size() << " depth " << std::setw(3) << c.suite_case.tree.max_depth() << " 1+C_p "
+    const ExitLaw law = ExitLaw::compute(c.check_case.tree, c.check_case.rows);
+    out << "  tree " << std::right << std::setw(2) << i << ": " << std::left << std::setw(36) << c.check_case.label << " nodes "
+        << std::setw(4) << c.check_case.tree.size() << " depth " << std::setw(3) << c.check_case.tree.max_depth() << " 1+C_p "
         << fixed(law.ceiling(), 4) << "  KL(target||drafter) " << fixed(c.root_kl, 3) << " nats  row dev "
         << scientific(c.row_deviation) << (c.context_text.empty() ? "" : "  \"" + c.context_text + "\"") << '\n';
   }
@@ -95,10 +95,10 @@ nlohmann::json live_json(const LiveOptions& options, const LiveResult& r) {
                                                 r.cases.size())}};
   if (!r.from_dumps) j["target"] = r.target;
   for (const LiveCase& c : r.cases) {
-    const ExitLaw law = ExitLaw::compute(c.suite_case.tree, c.suite_case.rows);
-    j["trees"].push_back({{"label", c.suite_case.label}, {"drafter", c.drafter}, {"builder", c.builder},
-                          {"context", c.context_text}, {"nodes", c.suite_case.tree.size()},
-                          {"max_depth", c.suite_case.tree.max_depth()}, {"ceiling", law.ceiling()},
+    const ExitLaw law = ExitLaw::compute(c.check_case.tree, c.check_case.rows);
+    j["trees"].push_back({{"label", c.check_case.label}, {"drafter", c.drafter}, {"builder", c.builder},
+                          {"context", c.context_text}, {"nodes", c.check_case.tree.size()},
+                          {"max_depth", c.check_case.tree.max_depth()}, {"ceiling", law.ceiling()},
                           {"root_kl", c.root_kl}, {"row_max_deviation", c.row_deviation}, {"prefix", law.prefix}});
   }
   j["verifiers"] = verifiers_json(r.verifiers);

@@ -54,20 +54,20 @@ SweepConfig sweep_config(const Theorem1Options& o) {
   return s;
 }
 
-json case_json(const SuiteCase& c) {
+json case_json(const CheckCase& c, const SyntheticOrigin& origin) {
   const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
   CompensatedSum total_exit;
   for (double w : law.exit) total_exit.add(w);
   return {{"label", c.label},
-          {"shape", std::string(shape_name(c.shape))},
-          {"family", c.family.label()},
+          {"shape", std::string(shape_name(origin.shape))},
+          {"family", origin.family.label()},
           {"budget", c.tree.size() - 1},
           {"max_depth", c.tree.max_depth()},
           {"coverage", law.coverage},
           {"ceiling", law.ceiling()},
           {"exit_mass_error", std::abs(total_exit.value() - 1.0)},
           {"coverage_forms_gap", std::abs(law.coverage - law.coverage_by_depth)},
-          {"draft_kl", c.draft_kl},
+          {"draft_kl", origin.draft_kl},
           {"row_max_deviation", c.rows.max_deviation()}};
 }
 
@@ -171,7 +171,7 @@ struct HomogeneityResult {
 
 // Everything the claims are computed from, typed.
 struct Theorem1Evidence {
-  std::span<const SuiteCase> cases;
+  std::span<const CheckCase> cases;
   std::span<const VerifierReport> reports;
   std::span<const HomogeneityResult> homogeneity;
   std::span<const CompositionResult> composition;
@@ -237,7 +237,7 @@ json claims_json(const Theorem1Evidence& ev) {
     claims.push_back({{"claim", std::move(claim)}, {"reference", std::move(where)}, {"evidence", std::move(evidence)}, {"holds", holds}});
   };
   double worst_mass = 0.0, worst_gap = 0.0;
-  for (const SuiteCase& c : ev.cases) {
+  for (const CheckCase& c : ev.cases) {
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     worst_mass = std::max(worst_mass, std::abs(compensated_total(law.exit) - 1.0));
     worst_gap = std::max(worst_gap, std::abs(law.coverage - law.coverage_by_depth));
@@ -347,7 +347,8 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   results["command"] = "theorem1";
   results["kind"] = results_kind_name(ResultsKind::theorem1);
 
-  const std::vector<SuiteCase> cases = make_sweep(sweep_config(options));
+  const SyntheticSuite sweep = make_sweep(sweep_config(options));
+  const std::vector<CheckCase>& cases = sweep.cases;
   std::vector<VerifierId> exact_ids;
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.kind != VerifierKind::mutant) exact_ids.push_back(info.id);
@@ -368,7 +369,7 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   // 1. The sweep: every exact verifier on every tree.
   progress << "sweep: " << cases.size() << " trees x " << exact_ids.size() << " verifiers x " << options.samples << " samples\n";
   results["sweep"]["cases"] = json::array();
-  for (const SuiteCase& c : cases) results["sweep"]["cases"].push_back(case_json(c));
+  for (std::size_t i = 0; i < cases.size(); ++i) results["sweep"]["cases"].push_back(case_json(cases[i], sweep.origins[i]));
   std::vector<VerifierReport> reports;
   for (VerifierId id : exact_ids) {
     reports.push_back(check_verifier(id, cases, check));
@@ -380,7 +381,8 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   // 2. Per-node acceptance for one showcase tree: the DDTree, largest budget, T = 0.6 logits.
   std::size_t showcase = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (cases[i].shape == TreeShape::ddtree && cases[i].family.family == RowFamily::gaussian_logits && cases[i].family.temperature < 1.0 &&
+    const SyntheticOrigin& origin = sweep.origins[i];
+    if (origin.shape == TreeShape::ddtree && origin.family.family == RowFamily::gaussian_logits && origin.family.temperature < 1.0 &&
         cases[i].tree.size() >= cases[showcase].tree.size()) {
       showcase = i;
     }
@@ -417,7 +419,7 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
 
   // 4. Calibration of the tests under true nulls.
   SuiteConfig calibration_case_config{.trees = 1, .vocab = 16, .budget = 16, .seed = options.seed};
-  const SuiteCase calibration_case = make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, calibration_case_config, 0);
+  const CheckCase calibration_case = make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, calibration_case_config, 0).check;
   progress << "calibration: " << options.calibration_seeds << " seeds x " << options.calibration_samples << " samples on " << calibration_case.label << "\n" << std::flush;
   json& calibration = results["calibration"];
   calibration["case"] = calibration_case.label;

@@ -24,7 +24,7 @@ void summarize(CalibrationSeries& s) {
 
 }  // namespace
 
-SuiteCase rare_long_path_case(std::uint64_t samples, double rare_count) {
+CheckCase rare_long_path_case(std::uint64_t samples, double rare_count) {
   const double q = rare_count / static_cast<double>(samples);
   std::vector<NodeId> parents(kRareChainDepth + 1);
   std::vector<Token> tokens(kRareChainDepth + 1, 0);
@@ -36,15 +36,14 @@ SuiteCase rare_long_path_case(std::uint64_t samples, double rare_count) {
     probs.push_back(child);
     for (std::int32_t a = 1; a < kRareVocab; ++a) probs.push_back((1.0 - child) / (kRareVocab - 1));
   }
-  SuiteCase c;
+  CheckCase c;
   c.label = "chain depth 10, rare long path (expected " + std::to_string(rare_count).substr(0, 4) + " times)";
-  c.shape = TreeShape::chain;
   c.tree = tree_from_parents(parents, tokens, kRareVocab).tree;
   c.rows = TargetRows::from_probabilities(probs, kRareChainDepth + 1, kRareVocab);
   return c;
 }
 
-std::vector<CalibrationSeries> calibrate_tests(const SuiteCase& c, std::uint32_t seeds, std::uint64_t samples, int threads, const Ranks& ranks) {
+std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t seeds, std::uint64_t samples, int threads, const Ranks& ranks) {
   const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
   const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, law);
   const std::vector<std::int32_t> groups = node_groups(c.tree.size(), c.tree.vocab);
@@ -52,7 +51,7 @@ std::vector<CalibrationSeries> calibrate_tests(const SuiteCase& c, std::uint32_t
   for (NodeId u = 1; u < c.tree.size(); ++u) {
     if (std::abs(law.prefix[u] - 0.5) < std::abs(law.prefix[probe] - 0.5)) probe = u;
   }
-  const SuiteCase rare = rare_long_path_case(samples, 0.2);
+  const CheckCase rare = rare_long_path_case(samples, 0.2);
   const ExitLaw rare_law = ExitLaw::compute(rare.tree, rare.rows);
   std::vector<CalibrationSeries> series(7);
   series[0].test = "chi-square, TEV completed law vs canonical";

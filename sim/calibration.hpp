@@ -23,7 +23,7 @@ struct CalibrationSeries {
 // A chain of depth 10 whose root accepts its child with probability q = rare_count / samples and
 // whose deeper nodes accept theirs with probability 1 − 1e-9: L is 1, or 11 with probability ≈ q.
 // At n = samples the long path is expected rare_count times, and it carries almost all of Var L.
-SuiteCase rare_long_path_case(std::uint64_t samples, double rare_count);
+CheckCase rare_long_path_case(std::uint64_t samples, double rare_count);
 
 // For seeds 1..seeds, TEV and predraw (both exact and saturated) sample `samples` blocks on the
 // case; records the raw p-values of: χ² of TEV's completed law, the E[L] shortfall test (Chernoff
@@ -31,7 +31,7 @@ SuiteCase rare_long_path_case(std::uint64_t samples, double rare_count);
 // TEV-vs-predraw homogeneity χ². Then, on rare_long_path_case(samples, 0.2): the E[L] shortfall
 // and excess bounds (both used by the suite) and, descriptive, the two-sided z-test with the
 // exact null variance that they replace. Every null is true.
-std::vector<CalibrationSeries> calibrate_tests(const SuiteCase& c, std::uint32_t seeds, std::uint64_t samples, int threads,
+std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t seeds, std::uint64_t samples, int threads,
                                                 const Ranks& ranks = {});
 
 }  // namespace tev

@@ -15,7 +15,7 @@ CheckSuiteResult run_check_suite(const CheckSuiteOptions& options, const Verifie
   result.selftest = run_selftest();
   if (!result.selftest_passed()) return result;
   result.suite = make_suite(options.suite);
-  result.verifiers = check_every_verifier(result.suite, [&](const VerifierInfo&) { return std::optional(options.judging); }, progress);
+  result.verifiers = check_every_verifier(result.suite.cases, [&](const VerifierInfo&) { return std::optional(options.judging); }, progress);
   result.passed = all_as_expected(result.verifiers);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -18,7 +18,7 @@ struct CheckSuiteOptions {
 
 struct CheckSuiteResult {
   std::vector<KnownAnswer> selftest;
-  std::vector<SuiteCase> suite;           // empty when the selftest failed: nothing was judged
+  SyntheticSuite suite;                   // empty when the selftest failed: nothing was judged
   std::vector<VerifierReport> verifiers;  // in catalog order
   double seconds = 0.0;
   // Every saturated verifier exact and saturated, every unsaturated one exact and not saturated,

@@ -24,11 +24,11 @@ const std::array kRecipes = {
 };
 }  // namespace
 
-std::vector<SuiteCase> make_suite(const SuiteConfig& config) {
+SyntheticSuite make_suite(const SuiteConfig& config) {
   if (config.trees < 1) throw std::invalid_argument("the suite needs at least one tree");
   if (config.vocab < 2) throw std::invalid_argument("the vocabulary needs at least 2 tokens");
   if (config.budget < 1) throw std::invalid_argument("the budget must be at least 1 node");
-  std::vector<SuiteCase> suite;
+  SyntheticSuite suite;
   for (std::int32_t i = 0; i < config.trees; ++i) {
     const Recipe& recipe = kRecipes[static_cast<std::size_t>(i) % kRecipes.size()];
     // A vocabulary smaller than the recipe's arity narrows the k-ary tree rather than failing.
@@ -38,7 +38,7 @@ std::vector<SuiteCase> make_suite(const SuiteConfig& config) {
   return suite;
 }
 
-SuiteCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t arity, const SuiteConfig& config,
+SyntheticCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t arity, const SuiteConfig& config,
                     std::uint32_t id) {
   const SyntheticLanguage language(family, config.vocab, config.draft_noise, config.seed + 7919u * id);
   PhiloxEngine engine(config.seed, uses::suite_trees, id);
@@ -47,16 +47,16 @@ SuiteCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t a
   TargetRows rows = language.target_rows_for(tree);
   const double kl = language.mean_draft_kl(tree);
   const std::string name = shape == TreeShape::full_kary ? std::to_string(arity) + "-ary" : std::string(shape_name(shape));
-  return {name + " B=" + std::to_string(budget) + " / " + family.label(), shape, family, std::move(tree), std::move(rows), kl};
+  return {{name + " B=" + std::to_string(budget) + " / " + family.label(), std::move(tree), std::move(rows)}, {shape, family, kl}};
 }
 
-std::vector<SuiteCase> make_sweep(const SweepConfig& config) {
-  std::vector<SuiteCase> cases;
+SyntheticSuite make_sweep(const SweepConfig& config) {
+  SyntheticSuite cases;
   for (std::int32_t budget : config.budgets) {
     for (TreeShape shape : config.shapes) {
       for (const RowFamilySpec& family : config.families) {
         const SuiteConfig one{.trees = 1, .vocab = config.vocab, .budget = budget, .seed = config.seed, .draft_noise = config.draft_noise};
-        cases.push_back(make_case(shape, family, 2, one, static_cast<std::uint32_t>(cases.size())));
+        cases.push_back(make_case(shape, family, 2, one, static_cast<std::uint32_t>(cases.cases.size())));
       }
     }
   }

@@ -14,7 +14,7 @@ namespace {
 constexpr double kRequiredPower = 0.99;
 }
 
-VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const JudgingConfig& config) {
+VerifierReport check_verifier(VerifierId id, std::span<const CheckCase> suite, const JudgingConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   VerifierReport report;
   report.info = verifier_info(id);
@@ -25,7 +25,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
   double miss_probability = 1.0;
 
   for (std::size_t i = 0; i < suite.size(); ++i) {
-    const SuiteCase& c = suite[i];
+    const CheckCase& c = suite[i];
     MonteCarloPlan plan;
     plan.seed = config.seed;
     plan.tree_id = static_cast<std::uint32_t>(i);
@@ -82,7 +82,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, c
   return report;
 }
 
-std::vector<VerifierReport> check_every_verifier(std::span<const SuiteCase> suite, const ConfigFor& config_for,
+std::vector<VerifierReport> check_every_verifier(std::span<const CheckCase> suite, const ConfigFor& config_for,
                                                  const VerifierProgress& progress) {
   std::vector<std::pair<VerifierInfo, JudgingConfig>> chosen;
   for (const VerifierInfo& info : verifier_catalog()) {

@@ -56,7 +56,7 @@ struct VerifierReport {
   std::string caught_by;              // mutants: "sampling and enumeration", "enumeration only", ...
 };
 
-VerifierReport check_verifier(VerifierId id, std::span<const SuiteCase> suite, const JudgingConfig& config);
+VerifierReport check_verifier(VerifierId id, std::span<const CheckCase> suite, const JudgingConfig& config);
 
 // Told as each verifier starts (k of n, from 0) and when its report is done; the caller prints.
 struct VerifierProgress {
@@ -67,7 +67,7 @@ struct VerifierProgress {
 // Every verifier of the catalog in its order; config_for(verifier) gives each one's settings
 // (samples may differ with its cost), or nothing to leave the verifier out.
 using ConfigFor = std::function<std::optional<JudgingConfig>(const VerifierInfo&)>;
-std::vector<VerifierReport> check_every_verifier(std::span<const SuiteCase> suite, const ConfigFor& config_for,
+std::vector<VerifierReport> check_every_verifier(std::span<const CheckCase> suite, const ConfigFor& config_for,
                                                  const VerifierProgress& progress = {});
 bool all_as_expected(std::span<const VerifierReport> reports);
 // True when every verifier not judged as its kind requires is "inconclusive" (and at least one

@@ -33,7 +33,7 @@ std::uint64_t samples_per_tree() {
 }
 
 TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
-  const std::vector<SuiteCase> suite = make_suite({.trees = 8, .vocab = 24, .budget = 20, .seed = 4242});
+  const std::vector<CheckCase> suite = make_suite({.trees = 8, .vocab = 24, .budget = 20, .seed = 4242}).cases;
   const MonteCarloPlan plan{.seed = 77, .tree_id = 3, .samples = samples_per_tree(), .first_sample = (std::uint64_t{1} << 32) - 1000,
                             .threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
   for (const VerifierInfo& info : verifier_catalog()) {
@@ -50,7 +50,7 @@ TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
 }
 
 TEST_F(Gpu, EngineRunsVerifiersWithoutKernelsOnTheCpu) {
-  const std::vector<SuiteCase> suite = make_suite({.trees = 1, .vocab = 12, .budget = 8, .seed = 5});
+  const std::vector<CheckCase> suite = make_suite({.trees = 1, .vocab = 12, .budget = 8, .seed = 5}).cases;
   const MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = 5000, .first_sample = 0, .threads = 1};
   for (VerifierId id : {VerifierId::first_child_chain, VerifierId::tree_exit}) {
     EXPECT_EQ(gpu::run_monte_carlo(id, suite[0].tree, suite[0].rows, plan), run_monte_carlo(id, suite[0].tree, suite[0].rows, plan))

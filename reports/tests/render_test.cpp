@@ -99,13 +99,13 @@ json small_check() {
   suite_config.trees = 2;
   suite_config.vocab = 8;
   suite_config.budget = 6;
-  const std::vector<SuiteCase> suite = make_suite(suite_config);
+  const std::vector<CheckCase> suite = make_suite(suite_config).cases;
   JudgingConfig config;
   config.samples = 20000;
   config.verifiers_sharing_alpha = 2;
   json j = {{"format_version", 2}, {"kind", results_kind_name(ResultsKind::check)}, {"command", "check"}, {"seconds", 0.0}};
   j["config"] = {{"samples", config.samples}, {"seed", config.seed}, {"alpha", config.alpha}, {"verdict_policy", policy_json(config.policy(), suite.size())}};
-  for (const SuiteCase& c : suite) {
+  for (const CheckCase& c : suite) {
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     j["trees"].push_back({{"label", c.label}, {"nodes", c.tree.size()}, {"ceiling", law.ceiling()}, {"prefix", law.prefix}});
   }

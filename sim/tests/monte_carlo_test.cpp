@@ -8,7 +8,7 @@
 namespace tev {
 namespace {
 
-std::vector<SuiteCase> small_suite() { return make_suite({.trees = 8, .vocab = 12, .budget = 10, .seed = 404}); }
+std::vector<CheckCase> small_suite() { return make_suite({.trees = 8, .vocab = 12, .budget = 10, .seed = 404}).cases; }
 
 TEST(MonteCarlo, HistogramsDoNotDependOnTheThreadCount) {
   const auto suite = small_suite();
@@ -46,7 +46,7 @@ TEST(FastPath, EqualsTheChooserPathSampleBySample) {
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.fast_path == FastPath::none) continue;
     for (std::size_t i = 0; i < suite.size(); ++i) {
-      const SuiteCase& c = suite[i];
+      const CheckCase& c = suite[i];
       const auto tree_id = static_cast<std::uint32_t>(i);
       const TreeTables tables(c.tree, c.rows, child_order_for(info.id, c.tree, c.rows));
       PhiloxChooser chooser({0, Stream::verifier, 0, 0}, DrawLayout::two_per_block);

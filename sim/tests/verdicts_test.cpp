@@ -10,7 +10,7 @@ namespace {
 SuiteConfig tiny_suite() { return {.trees = 2, .vocab = 4, .budget = 4, .seed = 5, .draft_noise = 0.5}; }
 
 TEST(CheckEveryVerifier, RunsTheChosenVerifiersInCatalogOrderAndTellsProgress) {
-  const std::vector<SuiteCase> suite = make_suite(tiny_suite());
+  const std::vector<CheckCase> suite = make_suite(tiny_suite()).cases;
   JudgingConfig config;
   config.samples = 2000;
   std::vector<std::string> told;
@@ -54,7 +54,7 @@ TEST(CheckSuite, SelftestThenEveryVerifierOfTheCatalog) {
   options.judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
   const CheckSuiteResult result = run_check_suite(options);
   EXPECT_TRUE(result.selftest_passed());
-  EXPECT_EQ(result.suite.size(), 2u);
+  EXPECT_EQ(result.suite.cases.size(), 2u);
   EXPECT_EQ(result.verifiers.size(), verifier_catalog().size());
   EXPECT_EQ(result.passed, all_as_expected(result.verifiers));
   EXPECT_EQ(result.exit_code(), result.passed ? 0 : 1);
