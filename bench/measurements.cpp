@@ -7,8 +7,6 @@
 #include <thread>
 
 #include "core/row_kernels.hpp"
-#include "core/sampling_tables.hpp"
-#include "gpu/gpu_engine.hpp"
 #include "sim/verdicts.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/verdict_policy.hpp"
@@ -60,33 +58,7 @@ double median_seconds_per_call(const std::function<void(std::uint64_t)>& call, d
   return per_call[per_call.size() / 2];
 }
 
-// The workload's columns of a report, before any timing.
-StageReport describe_workload(const LiveWorkload& w) {
-  StageReport report;
-  report.budget = w.budget;
-  report.temperature = w.temperature;
-  report.vocab = w.tree.vocab;
-  report.nodes = w.tree.size();
-  report.internal = static_cast<std::int32_t>(std::count_if(w.tree.child_count.begin(), w.tree.child_count.end(), [](std::int32_t c) { return c > 0; }));
-  report.ceiling = w.ceiling;
-  report.mean_top1 = w.mean_top1;
-  return report;
-}
-
 }  // namespace
-
-CheckCase montecarlo_case() {
-  const ThroughputReport defaults;
-  const SuiteConfig config{.trees = 1, .vocab = defaults.vocab, .budget = defaults.budget, .seed = 20261130};
-  return make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0).check;
-}
-
-double StageReport::micros(const std::string& verifier, int threads) const {
-  for (const StageTiming& t : timings) {
-    if (t.verifier == verifier && t.threads == threads) return t.micros_per_call;
-  }
-  return 0.0;
-}
 
 double ThroughputReport::rate(const std::string& verifier, int threads) const {
   for (const ThroughputTiming& t : timings) {
@@ -244,43 +216,6 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   const PowerConfig config{.alpha = d.level, .replicates = replicates, .seed = judging.seed, .threads = d.threads};
   if (d.spot_tv > 0.0) d.spot = noise_contamination_spot_check(c, d.spot_tv, d.spot_samples, config);
   return d;
-}
-
-StageReport measure_verifier_stage_gpu(const LiveWorkload& w, std::int32_t calls) {
-  StageReport report = describe_workload(w);
-  const gpu::StageTimings t = gpu::time_verifier_stage(w.tree, w.view(), calls);
-  const auto counted = static_cast<std::uint64_t>(calls);
-  report.timings.push_back({"tev (gpu)", 1, t.tev_micros, t.tev_micros, counted});
-  report.timings.push_back({"predraw (eager, gpu)", 1, t.predraw_micros, t.predraw_micros, counted});
-  return report;
-}
-
-std::vector<GpuThroughput> measure_montecarlo_gpu(std::uint64_t samples, int repeats) {
-  const CheckCase c = montecarlo_case();
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
-  std::vector<GpuThroughput> rates;
-  for (VerifierId id : {VerifierId::tree_exit, VerifierId::predraw, VerifierId::sequential_residual, VerifierId::pathwise_walk}) {
-    GpuThroughput r{std::string(verifier_info(id).name), 0.0, 0.0, threads, true};
-    // Both rates time sampling alone: the CPU's tables are built here, outside its clock, as the
-    // GPU's kernel time leaves out building and uploading them (run_monte_carlo's fast path otherwise).
-    const FastPath path = verifier_info(id).fast_path;
-    const TreeTables tables(c.tree, c.rows, child_order_for(id, c.tree, c.rows));
-    BlockCounts cpu;
-    for (int k = 0; k < repeats; ++k) {
-      const auto start = Clock::now();
-      cpu = tally_samples(c.tree, c.rows, plan, [&] {
-        return [&](std::uint64_t s) { return sample_fast(path, tables.view(), plan.seed, plan.tree_id, s); };
-      });
-      r.cpu_rate = std::max(r.cpu_rate, static_cast<double>(samples) / seconds_since(start));
-      double kernel_seconds = 0.0;
-      const BlockCounts on_gpu = gpu::monte_carlo_batch(id, std::span(&c, 1), plan, &kernel_seconds).front();
-      r.gpu_rate = std::max(r.gpu_rate, static_cast<double>(samples) / kernel_seconds);
-      r.identical = r.identical && on_gpu == cpu;
-    }
-    rates.push_back(r);
-  }
-  return rates;
 }
 
 }  // namespace tev

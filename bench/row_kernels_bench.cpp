@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/workloads.hpp"
 #include "core/row_kernels.hpp"
+#include "sim/logit_workloads.hpp"
 
 namespace {
 

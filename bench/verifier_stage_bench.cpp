@@ -6,7 +6,7 @@
 #include <memory>
 #include <utility>
 
-#include "bench/workloads.hpp"
+#include "sim/logit_workloads.hpp"
 
 namespace {
 

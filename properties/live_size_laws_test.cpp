@@ -8,9 +8,9 @@
 #include <iostream>
 #include <string>
 
-#include "bench/workloads.hpp"
 #include "core/exact_law.hpp"
 #include "core/exit_law.hpp"
+#include "sim/logit_workloads.hpp"
 
 namespace tev {
 namespace {

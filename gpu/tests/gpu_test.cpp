@@ -9,9 +9,9 @@
 #include <thread>
 #include <utility>
 
-#include "bench/workloads.hpp"
 #include "gpu/gpu_engine.hpp"
 #include "gpu/stage_reference.hpp"
+#include "sim/logit_workloads.hpp"
 
 namespace tev {
 namespace {

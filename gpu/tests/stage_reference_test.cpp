@@ -8,10 +8,10 @@
 #include <iostream>
 #include <map>
 
-#include "bench/workloads.hpp"
 #include "core/sampling.hpp"
 #include "gpu/device_api.hpp"
 #include "gpu/stage_reference.hpp"
+#include "sim/logit_workloads.hpp"
 
 namespace tev::gpu {
 namespace {

@@ -1,4 +1,4 @@
-#include "bench/workloads.hpp"
+#include "sim/logit_workloads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -102,6 +102,30 @@ LiveWorkload make_live_workload(std::int32_t budget, double temperature, std::in
   tev_from_logits(w.tree, w.view(), draws, scratch);
   w.ceiling = 1.0 + std::accumulate(scratch.prefix.begin() + 1, scratch.prefix.end(), 0.0);
   return w;
+}
+
+StageReport describe_workload(const LiveWorkload& w) {
+  StageReport report;
+  report.budget = w.budget;
+  report.temperature = w.temperature;
+  report.vocab = w.tree.vocab;
+  report.nodes = w.tree.size();
+  report.internal = static_cast<std::int32_t>(std::count_if(w.tree.child_count.begin(), w.tree.child_count.end(), [](std::int32_t c) { return c > 0; }));
+  report.ceiling = w.ceiling;
+  report.mean_top1 = w.mean_top1;
+  return report;
+}
+
+CheckCase montecarlo_case() {
+  const SuiteConfig config{.trees = 1, .vocab = kMonteCarloVocab, .budget = kMonteCarloBudget, .seed = 20261130};
+  return make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0).check;
+}
+
+double StageReport::micros(const std::string& verifier, int threads) const {
+  for (const StageTiming& t : timings) {
+    if (t.verifier == verifier && t.threads == threads) return t.micros_per_call;
+  }
+  return 0.0;
 }
 
 }  // namespace tev
