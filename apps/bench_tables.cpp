@@ -11,7 +11,7 @@
 #include "core/row_kernels.hpp"
 #include "core/statistics.hpp"
 #include "gpu/stage_timing.hpp"
-#include "reports/format.hpp"
+#include "core/format.hpp"
 #include "reports/results_writer.hpp"
 
 namespace tev {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/format.hpp"
+#include "core/format.hpp"
 
 namespace tev::report {
 

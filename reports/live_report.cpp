@@ -4,7 +4,7 @@
 #include <ostream>
 
 #include "core/exit_law.hpp"
-#include "reports/format.hpp"
+#include "core/format.hpp"
 #include "reports/verdict_json.hpp"
 #include "reports/verdict_table.hpp"
 

@@ -3,7 +3,7 @@
 #include <iomanip>
 #include <ostream>
 
-#include "reports/format.hpp"
+#include "core/format.hpp"
 #include "reports/verdict_json.hpp"
 
 namespace tev {

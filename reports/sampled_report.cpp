@@ -5,7 +5,7 @@
 #include <ostream>
 #include <vector>
 
-#include "reports/format.hpp"
+#include "core/format.hpp"
 #include "reports/verdict_json.hpp"
 
 namespace tev {

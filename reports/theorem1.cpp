@@ -11,7 +11,7 @@
 
 #include "core/compensated_sum.hpp"
 #include "core/exit_law.hpp"
-#include "reports/format.hpp"
+#include "core/format.hpp"
 #include "core/statistics.hpp"
 #include "sim/calibration.hpp"
 #include "sim/composition.hpp"

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "reports/format.hpp"
+#include "core/format.hpp"
 
 namespace tev {
 
