@@ -60,6 +60,18 @@ TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, con
   return e;
 }
 
+void add_exact_evidence(TreeEvidence& e, const DraftTree& tree, const TargetRows& rows, const ExactOutcome& exact, std::uint64_t samples,
+                        double level, double tolerance) {
+  const std::vector<double> canonical = canonical_block_law(tree, rows, ExitLaw::compute(tree, rows));
+  e.enumerated = true;
+  e.exact_tv = total_variation(exact.completed, canonical);
+  e.exact_mean_length = exact.mean_length;
+  e.exact_completion = exact.completion_probability;
+  e.predicted_power = e.exact_tv > tolerance
+                          ? chi_square_power(canonical, exact.completed, node_groups(tree.size(), tree.vocab), static_cast<double>(samples), level)
+                          : 0.0;
+}
+
 std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows, std::uint64_t samples, double level, double power) {
   if (samples == 0) return std::nullopt;
   const std::vector<double> canonical = canonical_block_law(tree, rows, ExitLaw::compute(tree, rows));

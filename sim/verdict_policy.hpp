@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/draft_tree.hpp"
+#include "core/exact_law.hpp"
 #include "core/statistics.hpp"
 #include "core/target_rows.hpp"
 #include "sim/monte_carlo.hpp"
@@ -64,6 +65,12 @@ inline constexpr std::size_t kReportedDeviations = 5;
 
 // Everything the samples alone say about a verifier on one tree (no enumeration, no power).
 TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const BlockCounts& counts);
+
+// Adds what a verifier's exact law says to its evidence on one tree: exact TV and E[L] against the
+// canonical law, and the power its χ² with `samples` samples at `level` has against that law
+// (0 when the law equals the canonical one within `tolerance`).
+void add_exact_evidence(TreeEvidence& e, const DraftTree& tree, const TargetRows& rows, const ExactOutcome& exact, std::uint64_t samples,
+                        double level, double tolerance);
 
 struct VerdictPolicy {
   double alpha = 1e-3;             // family-wise false-alarm level of one subject

@@ -37,16 +37,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const CheckCase> suite, c
     TreeEvidence e = sampled_evidence(c.tree, c.rows, counts);
     e.detectable_tv = detectable_tv(c.tree, c.rows, config.samples, chi_square_level, policy.required_power);
     if (config.enumerate) {
-      const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
-      const ExactOutcome exact = enumerate_verifier(id, c.tree, c.rows);
-      e.enumerated = true;
-      e.exact_tv = total_variation(exact.completed, canonical);
-      e.exact_mean_length = exact.mean_length;
-      e.exact_completion = exact.completion_probability;
-      e.predicted_power = e.exact_tv > config.exact_tolerance
-                              ? chi_square_power(canonical, exact.completed, node_groups(c.tree.size(), c.tree.vocab),
-                                                 static_cast<double>(config.samples), chi_square_level)
-                              : 0.0;
+      add_exact_evidence(e, c.tree, c.rows, enumerate_verifier(id, c.tree, c.rows), config.samples, chi_square_level, config.exact_tolerance);
       miss_probability *= 1.0 - e.predicted_power;
     }
     report.mean_length += e.mean_length / static_cast<double>(suite.size());
