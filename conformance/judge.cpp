@@ -1,6 +1,7 @@
 #include "conformance/judge.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "core/exit_law.hpp"
@@ -39,15 +40,22 @@ void CaseJudge::add_line(std::string_view line, const std::string& where) {
   }
   const json& accepted = j["accepted"];
   if (!accepted.is_array()) throw InputError(where + ": \"accepted\" must be an array of tokens");
-  const DraftTree& tree = case_->tree;
-  const auto record_impossible = [&](const std::string& problem) {
-    if (impossible_++ == 0) first_impossible_ = where + ": " + problem;
-  };
   // Malformed fields throw before the sample is counted; impossible events are counted samples.
   std::vector<std::int64_t> path;
   for (std::size_t k = 0; k < accepted.size(); ++k) path.push_back(token_field(accepted[k], where, "accepted[" + std::to_string(k) + "]"));
   const std::int64_t bonus = token_field(j["bonus"], where, "bonus");
-  const std::uint64_t index = lines_++;
+  add_sample(path, bonus, lines_, where);
+}
+
+void CaseJudge::add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where) {
+  const DraftTree& tree = case_->tree;
+  ++lines_;
+  const auto record_impossible = [&](const std::string& problem) {
+    if (impossible_++ == 0 || index < first_impossible_index_) {
+      first_impossible_ = where + ": " + problem;
+      first_impossible_index_ = index;
+    }
+  };
   NodeId v = 0;
   for (std::size_t k = 0; k < path.size(); ++k) {
     const std::int64_t t = path[k];
@@ -71,7 +79,19 @@ void CaseJudge::add_line(std::string_view line, const std::string& where) {
   counts_.add(tree, returned, complete_block(tree, case_->rows, returned, completion_));
 }
 
-ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha) {
+void CaseJudge::merge(const CaseJudge& other) {
+  if (other.case_ != case_) throw std::logic_error("merging the judges of two different cases");
+  counts_.merge(other.counts_);
+  lines_ += other.lines_;
+  if (other.impossible_ > 0 && (impossible_ == 0 || other.first_impossible_index_ < first_impossible_index_)) {
+    first_impossible_ = other.first_impossible_;
+    first_impossible_index_ = other.first_impossible_index_;
+  }
+  impossible_ += other.impossible_;
+}
+
+ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha, std::span<const std::optional<ExactOutcome>> exact) {
+  if (!exact.empty() && exact.size() != judges.size()) throw std::invalid_argument("one exact law (or none) per case");
   ConformanceReport report;
   report.policy.alpha = alpha;
   const double level = report.policy.chi_square_level(judges.size());
@@ -90,6 +110,9 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha) {
     r.evidence = sampled_evidence(c.tree, c.rows, judge.counts());
     r.evidence.invalid = judge.impossible();
     r.evidence.detectable_tv = detectable_tv(c.tree, c.rows, c.samples, level, report.policy.required_power);
+    if (!exact.empty() && exact[evidence.size()]) {
+      add_exact_evidence(r.evidence, c.tree, c.rows, *exact[evidence.size()], c.samples, level, report.policy.exact_tolerance);
+    }
     evidence.push_back(r.evidence);
     report.cases.push_back(std::move(r));
   }

@@ -3,12 +3,15 @@
 // against its case, completed, counted; then χ², per-node acceptance and E[L] give a verdict per
 // case and overall.
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "conformance/case_io.hpp"
 #include "core/choosers.hpp"
+#include "core/exact_law.hpp"
 #include "sim/verdicts.hpp"
 #include "sim/monte_carlo.hpp"
 
@@ -24,6 +27,12 @@ class CaseJudge {
   // field throws InputError; a path that leaves the tree, a bonus outside the vocabulary or of
   // zero target probability is an impossible event: counted, and the first one kept with `where`.
   void add_line(std::string_view line, const std::string& where);
+  // The same for a block given as tokens (the in-process API, api/): `index` is the sample's index
+  // within its case, which keys its completion draws; samples may come in any order.
+  void add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where);
+  // Adds another judge's samples of the same case (a thread's share): counts add, and the first
+  // impossible event kept is the one of the smaller sample index.
+  void merge(const CaseJudge& other);
 
   const Case& spec() const { return *case_; }
   const BlockCounts& counts() const { return counts_; }
@@ -40,6 +49,7 @@ class CaseJudge {
   std::uint64_t lines_ = 0;
   std::uint64_t impossible_ = 0;
   std::string first_impossible_;
+  std::uint64_t first_impossible_index_ = 0;
 };
 
 struct CaseResult {
@@ -50,6 +60,7 @@ struct CaseResult {
   std::string first_impossible;
   TreeEvidence evidence;            // χ², E[L], acceptance, detectable TV (tests empty when every sample was impossible)
   CaseVerdict decision;             // the verdict policy's answer for this case
+  std::string not_enumerated;       // with an exact-law enumerator (api/): why this case has none, if so
 };
 
 struct ConformanceReport {
@@ -75,6 +86,8 @@ std::string first_case_with(const Results& cases, Verdict overall) {
 // level alpha: χ² per case in the exactness family, E[L] shortfall per case and acceptance per node
 // in the saturation family; a case whose χ² cannot detect the policy's TV is "inconclusive". Every
 // judge must hold its case's full sample count (InputError otherwise).
-ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha);
+// `exact`, when given, holds per case the verifier's exact law (by enumeration, api/), or nothing
+// where enumeration did not apply; the verdict policy then holds sampling and enumeration alike.
+ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha, std::span<const std::optional<ExactOutcome>> exact = {});
 
 }  // namespace tev::conformance

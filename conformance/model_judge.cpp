@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <stdexcept>
 
 #include "conformance/json_input.hpp"
 #include "sim/sampled_law.hpp"
@@ -67,31 +68,58 @@ void ModelCaseJudge::add_line(std::string_view line, const std::string& where) {
   const json& accepted_j = j["accepted"];
   if (!accepted_j.is_array()) fail(where, "\"accepted\" must be an array of tokens");
   const std::int64_t vocab = case_->pair.vocab();
-  if (static_cast<std::int64_t>(accepted_j.size()) > case_->depth) {
-    fail(where, "a block of " + std::to_string(accepted_j.size() + 1) + " tokens (" + std::to_string(accepted_j.size()) +
-                    " accepted and the bonus) is deeper than the case's D = " + std::to_string(case_->depth) + " allows (at most D + 1 tokens)");
-  }
-  std::vector<Token> tokens;
+  if (static_cast<std::int64_t>(accepted_j.size()) > case_->depth) fail(where, too_deep(accepted_j.size()));
+  std::vector<Token> accepted;
   for (std::size_t k = 0; k < accepted_j.size(); ++k) {
-    tokens.push_back(static_cast<Token>(integer(accepted_j[k], 0, vocab - 1, where, "accepted[" + std::to_string(k) + "]")));
+    accepted.push_back(static_cast<Token>(integer(accepted_j[k], 0, vocab - 1, where, "accepted[" + std::to_string(k) + "]")));
   }
-  const std::vector<Token> accepted = tokens;
-  tokens.push_back(static_cast<Token>(integer(j["bonus"], 0, vocab - 1, where, "bonus")));
+  const auto bonus = static_cast<Token>(integer(j["bonus"], 0, vocab - 1, where, "bonus"));
   if (j.contains("tree")) {
     check_tree(j["tree"], *case_, accepted, where);
     ++trees_;
     tree_nodes_ += j["tree"]["parents"].size() - 1;
   }
-  const std::uint64_t index = lines_++;
+  add_sample(accepted, bonus, lines_, where);
+}
+
+std::string ModelCaseJudge::too_deep(std::size_t accepted) const {
+  return "a block of " + std::to_string(accepted + 1) + " tokens (" + std::to_string(accepted) +
+         " accepted and the bonus) is deeper than the case's D = " + std::to_string(case_->depth) + " allows (at most D + 1 tokens)";
+}
+
+void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, std::uint64_t index, const std::string& where) {
+  if (static_cast<std::int64_t>(accepted.size()) > case_->depth) fail(where, too_deep(accepted.size()));
+  const Token vocab = case_->pair.vocab();
+  std::vector<Token> tokens(accepted.begin(), accepted.end());
+  tokens.push_back(bonus);
+  for (const Token t : tokens) {
+    if (t < 0 || t >= vocab) fail(where, "token " + std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+  }
+  ++lines_;
   length_sum_ += tokens.size();
   completion_.restart({seed_, Stream::completion, case_index_, index});
   complete_to_horizon(case_->pair, tokens, completion_);
   const std::size_t cell = sequence_cell(tokens, case_->pair.vocab());
   ++counts_[cell];
-  if (!(reference_[cell] > 0.0) && impossible_++ == 0) {
+  if (!(reference_[cell] > 0.0) && (impossible_++ == 0 || index < first_impossible_index_)) {
     first_impossible_ = where + ": the block " + json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(accepted.size() + 1))).dump() +
                         " has zero probability under p";
+    first_impossible_index_ = index;
   }
+}
+
+void ModelCaseJudge::merge(const ModelCaseJudge& other) {
+  if (other.case_ != case_) throw std::logic_error("merging the judges of two different cases");
+  for (std::size_t k = 0; k < counts_.size(); ++k) counts_[k] += other.counts_[k];
+  lines_ += other.lines_;
+  length_sum_ += other.length_sum_;
+  trees_ += other.trees_;
+  tree_nodes_ += other.tree_nodes_;
+  if (other.impossible_ > 0 && (impossible_ == 0 || other.first_impossible_index_ < first_impossible_index_)) {
+    first_impossible_ = other.first_impossible_;
+    first_impossible_index_ = other.first_impossible_index_;
+  }
+  impossible_ += other.impossible_;
 }
 
 std::string model_verdict_text(Verdict v) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,12 @@ class ModelCaseJudge {
   // tokens, and a tree deeper than D, off the accepted path or holding a token q cannot draft. A
   // completed block p cannot produce is an impossible event: counted, the first kept with `where`.
   void add_line(std::string_view line, const std::string& where);
+  // The same for a block given as tokens (the in-process API, api/), without a diagnostic tree:
+  // `index` is the sample's index within its case, which keys its completion draws.
+  void add_sample(std::span<const Token> accepted, Token bonus, std::uint64_t index, const std::string& where);
+  // Adds another judge's samples of the same case (a thread's share); the first impossible event
+  // kept is the one of the smaller sample index.
+  void merge(const ModelCaseJudge& other);
 
   const ModelCase& spec() const { return *case_; }
   const std::vector<std::uint64_t>& counts() const { return counts_; }  // (V^H) completed blocks per cell
@@ -44,6 +51,8 @@ class ModelCaseJudge {
   std::uint64_t tree_nodes() const { return tree_nodes_; }  // Σ drafted nodes over those trees
 
  private:
+  std::string too_deep(std::size_t accepted) const;  // the message for a block of more than D + 1 tokens
+
   const ModelCase* case_;
   std::uint32_t seed_;
   std::uint32_t case_index_;
@@ -54,6 +63,7 @@ class ModelCaseJudge {
   std::uint64_t length_sum_ = 0;
   std::uint64_t impossible_ = 0;
   std::string first_impossible_;
+  std::uint64_t first_impossible_index_ = 0;
   std::uint64_t trees_ = 0;
   std::uint64_t tree_nodes_ = 0;
 };
