@@ -5,7 +5,7 @@
 #include <functional>
 #include <iosfwd>
 
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 
 namespace tev::apps {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "sim/exittrain.hpp"
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 
 namespace tev {
 

@@ -9,7 +9,7 @@
 
 #include "harness/live.hpp"
 #include "harness/models.hpp"
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 #include "sim/verdicts.hpp"
 
 namespace tev {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 
 namespace tev {
 

@@ -5,7 +5,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 
 namespace tev {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/statistics.hpp"
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 #include "sim/suite.hpp"
 
 namespace tev {

@@ -9,8 +9,8 @@
 
 #include "core/choosers.hpp"
 #include "core/exit_law.hpp"
-#include "sim/process_group.hpp"
 #include "sim/monte_carlo.hpp"
+#include "sim/ranks.hpp"
 #include "sim/synthetic.hpp"
 #include "sim/trees.hpp"
 
@@ -164,9 +164,9 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
       return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 1024), SequenceCounts{}, body, merge);
     });
     if (counts.cells.empty()) counts.cells.assign(cells, 0);
-    ProcessGroup::sum(config.ranks, counts.cells);
+    config.ranks.sum(counts.cells);
     std::int64_t scalars[] = {static_cast<std::int64_t>(counts.length_sum), counts.ceiling_fixed, static_cast<std::int64_t>(counts.rounds)};
-    ProcessGroup::sum(config.ranks, scalars);
+    config.ranks.sum(scalars);
     counts.length_sum = static_cast<std::uint64_t>(scalars[0]);
     counts.ceiling_fixed = scalars[1];
     counts.rounds = static_cast<std::uint64_t>(scalars[2]);

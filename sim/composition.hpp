@@ -8,7 +8,7 @@
 
 #include "core/statistics.hpp"
 #include "core/verifier_registry.hpp"
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 
 namespace tev {
 
@@ -21,7 +21,7 @@ struct CompositionConfig {
   std::uint64_t sequences = 100000;
   std::uint32_t seed = 20261130;
   int threads = 1;
-  Ranks ranks{};                     // the processes the sequences are split over (sim/process_group.hpp)
+  Ranks ranks{};                     // the processes the sequences are split over (sim/ranks.hpp)
 };
 
 struct CompositionResult {

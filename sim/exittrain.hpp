@@ -13,7 +13,7 @@
 #include "core/exit_law.hpp"
 #include "core/target_rows.hpp"
 #include "sim/language_model.hpp"
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 
 namespace tev {
 

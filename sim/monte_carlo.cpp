@@ -25,10 +25,10 @@ void BlockCounts::merge(const BlockCounts& other) {
 
 void BlockCounts::sum_over_ranks(const Ranks& ranks) {
   if (ranks.size == 1) return;
-  ProcessGroup::sum(ranks, completed);
-  ProcessGroup::sum(ranks, exits);
+  ranks.sum(completed);
+  ranks.sum(exits);
   std::uint64_t scalars[] = {samples, completions, length_sum};
-  ProcessGroup::sum(ranks, scalars);
+  ranks.sum(scalars);
   samples = scalars[0];
   completions = scalars[1];
   length_sum = scalars[2];

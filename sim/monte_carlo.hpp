@@ -14,7 +14,7 @@
 #include "core/fast_verifiers.hpp"
 #include "core/row_kernels.hpp"
 #include "core/verifier_registry.hpp"
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 
 namespace tev {
 

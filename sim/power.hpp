@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/verifier_registry.hpp"
-#include "sim/process_group.hpp"
+#include "sim/ranks.hpp"
 #include "sim/suite.hpp"
 
 namespace tev {

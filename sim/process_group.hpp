@@ -1,34 +1,14 @@
 #pragma once
-// Runs past one machine: under mpirun each rank takes a contiguous slice of a run's sample indices
-// and the integer histograms are summed over ranks, so every rank ends with exactly the
-// one-process result (counts are integers; nothing depends on the order of the sum). Without MPI
-// (or without mpirun) there is one rank and these are no-ops.
+// The MPI side of sim/ranks.hpp, in its own target (tev_process_group) so that only programs link
+// MPI: the libraries take a RunContext and never see this header.
 #include <cstdint>
 #include <span>
-#include <utility>
+
+#include "sim/ranks.hpp"
 
 namespace tev {
 
-// The processes one Monte Carlo run is split over. The default is this process alone: such a run
-// never talks to MPI. A run given a RunContext's ranks is a collective: every rank must make it,
-// with the same plan, in the same order.
-struct Ranks {
-  int rank = 0;
-  int size = 1;
-  // This rank's part [first, first + count) of the sample indices [first, first + total).
-  std::pair<std::uint64_t, std::uint64_t> slice(std::uint64_t first, std::uint64_t total) const;
-};
-
-// What a command needs to know about the processes it runs in: its rank, how many there are, and
-// whether it writes files (rank 0 only: every rank computes the same results). Every command gets
-// one, and every path that writes a file asks writes_files.
-struct RunContext {
-  Ranks ranks{};
-  bool writes_files = true;
-  bool speaks() const { return ranks.rank == 0; }  // prints to stdout and stderr
-};
-
-class ProcessGroup {
+class ProcessGroup final : public Collective {
  public:
   // MPI_Init on construction and MPI_Finalize on destruction when built with MPI; make one in main.
   ProcessGroup(int* argc, char*** argv);
@@ -36,10 +16,12 @@ class ProcessGroup {
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;
 
+  // This process's rank in MPI_COMM_WORLD, whose sums go through this group: it must outlive the
+  // context and every run given its ranks.
   RunContext context() const;
-  // In-place sum over ranks (every rank receives the total); a no-op for one rank.
-  static void sum(const Ranks& ranks, std::span<std::uint64_t> values);
-  static void sum(const Ranks& ranks, std::span<std::int64_t> values);
+  // MPI_Allreduce in place over MPI_COMM_WORLD.
+  void sum(std::span<std::uint64_t> values) const override;
+  void sum(std::span<std::int64_t> values) const override;
 };
 
 }  // namespace tev
