@@ -1,0 +1,175 @@
+// The C API (api/tevsuite_check.h) over the C++ one: the callbacks wrapped as verifiers, the
+// reports held behind an opaque handle. No exception crosses into C: an error becomes TEV_ERROR
+// with its message as the description.
+#include <cmath>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api/tevsuite_check.h"
+#include "api/verifier_check.hpp"
+
+struct tev_randomness {
+  tev::api::Randomness* randomness;
+};
+
+struct tev_check_result {
+  tev_verdict verdict = TEV_ERROR;
+  std::string description;
+  struct Case {
+    std::string id;
+    tev_verdict verdict;
+    double p_value, p_holm, detectable_tv;
+  };
+  std::vector<Case> cases;
+};
+
+namespace {
+
+using namespace tev;
+
+tev_verdict c_verdict(Verdict v) { return static_cast<tev_verdict>(verdict_exit_code(v)); }
+
+// A callback's block: its return code checked, its length within the room it was given.
+template <class Callback, class CaseT>
+api::EmittedBlock call(Callback callback, void* user, const CaseT& c, api::Randomness& randomness, std::int32_t capacity) {
+  tev_randomness r{&randomness};
+  api::EmittedBlock block;
+  block.accepted.resize(static_cast<std::size_t>(capacity));
+  std::int32_t length = 0;
+  if (const int code = callback(user, &c, &r, block.accepted.data(), capacity, &length, &block.bonus); code != 0) {
+    throw std::runtime_error("the verifier returned " + std::to_string(code) + " on case " + std::string(c.id));
+  }
+  if (length < 0 || length > capacity) {
+    throw std::runtime_error("the verifier accepted " + std::to_string(length) + " tokens on case " + std::string(c.id) + ", outside [0, " +
+                             std::to_string(capacity) + "]");
+  }
+  block.accepted.resize(static_cast<std::size_t>(length));
+  return block;
+}
+
+template <class Report>
+void add_cases(tev_check_result& out, const Report& report) {
+  out.verdict = c_verdict(report.overall);
+  for (const auto& r : report.cases) {
+    out.cases.push_back({r.id, c_verdict(r.decision.verdict), r.evidence.chi_square.p_value, r.decision.exactness_p_holm,
+                         r.evidence.detectable_tv.value_or(NAN)});
+  }
+}
+
+// Runs `check` into a new result, turning any exception into TEV_ERROR.
+template <class Check>
+tev_check_result* run_check(Check&& check) {
+  auto* out = new tev_check_result;
+  try {
+    check(*out);
+  } catch (const std::exception& e) {
+    out->verdict = TEV_ERROR;
+    out->description = std::string("error: ") + e.what();
+    out->cases.clear();
+  }
+  return out;
+}
+
+tev_check_options defaults(std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed) {
+  return {cases, samples, seed, alpha, 0};
+}
+
+// Case k of a result, or null outside [0, cases) (the accessors answer NULL, TEV_ERROR or NAN).
+const tev_check_result::Case* case_at(const tev_check_result* r, int32_t k) {
+  return k >= 0 && static_cast<std::size_t>(k) < r->cases.size() ? &r->cases[static_cast<std::size_t>(k)] : nullptr;
+}
+
+const tev::LanguagePair& pair_of(const tev_model_case* c) { return *static_cast<const tev::LanguagePair*>(c->rows); }
+
+}  // namespace
+
+extern "C" {
+
+double tev_uniform(tev_randomness* r) { return r->randomness->uniform(); }
+uint64_t tev_random_bits(tev_randomness* r) { return r->randomness->bits(); }
+
+const double* tev_model_p(const tev_model_case* c, const int32_t* prefix, int32_t length) {
+  return pair_of(c).p({prefix, static_cast<std::size_t>(length)}).data();
+}
+const double* tev_model_q(const tev_model_case* c, const int32_t* prefix, int32_t length) {
+  return pair_of(c).q({prefix, static_cast<std::size_t>(length)}).data();
+}
+
+tev_check_options tev_tree_check_defaults(void) {
+  const api::CheckOptions o;
+  return defaults(o.cases.cases, o.cases.samples, o.alpha, o.seed);
+}
+tev_check_options tev_model_check_defaults(void) {
+  const api::ModelCheckOptions o;
+  return defaults(o.cases.cases, o.cases.samples, o.alpha, o.seed);
+}
+
+tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user, const tev_check_options* options) {
+  return run_check([&](tev_check_result& out) {
+    const tev_check_options o = options ? *options : tev_tree_check_defaults();
+    api::CheckOptions cpp;
+    cpp.cases.cases = o.cases;
+    cpp.cases.samples = o.samples;
+    cpp.seed = o.seed;
+    cpp.alpha = o.alpha;
+    cpp.threads = o.threads;
+    const api::TreeReport report = api::check_tree_verifier(
+        [&](const api::TreeCaseView& view, api::Randomness& randomness) {
+          // The views' strings are the cases' own std::strings: null-terminated.
+          const tev_tree_case c{view.id.data(), view.label.data(), view.vocab, view.nodes(), view.parents.data(), view.tokens.data(), view.probs.data()};
+          return call(verifier, user, c, randomness, view.nodes() - 1);
+        },
+        cpp);
+    add_cases(out, report);
+    out.description = api::describe(report);
+  });
+}
+
+tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* user, const tev_check_options* options) {
+  return run_check([&](tev_check_result& out) {
+    const tev_check_options o = options ? *options : tev_model_check_defaults();
+    api::ModelCheckOptions cpp;
+    cpp.cases.cases = o.cases;
+    cpp.cases.samples = o.samples;
+    cpp.seed = o.seed;
+    cpp.alpha = o.alpha;
+    cpp.threads = o.threads;
+    const api::ModelReport report = api::check_model_verifier(
+        [&](const api::ModelCaseView& view, api::Randomness& randomness) {
+          const tev_model_case c{view.id.data(), view.label.data(), view.vocab, view.depth, view.pair};
+          return call(verifier, user, c, randomness, view.depth);
+        },
+        cpp);
+    add_cases(out, report);
+    out.description = api::describe(report);
+  });
+}
+
+tev_verdict tev_result_verdict(const tev_check_result* r) { return r->verdict; }
+const char* tev_result_description(const tev_check_result* r) { return r->description.c_str(); }
+int32_t tev_result_cases(const tev_check_result* r) { return static_cast<int32_t>(r->cases.size()); }
+const char* tev_result_case_id(const tev_check_result* r, int32_t k) {
+  const auto* c = case_at(r, k);
+  return c ? c->id.c_str() : nullptr;
+}
+tev_verdict tev_result_case_verdict(const tev_check_result* r, int32_t k) {
+  const auto* c = case_at(r, k);
+  return c ? c->verdict : TEV_ERROR;
+}
+double tev_result_case_p_value(const tev_check_result* r, int32_t k) {
+  const auto* c = case_at(r, k);
+  return c ? c->p_value : NAN;
+}
+double tev_result_case_p_holm(const tev_check_result* r, int32_t k) {
+  const auto* c = case_at(r, k);
+  return c ? c->p_holm : NAN;
+}
+double tev_result_case_detectable_tv(const tev_check_result* r, int32_t k) {
+  const auto* c = case_at(r, k);
+  return c ? c->detectable_tv : NAN;
+}
+void tev_result_free(tev_check_result* r) { delete r; }
+
+}  // extern "C"

@@ -1,0 +1,83 @@
+/* The C API from C99: a verifier that accepts nothing and draws the bonus from the root's row
+ * (exact, not saturated), its bug (the bonus uniform), a model verifier, an error from the
+ * callback, and the accessors' answers out of range. Exit 0 when every check holds. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/tevsuite_check.h"
+
+static int failures = 0;
+#define CHECK(condition)                                          \
+  do {                                                            \
+    if (!(condition)) {                                           \
+      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #condition); \
+      ++failures;                                                 \
+    }                                                             \
+  } while (0)
+
+static int32_t draw(const double* row, int32_t vocab, double u) {
+  double below = 0.0;
+  for (int32_t a = 0; a < vocab; ++a) {
+    below += row[a];
+    if (u < below) return a;
+  }
+  return vocab - 1;
+}
+
+static int root_bonus(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
+  const int uniform_bug = *(const int*)user;
+  (void)accepted;
+  (void)capacity;
+  *length = 0;
+  *bonus = uniform_bug ? (int32_t)(tev_uniform(r) * c->vocab) : draw(c->probs, c->vocab, tev_uniform(r));
+  return 0;
+}
+
+static int failing(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
+  (void)user, (void)c, (void)r, (void)accepted, (void)capacity, (void)length, (void)bonus;
+  return 7;
+}
+
+static int model_root_bonus(void* user, const tev_model_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length,
+                            int32_t* bonus) {
+  (void)user, (void)accepted, (void)capacity;
+  *length = 0;
+  *bonus = draw(tev_model_p(c, NULL, 0), c->vocab, tev_uniform(r));
+  return 0;
+}
+
+int main(void) {
+  tev_check_options options = tev_tree_check_defaults();
+  CHECK(options.cases == 8 && options.samples == 100000 && options.alpha == 1e-3);
+  options.samples = 20000;
+  options.threads = 2;
+
+  int bug = 0;
+  tev_check_result* exact = tev_check_tree_verifier(root_bonus, &bug, &options);
+  CHECK(tev_result_verdict(exact) == TEV_EXACT_NOT_SATURATED);
+  CHECK(tev_result_cases(exact) == 8);
+  CHECK(strcmp(tev_result_case_id(exact, 0), "c0") == 0);
+  CHECK(tev_result_case_p_value(exact, 0) >= 0.0 && tev_result_case_p_value(exact, 0) <= 1.0);
+  CHECK(tev_result_case_detectable_tv(exact, 0) > 0.0);
+  CHECK(tev_result_case_id(exact, 8) == NULL && isnan(tev_result_case_p_value(exact, -1)) && tev_result_case_verdict(exact, 99) == TEV_ERROR);
+  tev_result_free(exact);
+
+  bug = 1;
+  tev_check_result* caught = tev_check_tree_verifier(root_bonus, &bug, &options);
+  CHECK(tev_result_verdict(caught) == TEV_NOT_EXACT);
+  CHECK(strstr(tev_result_description(caught), "first failing case") != NULL);
+  tev_result_free(caught);
+
+  tev_check_result* error = tev_check_tree_verifier(failing, NULL, &options);
+  CHECK(tev_result_verdict(error) == TEV_ERROR);
+  CHECK(strstr(tev_result_description(error), "returned 7") != NULL);
+  tev_result_free(error);
+
+  tev_check_result* model = tev_check_model_verifier(model_root_bonus, NULL, NULL);
+  CHECK(tev_result_verdict(model) == TEV_EXACT_SATURATED);
+  tev_result_free(model);
+
+  printf("%d failed checks\n", failures);
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,157 @@
+// The in-process check: every registered verifier through the drawing form lands on its kind's
+// verdict (mutants caught by enumeration on some case, always), seeded verifiers are judged by
+// sampling, bad blocks are impossible events, and results do not depend on the threads.
+#include "api/verifier_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "core/verifier_registry.hpp"
+
+namespace tev::api {
+namespace {
+
+// Fewer samples than the default (20,000 per case), and the sparse case over V = 64 instead of
+// 50,000 (a chooser's draw reads the whole row): enough for the enumerated verdicts, quick.
+CheckOptions small_options() {
+  CheckOptions options;
+  options.cases.samples = 20000;
+  options.cases.large_vocab = 64;
+  options.threads = 2;
+  return options;
+}
+
+// A registered verifier as a drawing verifier: the view's case looked up by id.
+struct RegisteredVerifier {
+  VerifierId id;
+  const std::map<std::string, conformance::Case, std::less<>>* cases;
+  template <class Draws>
+  EmittedBlock operator()(const TreeCaseView& view, Draws& draws) const {
+    const conformance::Case& c = cases->find(view.id)->second;
+    const Block b = run_verifier(id, c.tree, c.rows, draws.chooser());
+    return {c.tree.path_tokens(b.exit), b.bonus};
+  }
+};
+
+std::map<std::string, conformance::Case, std::less<>> cases_by_id(const CheckOptions& options) {
+  std::map<std::string, conformance::Case, std::less<>> out;
+  for (conformance::Case& c : tree_cases(options.cases)) out.emplace(c.id, std::move(c));
+  return out;
+}
+
+TEST(TreeCheck, EveryRegisteredVerifierGetsItsKindsVerdict) {
+  const CheckOptions options = small_options();
+  const auto cases = cases_by_id(options);
+  for (const VerifierInfo& info : verifier_catalog()) {
+    SCOPED_TRACE(std::string(info.name));
+    const TreeReport report = check_tree_verifier(drawing(RegisteredVerifier{info.id, &cases}), options);
+    ASSERT_EQ(report.cases.size(), 8u);
+    switch (info.kind) {
+      case VerifierKind::saturated: EXPECT_EQ(report.overall, Verdict::exact_saturated) << describe(report); break;
+      case VerifierKind::unsaturated: EXPECT_EQ(report.overall, Verdict::exact_not_saturated) << describe(report); break;
+      case VerifierKind::mutant: {
+        EXPECT_EQ(report.overall, Verdict::not_exact);
+        bool enumeration_caught = false;
+        for (const auto& r : report.cases) enumeration_caught = enumeration_caught || r.decision.enumerated_not_exact;
+        EXPECT_TRUE(enumeration_caught) << "enumeration must catch every mutant";
+        EXPECT_NE(describe(report).find("first failing case: " + report.first_failing), std::string::npos);
+        break;
+      }
+    }
+    for (const auto& r : report.cases) EXPECT_TRUE(r.evidence.enumerated || !r.not_enumerated.empty()) << r.id;
+  }
+}
+
+// The simplest exact verifier: accept nothing, bonus from the root's full row (a drafted child's
+// token is completed by the judge): exact, not saturated. Its bug: the bonus uniform over V.
+EmittedBlock root_bonus(const TreeCaseView& c, Randomness& r) {
+  const auto row = c.row(0);
+  double u = r.uniform(), below = 0.0;
+  for (std::int32_t a = 0; a < c.vocab; ++a) {
+    below += row[static_cast<std::size_t>(a)];
+    if (u < below) return {{}, a};
+  }
+  return {{}, c.vocab - 1};
+}
+EmittedBlock uniform_bonus(const TreeCaseView& c, Randomness& r) {
+  return {{}, static_cast<std::int32_t>(r.uniform() * c.vocab)};
+}
+
+TEST(TreeCheck, SeededVerifiersAreJudgedBySampling) {
+  const CheckOptions options = small_options();
+  const TreeReport exact = check_tree_verifier(root_bonus, options);
+  EXPECT_EQ(exact.overall, Verdict::exact_not_saturated) << describe(exact);
+  for (const auto& r : exact.cases) EXPECT_FALSE(r.evidence.enumerated);
+  const TreeReport bug = check_tree_verifier(uniform_bonus, options);
+  EXPECT_EQ(bug.overall, Verdict::not_exact);
+  const std::string text = describe(bug);
+  EXPECT_NE(text.find("first failing case: " + bug.first_failing), std::string::npos) << text;
+  EXPECT_NE(text.find("largest cell deviations"), std::string::npos) << text;
+}
+
+TEST(TreeCheck, TooFewSamplesIsInconclusiveNotExact) {
+  CheckOptions options = small_options();
+  options.cases.samples = 50;
+  EXPECT_EQ(check_tree_verifier(root_bonus, options).overall, Verdict::inconclusive);
+}
+
+TEST(TreeCheck, CountsDoNotDependOnTheThreads) {
+  CheckOptions one = small_options(), two = small_options();
+  one.threads = 1;
+  const TreeReport a = check_tree_verifier(root_bonus, one), b = check_tree_verifier(root_bonus, two);
+  for (std::size_t k = 0; k < a.cases.size(); ++k) {
+    EXPECT_EQ(a.cases[k].evidence.completed_counts, b.cases[k].evidence.completed_counts);
+    EXPECT_EQ(a.cases[k].evidence.chi_square.p_value, b.cases[k].evidence.chi_square.p_value);
+  }
+}
+
+TEST(TreeCheck, ImpossibleBlocksAreCountedAndEnumerationCallsThemNotExact) {
+  const CheckOptions options = small_options();
+  // Token −5 is never a drafted child: every sample is an impossible event.
+  const TreeReport sampled = check_tree_verifier([](const TreeCaseView&, Randomness&) { return EmittedBlock{{-5}, 0}; }, options);
+  EXPECT_EQ(sampled.overall, Verdict::not_exact);
+  EXPECT_EQ(sampled.cases[0].impossible, options.cases.samples);
+  EXPECT_NE(sampled.cases[0].first_impossible.find("not a drafted child"), std::string::npos);
+  const TreeReport enumerated = check_tree_verifier(drawing([](const TreeCaseView& c, auto&) { return EmittedBlock{{}, c.vocab}; }), options);
+  EXPECT_EQ(enumerated.overall, Verdict::not_exact);
+  EXPECT_TRUE(enumerated.cases[0].decision.enumerated_not_exact);
+  EXPECT_NE(enumerated.cases[0].not_enumerated.find("impossible block"), std::string::npos);
+}
+
+TEST(TreeCheck, VerifierExceptionsReachTheCaller) {
+  EXPECT_THROW(check_tree_verifier([](const TreeCaseView&, Randomness&) -> EmittedBlock { throw std::runtime_error("engine failed"); }, small_options()),
+               std::runtime_error);
+}
+
+// Model cases: the bonus from p after the empty prefix is exact marginally (the judge completes
+// it with p); from q it is not.
+EmittedBlock from_row(std::span<const double> row, Randomness& r) {
+  double u = r.uniform(), below = 0.0;
+  for (std::size_t a = 0; a < row.size(); ++a) {
+    below += row[a];
+    if (u < below) return {{}, static_cast<std::int32_t>(a)};
+  }
+  return {{}, static_cast<std::int32_t>(row.size() - 1)};
+}
+
+TEST(ModelCheck, ExactAndNotExactModelVerifiers) {
+  ModelCheckOptions options;
+  options.threads = 2;
+  const ModelReport exact = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return from_row(c.p({}), r); }, options);
+  EXPECT_EQ(exact.overall, Verdict::exact_saturated) << describe(exact);
+  const ModelReport bug = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return from_row(c.q({}), r); }, options);
+  EXPECT_EQ(bug.overall, Verdict::not_exact);
+  EXPECT_NE(describe(bug).find("first failing case"), std::string::npos);
+}
+
+TEST(Randomness, BitsAndUniformsAreReproducible) {
+  Randomness a({1, Stream::verifier, 2, 3}), b({1, Stream::verifier, 2, 3});
+  EXPECT_EQ(a.bits(), b.bits());
+  EXPECT_EQ(a.uniform(), b.uniform());
+  Randomness c({1, Stream::verifier, 2, 4});
+  EXPECT_NE(Randomness({1, Stream::verifier, 2, 3}).bits(), c.bits());
+}
+
+}  // namespace
+}  // namespace tev::api

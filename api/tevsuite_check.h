@@ -1,0 +1,97 @@
+/* tevsuite's conformance check for C engines and other languages' FFIs (C99). The same check as
+ * api/verifier_check.hpp: the cases `tevsuite conformance emit` writes, the verifier called in
+ * process once per sample, the one verdict policy. The verifier is called from several threads at
+ * once (options.threads): it must not share mutable state between calls without locking. */
+#ifndef TEVSUITE_CHECK_H
+#define TEVSUITE_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One fixed-tree case as the verifier sees it: level order, node 0 the root. */
+typedef struct tev_tree_case {
+  const char* id;
+  const char* label;
+  int32_t vocab;
+  int32_t nodes;
+  const int32_t* parents; /* (nodes) parent of node i; -1 for the root */
+  const int32_t* tokens;  /* (nodes) token of node i; -1 for the root */
+  const double* probs;    /* (nodes, vocab) target p(. | path to node i) */
+} tev_tree_case;
+
+/* One model case: the verifier drafts its own tree from q (at most `depth` deep), verifies it with
+ * p and returns the block. Rows come from tev_model_p and tev_model_q. */
+typedef struct tev_model_case {
+  const char* id;
+  const char* label;
+  int32_t vocab;
+  int32_t depth;
+  const void* rows; /* opaque: read with tev_model_p / tev_model_q */
+} tev_model_case;
+
+/* p(. | context, prefix) and q(. | context, prefix): vocab probabilities, for a prefix of
+ * 0 .. depth tokens. */
+const double* tev_model_p(const tev_model_case* c, const int32_t* prefix, int32_t length);
+const double* tev_model_q(const tev_model_case* c, const int32_t* prefix, int32_t length);
+
+/* One sample's randomness (Philox4x32-10 keyed by the check's seed, the case and the sample). */
+typedef struct tev_randomness tev_randomness;
+double tev_uniform(tev_randomness* r);      /* in [0, 1) */
+uint64_t tev_random_bits(tev_randomness* r); /* 64 random bits: a seed for an engine's own RNG */
+
+/* A verifier writes its block: the accepted draft tokens from the root down into
+ * accepted[0 .. *accepted_length) (room for `capacity` tokens: the case's depth bound), then the
+ * bonus token. It returns 0, or nonzero to stop the check with an error. */
+typedef int (*tev_tree_verifier)(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity,
+                                 int32_t* accepted_length, int32_t* bonus);
+typedef int (*tev_model_verifier)(void* user, const tev_model_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity,
+                                  int32_t* accepted_length, int32_t* bonus);
+
+typedef struct tev_check_options {
+  int32_t cases;    /* the emitted cases cycle through their recipes */
+  uint64_t samples; /* per case */
+  uint32_t seed;
+  double alpha;     /* family-wise false-alarm level of the check */
+  int32_t threads;  /* 0: every hardware thread */
+} tev_check_options;
+
+/* `conformance emit`'s defaults: 8 cases x 100,000 samples (model cases: 8 x 20,000), alpha 1e-3. */
+tev_check_options tev_tree_check_defaults(void);
+tev_check_options tev_model_check_defaults(void);
+
+/* The verdicts, numbered as tevsuite's exit codes. */
+typedef enum tev_verdict {
+  TEV_EXACT_SATURATED = 0,     /* model cases: exact (marginally) */
+  TEV_NOT_EXACT = 1,
+  TEV_ERROR = 2,               /* the check could not run: see tev_result_description */
+  TEV_EXACT_NOT_SATURATED = 3,
+  TEV_INCONCLUSIVE = 4         /* too few samples to call it exact */
+} tev_verdict;
+
+typedef struct tev_check_result tev_check_result;
+
+/* Runs the check; never NULL (free it with tev_result_free). options NULL: the defaults. */
+tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user, const tev_check_options* options);
+tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* user, const tev_check_options* options);
+
+tev_verdict tev_result_verdict(const tev_check_result* r);
+/* The overall verdict and the first failing case spelled out, or the error. */
+const char* tev_result_description(const tev_check_result* r);
+/* Per case k in [0, tev_result_cases); outside it the accessors answer NULL, TEV_ERROR or NAN. */
+int32_t tev_result_cases(const tev_check_result* r);
+const char* tev_result_case_id(const tev_check_result* r, int32_t k);
+tev_verdict tev_result_case_verdict(const tev_check_result* r, int32_t k);
+double tev_result_case_p_value(const tev_check_result* r, int32_t k);      /* chi-square p */
+double tev_result_case_p_holm(const tev_check_result* r, int32_t k);       /* Holm-adjusted exactness p */
+double tev_result_case_detectable_tv(const tev_check_result* r, int32_t k); /* at 99% power at its level; NAN: none */
+void tev_result_free(tev_check_result* r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEVSUITE_CHECK_H */

@@ -1,0 +1,203 @@
+#include "api/verifier_check.hpp"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <deque>
+#include <sstream>
+
+#include "core/format.hpp"
+
+namespace tev::api {
+
+std::uint64_t Randomness::bits() {
+  // The top 32 bits of each uniform are uniform over 32-bit values.
+  const auto high = static_cast<std::uint64_t>(draws_.next() * 4294967296.0);
+  const auto low = static_cast<std::uint64_t>(draws_.next() * 4294967296.0);
+  return high << 32 | low;
+}
+
+namespace {
+
+template <class CaseT, CaseT (*Parse)(std::string_view, const std::string&, const conformance::CaseLimits&)>
+std::deque<CaseT> read_back(const std::vector<std::string>& lines) {
+  std::deque<CaseT> cases;
+  for (std::size_t k = 0; k < lines.size(); ++k) cases.push_back(Parse(lines[k], "emitted case " + std::to_string(k), {}));
+  return cases;
+}
+
+int arena_threads(int threads) { return threads > 0 ? threads : oneapi::tbb::task_arena::automatic; }
+
+// Every case's samples, in parallel: each thread adds its samples to its own judge of the case
+// (sample s keyed by s alone, so the counts do not depend on the threads), then the judges merge.
+// add(judge, case, site, where) draws the sample of `site` and adds it; `where` names the case in messages.
+template <class Judge, class CaseT, class Add>
+std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads, Add&& add) {
+  std::vector<Judge> judges;
+  oneapi::tbb::task_arena arena(arena_threads(threads));
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const CaseT& c = cases[k];
+    const auto index = static_cast<std::uint32_t>(k);
+    const std::string where = "in-process verifier, case " + c.id;
+    oneapi::tbb::enumerable_thread_specific<Judge> per_thread([&] { return Judge(c, seed, index); });
+    arena.execute([&] {
+      oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, c.samples, 256), [&](const auto& range) {
+        Judge& judge = per_thread.local();
+        for (std::uint64_t s = range.begin(); s != range.end(); ++s) add(judge, c, DrawSite{seed, Stream::verifier, index, s}, where);
+      });
+    });
+    judges.emplace_back(c, seed, index);
+    for (const Judge& part : per_thread) judges.back().merge(part);
+  }
+  return judges;
+}
+
+// The first failing case spelled out: what it is, its tests at the verdict's level, and the χ²
+// bins farthest from the canonical law.
+void append_case(std::ostringstream& out, const conformance::CaseResult& r) {
+  const TreeEvidence& e = r.evidence;
+  out << "first failing case: " << r.id << " (" << r.label << "): " << verdict_text(r.decision.verdict) << "\n";
+  out << "  samples " << r.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
+  out << "  chi-square p " << num(e.chi_square.p_value) << "; Holm-adjusted p: exactness " << num(r.decision.exactness_p_holm) << ", saturation "
+      << num(r.decision.saturation_p_holm) << "\n";
+  out << "  E[L] " << fixed(e.mean_length, 4) << ", ceiling 1 + C_p " << fixed(e.ceiling, 4) << "\n";
+  out << "  power: detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level";
+  if (e.enumerated) out << "; exact TV of the verifier's law " << num(e.exact_tv) << " (enumeration)";
+  if (!r.not_enumerated.empty()) out << "; " << r.not_enumerated;
+  out << "\n";
+  if (e.largest_deviations.empty()) return;
+  // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
+  const std::size_t vocab = e.prefix.empty() ? 1 : e.completed_counts.size() / e.prefix.size();
+  out << "  largest cell deviations, observed vs expected ((o - e)/sqrt(e)):\n";
+  for (const BinDeviation& d : e.largest_deviations) {
+    out << "    ";
+    if (d.cell >= 0) {
+      out << "exit node " << d.group << ", next token " << static_cast<std::size_t>(d.cell) % vocab;
+    } else {
+      out << d.cells << " pooled cells" << (d.group >= 0 ? " of exit node " + std::to_string(d.group) : std::string());
+    }
+    out << ": " << d.observed << " vs " << fixed(d.expected, 1) << " (" << (d.expected > 0.0 ? fixed(d.residual, 1) : std::string("impossible")) << ")\n";
+  }
+}
+
+}  // namespace
+
+TreeCaseView view_of(const conformance::Case& c) {
+  return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, c.rows.data()};
+}
+
+std::vector<conformance::Case> tree_cases(const conformance::EmitConfig& config) {
+  std::deque<conformance::Case> cases = read_back<conformance::Case, conformance::parse_case>(conformance::emit_cases(config));
+  return {std::make_move_iterator(cases.begin()), std::make_move_iterator(cases.end())};
+}
+
+namespace detail {
+
+
+Block checked_block(const conformance::Case& c, const EmittedBlock& block) {
+  NodeId v = 0;
+  for (std::size_t k = 0; k < block.accepted.size(); ++k) {
+    const std::int32_t t = block.accepted[k];
+    v = t >= 0 && t < c.tree.vocab ? c.tree.child_with_token(v, t) : kNoNode;
+    if (v == kNoNode) throw ImpossibleBlock("accepted token " + std::to_string(t) + " at position " + std::to_string(k) + " is not a drafted child there");
+  }
+  if (block.bonus < 0 || block.bonus >= c.tree.vocab || !(c.rows.row(v)[static_cast<std::size_t>(block.bonus)] > 0.0)) {
+    throw ImpossibleBlock("bonus " + std::to_string(block.bonus) + " is outside the vocabulary or of zero target probability after the path");
+  }
+  return {v, block.bonus};
+}
+
+TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options) {
+  const std::deque<conformance::Case> cases = read_back<conformance::Case, conformance::parse_case>(conformance::emit_cases(options.cases));
+  const auto judges = sample_cases<conformance::CaseJudge>(
+      cases, options.seed, options.threads,
+      [&](conformance::CaseJudge& judge, const conformance::Case& c, const DrawSite& site, const std::string& where) {
+        const EmittedBlock b = sample(c, view_of(c), site);
+        thread_local std::vector<std::int64_t> path;  // the judge reads tokens as the JSON numbers they would be
+        path.assign(b.accepted.begin(), b.accepted.end());
+        judge.add_sample(path, b.bonus, site.sample, where);
+      });
+  std::vector<std::optional<ExactOutcome>> exact(cases.size());
+  std::vector<std::string> not_enumerated(cases.size()), impossible(cases.size());
+  if (enumerate) {
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+      try {
+        exact[k] = enumerate(cases[k], view_of(cases[k]));
+      } catch (const EnumerationBudgetExceeded& e) {
+        not_enumerated[k] = e.what();
+      } catch (const ImpossibleBlock& e) {
+        impossible[k] = e.what();
+      }
+    }
+  }
+  TreeReport report = conformance::judge(judges, options.alpha, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    conformance::CaseResult& r = report.cases[k];
+    r.not_enumerated = enumerate ? not_enumerated[k] : "a seeded verifier: no enumeration";
+    // An impossible block on a branch of positive probability is not exact, as an impossible sample is.
+    if (!impossible[k].empty()) {
+      r.not_enumerated = "enumeration found an impossible block: " + impossible[k];
+      r.decision.enumerated_not_exact = true;
+      r.decision.verdict = Verdict::not_exact;
+      report.overall = Verdict::not_exact;
+    }
+  }
+  report.first_failing = conformance::first_case_with(report.cases, report.overall);
+  return report;
+}
+
+}  // namespace detail
+
+TreeReport check_tree_verifier(const TreeVerifier& verifier, const CheckOptions& options) {
+  return detail::run_tree_check(
+      [&](const conformance::Case&, const TreeCaseView& view, const DrawSite& site) {
+        Randomness randomness(site);
+        return verifier(view, randomness);
+      },
+      nullptr, options);
+}
+
+ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options) {
+  const std::deque<conformance::ModelCase> cases =
+      read_back<conformance::ModelCase, conformance::parse_model_case>(conformance::emit_model_cases(options.cases));
+  const auto judges = sample_cases<conformance::ModelCaseJudge>(
+      cases, options.seed, options.threads,
+      [&](conformance::ModelCaseJudge& judge, const conformance::ModelCase& c, const DrawSite& site, const std::string& where) {
+        const ModelCaseView view{c.id, c.label, c.pair.vocab(), c.depth, c.drafting, &c.pair};
+        Randomness randomness(site);
+        const EmittedBlock b = verifier(view, randomness);
+        judge.add_sample(b.accepted, b.bonus, site.sample, where);
+      });
+  return conformance::judge_models(judges, options.alpha);
+}
+
+std::string describe(const TreeReport& report) {
+  std::ostringstream out;
+  out << "overall: " << verdict_text(report.overall) << " (" << report.cases.size() << " cases, alpha " << num(report.policy.alpha)
+      << ": " << report.exactness_tests << " exactness and " << report.saturation_tests << " saturation tests, Holm)\n";
+  for (const conformance::CaseResult& r : report.cases) {
+    if (r.id != report.first_failing) continue;
+    append_case(out, r);
+  }
+  return out.str();
+}
+
+std::string describe(const ModelReport& report) {
+  std::ostringstream out;
+  out << "overall: " << conformance::model_verdict_text(report.overall) << " (" << report.cases.size() << " model cases, alpha "
+      << num(report.policy.alpha) << ", " << report.exactness_tests << " exactness tests, Holm)\n";
+  for (const conformance::ModelCaseResult& r : report.cases) {
+    if (r.id != report.first_failing) continue;
+    const TreeEvidence& e = r.evidence;
+    out << "first failing case: " << r.id << " (" << r.label << "), " << conformance::model_verdict_text(r.decision.verdict) << "\n";
+    out << "  samples " << e.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
+    out << "  chi-square p " << num(e.chi_square.p_value) << ", Holm-adjusted p " << num(r.decision.exactness_p_holm) << "\n";
+    out << "  detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level\n";
+  }
+  return out.str();
+}
+
+}  // namespace tev::api

@@ -1,0 +1,189 @@
+#pragma once
+// tevsuite in an engine's own tests: the conformance check of `tevsuite conformance run`, with the
+// verifier under test called in process instead of spawned. The cases are the ones `conformance
+// emit` writes (the same generators, the same lines read back), every sample is validated,
+// completed and counted by the same judges, and the verdict comes from the one verdict policy
+// (sim/verdict_policy.hpp): χ² per case (α/2, Holm), E[L] and per-node acceptance against the
+// ceiling (α/2, Holm), "inconclusive" where a case cannot detect the policy's TV at its level.
+//
+// The verifier is called from several threads at once (oneTBB; CheckOptions::threads), once per
+// sample, with that sample's own randomness: it must not share mutable state between calls
+// without locking. An exception it throws ends the check and reaches the caller.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "conformance/case_io.hpp"
+#include "conformance/emit.hpp"
+#include "conformance/judge.hpp"
+#include "conformance/model_case.hpp"
+#include "conformance/model_judge.hpp"
+#include "core/choosers.hpp"
+#include "core/exact_law.hpp"
+#include "core/philox.hpp"
+
+namespace tev::api {
+
+// One fixed-tree case as the verifier sees it: plain arrays, level order (a parent before its
+// children, siblings in any order), node 0 the root.
+struct TreeCaseView {
+  std::string_view id;
+  std::string_view label;
+  std::int32_t vocab = 0;
+  std::span<const std::int32_t> parents;  // (N) parent of node i; −1 for the root
+  std::span<const std::int32_t> tokens;   // (N) token of node i; −1 for the root
+  std::span<const double> probs;          // (N, V) target p(· | path to node i); sparse case rows arrive dense
+
+  std::int32_t nodes() const { return static_cast<std::int32_t>(parents.size()); }
+  std::span<const double> row(std::int32_t node) const {
+    return probs.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+  }
+};
+
+// One model case: a language pair over V tokens; the verifier drafts its own tree from q, at most
+// D deep, verifies it with p and returns the block (marginal exactness, conformance/model_case.hpp).
+struct ModelCaseView {
+  std::string_view id;
+  std::string_view label;
+  std::int32_t vocab = 0;
+  std::int32_t depth = 0;                 // D: at most D accepted tokens, then the bonus
+  std::optional<Drafting> drafting;       // the case's hint; the verifier may draft otherwise
+  const LanguagePair* pair = nullptr;
+
+  // p(· | context ‖ prefix) and q(· | context ‖ prefix), prefix of length ≤ D (V entries each).
+  std::span<const double> p(std::span<const std::int32_t> prefix) const { return pair->p(prefix); }
+  std::span<const double> q(std::span<const std::int32_t> prefix) const { return pair->q(prefix); }
+};
+
+// What a verifier returns: the accepted draft tokens from the root down, then the bonus token.
+struct EmittedBlock {
+  std::vector<std::int32_t> accepted;
+  std::int32_t bonus = -1;
+};
+
+// One sample's randomness: Philox4x32-10 on the verifier stream, keyed by the check's seed, the
+// case and the sample, so a run is reproducible for any thread count. uniform() and bits() consume
+// the same sequence; seed an engine's own generator from bits() to keep its RNG.
+class Randomness {
+ public:
+  explicit Randomness(const DrawSite& site) : draws_(site) {}
+  double uniform() { return draws_.next(); }  // in [0, 1)
+  std::uint64_t bits();                       // 64 random bits (two draws)
+
+ private:
+  DrawCounter draws_;
+};
+
+using TreeVerifier = std::function<EmittedBlock(const TreeCaseView&, Randomness&)>;
+using ModelVerifier = std::function<EmittedBlock(const ModelCaseView&, Randomness&)>;
+
+// The draws of a verifier written against tevsuite's chooser interface (core/choosers.hpp), which
+// lets the check enumerate its exact law as well as sample it. categorical(weights) returns i with
+// probability weights[i] / Σ weights; next_token(node, weights) is the same draw for the token
+// after `node`, with a promise: a token that is not one of node's drafted children is the bonus
+// and the verifier returns at once (the promise lets a draw over a large vocabulary enumerate as a
+// handful of branches; a verifier that breaks it is enumerated token by token, small V only).
+template <class Chooser>
+class Draws {
+ public:
+  Draws(Chooser& chooser, const DraftTree& tree) : chooser_(chooser), tree_(tree) {}
+  std::size_t categorical(std::span<const double> weights) { return chooser_.categorical(weights); }
+  std::int32_t next_token(std::int32_t node, std::span<const double> weights) { return chooser_.next_token(tree_, node, weights); }
+  // The chooser itself, for code written against core/choosers.hpp (tevsuite's own verifiers).
+  Chooser& chooser() { return chooser_; }
+
+ private:
+  Chooser& chooser_;
+  const DraftTree& tree_;
+};
+
+// A verifier callable as f(const TreeCaseView&, Draws<C>&) → EmittedBlock for every chooser C
+// (a generic lambda taking `auto& draws`): wrap it with drawing(f).
+template <class F>
+struct DrawingVerifier {
+  F verify;
+};
+template <class F>
+DrawingVerifier<std::decay_t<F>> drawing(F&& f) {
+  return {std::forward<F>(f)};
+}
+
+struct CheckOptions {
+  conformance::EmitConfig cases{};  // which fixed-tree cases and samples per case: `conformance emit`'s defaults
+  double alpha = 1e-3;              // family-wise false-alarm level of the whole check
+  std::uint32_t seed = 20261130;    // the verifier's and the completions' randomness
+  int threads = 0;                  // 0: every hardware thread
+};
+
+struct ModelCheckOptions {
+  conformance::ModelEmitConfig cases{};  // `conformance emit --model-cases`'s defaults
+  double alpha = 1e-3;
+  std::uint32_t seed = 20261130;
+  int threads = 0;
+};
+
+// The verdict per case and overall, as `conformance run` reports them: per case the χ² p-value,
+// its Holm-adjusted p, the TV it detects with 99 % power at the level it is tested at, and, for a
+// drawing verifier, the exact TV of its law from enumeration.
+using TreeReport = conformance::ConformanceReport;
+using ModelReport = conformance::ModelReport;
+
+// Samples a seeded verifier on every case.
+TreeReport check_tree_verifier(const TreeVerifier& verifier, const CheckOptions& options = {});
+// Samples a drawing verifier and enumerates its exact law (per case where the enumeration fits its
+// branch budget; CaseResult::not_enumerated says why where not). Sampling and enumeration must
+// both say exact.
+template <class F>
+TreeReport check_tree_verifier(const DrawingVerifier<F>& verifier, const CheckOptions& options = {});
+// Samples a model-case verifier on every model case (marginal exactness; sampling only).
+ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options = {});
+
+// The report in a few lines: the overall verdict; when not exact and saturated, the first failing
+// case spelled out (label, tree, p-values, detectable TV, exact TV) and its largest standardized
+// cell deviations, observed against expected.
+std::string describe(const TreeReport& report);
+std::string describe(const ModelReport& report);
+
+// The cases the checks run on (for an engine's own diagnostics), and a case as the verifier sees it.
+std::vector<conformance::Case> tree_cases(const conformance::EmitConfig& config);
+TreeCaseView view_of(const conformance::Case& c);
+
+// --- the machinery behind the template, not for direct use ---
+namespace detail {
+// Sample `site.sample` of one case on the verifier stream.
+using SampleFn = std::function<EmittedBlock(const conformance::Case&, const TreeCaseView&, const DrawSite&)>;
+// The exact law of one case (throws what enumerate_verifier throws).
+using EnumerateFn = std::function<ExactOutcome(const conformance::Case&, const TreeCaseView&)>;
+TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options);
+// The block as tevsuite's Block (exit node, bonus); ImpossibleBlock when its path leaves the tree
+// or its bonus is outside the vocabulary or of zero target probability there.
+struct ImpossibleBlock : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+Block checked_block(const conformance::Case& c, const EmittedBlock& block);
+}  // namespace detail
+
+template <class F>
+TreeReport check_tree_verifier(const DrawingVerifier<F>& verifier, const CheckOptions& options) {
+  const auto sampled = [&](const conformance::Case& c, const TreeCaseView& view, const DrawSite& site) {
+    PhiloxChooser chooser(site);
+    Draws<PhiloxChooser> draws(chooser, c.tree);
+    return EmittedBlock(verifier.verify(view, draws));
+  };
+  const auto enumerate = [&](const conformance::Case& c, const TreeCaseView& view) {
+    return enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& chooser) {
+      Draws<EnumeratingChooser> draws(chooser, c.tree);
+      return detail::checked_block(c, verifier.verify(view, draws));
+    });
+  };
+  return detail::run_tree_check(sampled, enumerate, options);
+}
+
+}  // namespace tev::api
