@@ -72,13 +72,32 @@ tev_check_result* run_check(Check&& check) {
   return out;
 }
 
-tev_check_options defaults(std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed) {
-  return {cases, samples, seed, alpha, 0};
+// The C options of a C++ options struct (CheckOptions or ModelCheckOptions), and back.
+template <class Options>
+tev_check_options c_options(const Options& o) {
+  return {o.cases.cases, o.cases.samples, o.seed, o.alpha, o.threads};
+}
+template <class Options>
+Options cpp_options(const tev_check_options* given) {
+  Options o;
+  const tev_check_options c = given ? *given : c_options(o);
+  o.cases.cases = c.cases;
+  o.cases.samples = c.samples;
+  o.seed = c.seed;
+  o.alpha = c.alpha;
+  o.threads = c.threads;
+  return o;
 }
 
 // Case k of a result, or null outside [0, cases) (the accessors answer NULL, TEV_ERROR or NAN).
 const tev_check_result::Case* case_at(const tev_check_result* r, int32_t k) {
   return k >= 0 && static_cast<std::size_t>(k) < r->cases.size() ? &r->cases[static_cast<std::size_t>(k)] : nullptr;
+}
+
+template <class T>
+T field(const tev_check_result* r, int32_t k, T tev_check_result::Case::*member, T absent) {
+  const auto* c = case_at(r, k);
+  return c ? c->*member : absent;
 }
 
 const tev::LanguagePair& pair_of(const tev_model_case* c) { return *static_cast<const tev::LanguagePair*>(c->rows); }
@@ -97,31 +116,18 @@ const double* tev_model_q(const tev_model_case* c, const int32_t* prefix, int32_
   return pair_of(c).q({prefix, static_cast<std::size_t>(length)}).data();
 }
 
-tev_check_options tev_tree_check_defaults(void) {
-  const api::CheckOptions o;
-  return defaults(o.cases.cases, o.cases.samples, o.alpha, o.seed);
-}
-tev_check_options tev_model_check_defaults(void) {
-  const api::ModelCheckOptions o;
-  return defaults(o.cases.cases, o.cases.samples, o.alpha, o.seed);
-}
+tev_check_options tev_tree_check_defaults(void) { return c_options(api::CheckOptions{}); }
+tev_check_options tev_model_check_defaults(void) { return c_options(api::ModelCheckOptions{}); }
 
 tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user, const tev_check_options* options) {
   return run_check([&](tev_check_result& out) {
-    const tev_check_options o = options ? *options : tev_tree_check_defaults();
-    api::CheckOptions cpp;
-    cpp.cases.cases = o.cases;
-    cpp.cases.samples = o.samples;
-    cpp.seed = o.seed;
-    cpp.alpha = o.alpha;
-    cpp.threads = o.threads;
     const api::TreeReport report = api::check_tree_verifier(
         [&](const api::TreeCaseView& view, api::Randomness& randomness) {
           // The views' strings are the cases' own std::strings: null-terminated.
           const tev_tree_case c{view.id.data(), view.label.data(), view.vocab, view.nodes(), view.parents.data(), view.tokens.data(), view.probs.data()};
           return call(verifier, user, c, randomness, view.nodes() - 1);
         },
-        cpp);
+        cpp_options<api::CheckOptions>(options));
     add_cases(out, report);
     out.description = api::describe(report);
   });
@@ -129,19 +135,12 @@ tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user
 
 tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* user, const tev_check_options* options) {
   return run_check([&](tev_check_result& out) {
-    const tev_check_options o = options ? *options : tev_model_check_defaults();
-    api::ModelCheckOptions cpp;
-    cpp.cases.cases = o.cases;
-    cpp.cases.samples = o.samples;
-    cpp.seed = o.seed;
-    cpp.alpha = o.alpha;
-    cpp.threads = o.threads;
     const api::ModelReport report = api::check_model_verifier(
         [&](const api::ModelCaseView& view, api::Randomness& randomness) {
           const tev_model_case c{view.id.data(), view.label.data(), view.vocab, view.depth, view.pair};
           return call(verifier, user, c, randomness, view.depth);
         },
-        cpp);
+        cpp_options<api::ModelCheckOptions>(options));
     add_cases(out, report);
     out.description = api::describe(report);
   });
@@ -154,22 +153,10 @@ const char* tev_result_case_id(const tev_check_result* r, int32_t k) {
   const auto* c = case_at(r, k);
   return c ? c->id.c_str() : nullptr;
 }
-tev_verdict tev_result_case_verdict(const tev_check_result* r, int32_t k) {
-  const auto* c = case_at(r, k);
-  return c ? c->verdict : TEV_ERROR;
-}
-double tev_result_case_p_value(const tev_check_result* r, int32_t k) {
-  const auto* c = case_at(r, k);
-  return c ? c->p_value : NAN;
-}
-double tev_result_case_p_holm(const tev_check_result* r, int32_t k) {
-  const auto* c = case_at(r, k);
-  return c ? c->p_holm : NAN;
-}
-double tev_result_case_detectable_tv(const tev_check_result* r, int32_t k) {
-  const auto* c = case_at(r, k);
-  return c ? c->detectable_tv : NAN;
-}
+tev_verdict tev_result_case_verdict(const tev_check_result* r, int32_t k) { return field(r, k, &tev_check_result::Case::verdict, TEV_ERROR); }
+double tev_result_case_p_value(const tev_check_result* r, int32_t k) { return field(r, k, &tev_check_result::Case::p_value, NAN); }
+double tev_result_case_p_holm(const tev_check_result* r, int32_t k) { return field(r, k, &tev_check_result::Case::p_holm, NAN); }
+double tev_result_case_detectable_tv(const tev_check_result* r, int32_t k) { return field(r, k, &tev_check_result::Case::detectable_tv, NAN); }
 void tev_result_free(tev_check_result* r) { delete r; }
 
 }  // extern "C"

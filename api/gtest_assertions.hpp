@@ -140,15 +140,15 @@ std::string shrunk_counterexample(const DrawingVerifier<F>& verifier, Requiremen
 
 // The assertion behind the macros: the check's verdict meets the requirement.
 template <class V>
-testing::AssertionResult tree_verifier_meets(Requirement requirement, const V& verifier, const CheckOptions& options) {
+::testing::AssertionResult tree_verifier_meets(Requirement requirement, const V& verifier, const CheckOptions& options) {
   TreeReport report;
   try {
     report = check_tree_verifier(verifier, options);
   } catch (const std::exception& e) {
-    return testing::AssertionFailure() << "the check could not run: " << e.what();
+    return ::testing::AssertionFailure() << "the check could not run: " << e.what();
   }
-  if (detail::meets(requirement, report.overall)) return testing::AssertionSuccess() << describe(report);
-  testing::AssertionResult failure = testing::AssertionFailure();
+  if (detail::meets(requirement, report.overall)) return ::testing::AssertionSuccess() << describe(report);
+  ::testing::AssertionResult failure = ::testing::AssertionFailure();
   failure << "the tree verifier is required to be " << (requirement == Requirement::exact ? "exact" : "exact and saturated") << "\n"
           << describe(report);
   if (report.overall == Verdict::inconclusive) failure << "(inconclusive: raise CheckOptions::cases.samples)\n";
@@ -160,15 +160,15 @@ testing::AssertionResult tree_verifier_meets(Requirement requirement, const V& v
 }
 
 // The model-case check passes only on "exact (marginally)".
-inline testing::AssertionResult model_verifier_meets(const ModelVerifier& verifier, const ModelCheckOptions& options) {
+inline ::testing::AssertionResult model_verifier_meets(const ModelVerifier& verifier, const ModelCheckOptions& options) {
   ModelReport report;
   try {
     report = check_model_verifier(verifier, options);
   } catch (const std::exception& e) {
-    return testing::AssertionFailure() << "the check could not run: " << e.what();
+    return ::testing::AssertionFailure() << "the check could not run: " << e.what();
   }
-  if (report.overall == Verdict::exact_saturated) return testing::AssertionSuccess() << describe(report);
-  return testing::AssertionFailure() << "the model verifier is required to be exact (marginally)\n"
+  if (report.overall == Verdict::exact_saturated) return ::testing::AssertionSuccess() << describe(report);
+  return ::testing::AssertionFailure() << "the model verifier is required to be exact (marginally)\n"
                                      << describe(report)
                                      << (report.overall == Verdict::inconclusive ? "(inconclusive: raise ModelCheckOptions::cases.samples)\n" : "");
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest-spi.h>
 
+#include "api/tests/simple_verifiers.hpp"
 #include "core/mutants.hpp"
 #include "core/verifiers.hpp"
 
@@ -50,16 +51,8 @@ TEST(GTestAssertions, ShrunkCounterexampleIsSmall) {
   EXPECT_TRUE(detail::shrunk_counterexample(drawing(ViewVerifier<false>{}), Requirement::exact_and_saturated, 1e-12).empty());
 }
 
-// An exact, unsaturated verifier passes EXACT and fails EXACT_AND_SATURATED.
-EmittedBlock root_bonus(const TreeCaseView& c, Randomness& r) {
-  const auto row = c.row(0);
-  double u = r.uniform(), below = 0.0;
-  for (std::int32_t a = 0; a < c.vocab; ++a) {
-    below += row[static_cast<std::size_t>(a)];
-    if (u < below) return {{}, a};
-  }
-  return {{}, c.vocab - 1};
-}
+// root_bonus (exact, unsaturated) passes EXACT and fails EXACT_AND_SATURATED.
+using test_verifiers::root_bonus;
 
 TEST(GTestAssertions, SaturationIsItsOwnRequirement) {
   EXPECT_TREE_VERIFIER_EXACT(root_bonus, quick());

@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "api/tests/simple_verifiers.hpp"
 #include "core/verifier_registry.hpp"
 
 namespace tev::api {
@@ -63,17 +64,10 @@ TEST(TreeCheck, EveryRegisteredVerifierGetsItsKindsVerdict) {
   }
 }
 
-// The simplest exact verifier: accept nothing, bonus from the root's full row (a drafted child's
-// token is completed by the judge): exact, not saturated. Its bug: the bonus uniform over V.
-EmittedBlock root_bonus(const TreeCaseView& c, Randomness& r) {
-  const auto row = c.row(0);
-  double u = r.uniform(), below = 0.0;
-  for (std::int32_t a = 0; a < c.vocab; ++a) {
-    below += row[static_cast<std::size_t>(a)];
-    if (u < below) return {{}, a};
-  }
-  return {{}, c.vocab - 1};
-}
+using test_verifiers::draw_from;
+using test_verifiers::root_bonus;
+
+// root_bonus's bug: the bonus uniform over V.
 EmittedBlock uniform_bonus(const TreeCaseView& c, Randomness& r) {
   return {{}, static_cast<std::int32_t>(r.uniform() * c.vocab)};
 }
@@ -126,21 +120,12 @@ TEST(TreeCheck, VerifierExceptionsReachTheCaller) {
 
 // Model cases: the bonus from p after the empty prefix is exact marginally (the judge completes
 // it with p); from q it is not.
-EmittedBlock from_row(std::span<const double> row, Randomness& r) {
-  double u = r.uniform(), below = 0.0;
-  for (std::size_t a = 0; a < row.size(); ++a) {
-    below += row[a];
-    if (u < below) return {{}, static_cast<std::int32_t>(a)};
-  }
-  return {{}, static_cast<std::int32_t>(row.size() - 1)};
-}
-
 TEST(ModelCheck, ExactAndNotExactModelVerifiers) {
   ModelCheckOptions options;
   options.threads = 2;
-  const ModelReport exact = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return from_row(c.p({}), r); }, options);
+  const ModelReport exact = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return EmittedBlock{{}, draw_from(c.p({}), r.uniform())}; }, options);
   EXPECT_EQ(exact.overall, Verdict::exact_saturated) << describe(exact);
-  const ModelReport bug = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return from_row(c.q({}), r); }, options);
+  const ModelReport bug = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return EmittedBlock{{}, draw_from(c.q({}), r.uniform())}; }, options);
   EXPECT_EQ(bug.overall, Verdict::not_exact);
   EXPECT_NE(describe(bug).find("first failing case"), std::string::npos);
 }
