@@ -5,6 +5,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "api/tevsuite_check.h"
@@ -95,7 +96,7 @@ const tev_check_result::Case* case_at(const tev_check_result* r, int32_t k) {
 }
 
 template <class T>
-T field(const tev_check_result* r, int32_t k, T tev_check_result::Case::*member, T absent) {
+T field(const tev_check_result* r, int32_t k, T tev_check_result::Case::*member, std::type_identity_t<T> absent) {
   const auto* c = case_at(r, k);
   return c ? c->*member : absent;
 }
