@@ -11,7 +11,8 @@
 // calibration (seeds 1..K, trees 0 and 1), power replicates (S + 1000003·(r + 1)), live's first
 // word (S + 1), ExitTrain coverage (S, tree i, the same for every drafter and budget: Bonferroni
 // needs no independence there), conformance completions (S, case index; fixed-tree and model
-// cases alike, never both in one run), sampled-draft cases (check --drafts sampled: its own seed,
+// cases alike, never both in one run; the in-process check of api/ draws the verifier's own
+// randomness on the verifier stream at (S, case index, sample) beside them), sampled-draft cases (check --drafts sampled: its own seed,
 // tree word = the (case, pair) instance).
 // Adding a use: one line in `uses` and one entry in kRandomUses (core/tests/random_streams_test.cpp
 // checks that it collides with nothing). Test programs pick their own sites; they share no run with
