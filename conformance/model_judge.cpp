@@ -146,6 +146,8 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha
     r.id = c.id;
     r.label = c.label;
     r.drafting = c.drafting ? c.drafting->label() : "";
+    r.vocab = c.pair.vocab();
+    r.horizon = c.pair.horizon();
     r.impossible = judge.impossible();
     r.first_impossible = judge.first_impossible();
     r.trees = judge.trees();
@@ -153,7 +155,7 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha
     // Only the exactness evidence: no tree, so no ceiling, acceptance or saturation tests.
     TreeEvidence& e = r.evidence;
     e.samples = judge.lines();
-    e.chi_square = pearson_chi_square(judge.counts(), reference, groups);
+    e.chi_square = pearson_chi_square(judge.counts(), reference, groups, kReportedDeviations, e.largest_deviations);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
     e.detectable_tv = detectable_tv(reference, groups, c.samples, level, report.policy.required_power);
     if (c.drafting && reference.size() <= kMaxReferenceCells) {

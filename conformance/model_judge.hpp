@@ -72,6 +72,8 @@ struct ModelCaseResult {
   std::string id;
   std::string label;
   std::string drafting;      // the hint's label, or "" without one
+  std::int32_t vocab = 0;    // V and the horizon H = D + 1: a χ² cell is H tokens as a base-V number
+  std::int32_t horizon = 0;
   std::uint64_t impossible = 0;
   std::string first_impossible;
   std::uint64_t trees = 0;
