@@ -3,6 +3,7 @@
 // with its message as the description.
 #include <cmath>
 #include <exception>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -61,13 +62,19 @@ void add_cases(tev_check_result& out, const Report& report) {
 
 // Runs `check` into a new result, turning any exception into TEV_ERROR.
 template <class Check>
-tev_check_result* run_check(Check&& check) {
-  auto* out = new tev_check_result;
+tev_check_result* run_check(bool has_verifier, Check&& check) {
+  auto* out = new (std::nothrow) tev_check_result;
+  if (out == nullptr) return nullptr;
   try {
+    if (!has_verifier) throw std::invalid_argument("no verifier function");
     check(*out);
   } catch (const std::exception& e) {
     out->verdict = TEV_ERROR;
     out->description = std::string("error: ") + e.what();
+    out->cases.clear();
+  } catch (...) {
+    out->verdict = TEV_ERROR;
+    out->description = "error: the verifier threw something that is not a std::exception";
     out->cases.clear();
   }
   return out;
@@ -103,6 +110,15 @@ T field(const tev_check_result* r, int32_t k, T tev_check_result::Case::*member,
 
 const tev::LanguagePair& pair_of(const tev_model_case* c) { return *static_cast<const tev::LanguagePair*>(c->rows); }
 
+// A prefix the case has rows for: 0 to D tokens, each in [0, V).
+bool valid_prefix(const tev_model_case* c, const int32_t* prefix, int32_t length) {
+  if (c == nullptr || length < 0 || length > c->depth || (length > 0 && prefix == nullptr)) return false;
+  for (int32_t k = 0; k < length; ++k) {
+    if (prefix[k] < 0 || prefix[k] >= c->vocab) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -111,17 +127,17 @@ double tev_uniform(tev_randomness* r) { return r->randomness->uniform(); }
 uint64_t tev_random_bits(tev_randomness* r) { return r->randomness->bits(); }
 
 const double* tev_model_p(const tev_model_case* c, const int32_t* prefix, int32_t length) {
-  return pair_of(c).p({prefix, static_cast<std::size_t>(length)}).data();
+  return valid_prefix(c, prefix, length) ? pair_of(c).p({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
 }
 const double* tev_model_q(const tev_model_case* c, const int32_t* prefix, int32_t length) {
-  return pair_of(c).q({prefix, static_cast<std::size_t>(length)}).data();
+  return valid_prefix(c, prefix, length) ? pair_of(c).q({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
 }
 
 tev_check_options tev_tree_check_defaults(void) { return c_options(api::CheckOptions{}); }
 tev_check_options tev_model_check_defaults(void) { return c_options(api::ModelCheckOptions{}); }
 
 tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user, const tev_check_options* options) {
-  return run_check([&](tev_check_result& out) {
+  return run_check(verifier != nullptr, [&](tev_check_result& out) {
     const api::TreeReport report = api::check_tree_verifier(
         [&](const api::TreeCaseView& view, api::Randomness& randomness) {
           // The views' strings are the cases' own std::strings: null-terminated.
@@ -135,7 +151,7 @@ tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user
 }
 
 tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* user, const tev_check_options* options) {
-  return run_check([&](tev_check_result& out) {
+  return run_check(verifier != nullptr, [&](tev_check_result& out) {
     const api::ModelReport report = api::check_model_verifier(
         [&](const api::ModelCaseView& view, api::Randomness& randomness) {
           const tev_model_case c{view.id.data(), view.label.data(), view.vocab, view.depth, view.pair};

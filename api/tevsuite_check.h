@@ -34,13 +34,13 @@ typedef struct tev_model_case {
 } tev_model_case;
 
 /* p(. | context, prefix) and q(. | context, prefix): vocab probabilities, for a prefix of
- * 0 .. depth tokens. */
+ * 0 .. depth tokens in [0, vocab); NULL for any other prefix. */
 const double* tev_model_p(const tev_model_case* c, const int32_t* prefix, int32_t length);
 const double* tev_model_q(const tev_model_case* c, const int32_t* prefix, int32_t length);
 
 /* One sample's randomness (Philox4x32-10 keyed by the check's seed, the case and the sample). */
 typedef struct tev_randomness tev_randomness;
-double tev_uniform(tev_randomness* r);      /* in [0, 1) */
+double tev_uniform(tev_randomness* r);       /* in [0, 1) */
 uint64_t tev_random_bits(tev_randomness* r); /* 64 random bits: a seed for an engine's own RNG */
 
 /* A verifier writes its block: the accepted draft tokens from the root down into
@@ -74,7 +74,9 @@ typedef enum tev_verdict {
 
 typedef struct tev_check_result tev_check_result;
 
-/* Runs the check; never NULL (free it with tev_result_free). options NULL: the defaults. */
+/* Runs the check (free the result with tev_result_free; NULL only when out of memory). options
+ * NULL: the defaults. A NULL verifier, a nonzero return from it or an exception thrown through it
+ * is TEV_ERROR with the message as the description. */
 tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user, const tev_check_options* options);
 tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* user, const tev_check_options* options);
 

@@ -14,9 +14,9 @@
 namespace tev::api {
 
 std::uint64_t Randomness::bits() {
-  // The top 32 bits of each uniform are uniform over 32-bit values.
-  const auto high = static_cast<std::uint64_t>(draws_.next() * 4294967296.0);
-  const auto low = static_cast<std::uint64_t>(draws_.next() * 4294967296.0);
+  // The top 32 bits of each uniform in [0, 1) are uniform over 32-bit values.
+  const auto high = static_cast<std::uint64_t>(uniform() * 4294967296.0);
+  const auto low = static_cast<std::uint64_t>(uniform() * 4294967296.0);
   return high << 32 | low;
 }
 
@@ -55,6 +55,18 @@ std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t se
   return judges;
 }
 
+// The χ² bins farthest from the reference law, each named by cell_name (a cell of its own) and
+// observed against expected.
+template <class CellName>
+void append_deviations(std::ostringstream& out, std::span<const BinDeviation> deviations, CellName&& cell_name) {
+  if (deviations.empty()) return;
+  out << "  largest cell deviations, observed vs expected ((o - e)/sqrt(e)):\n";
+  for (const BinDeviation& d : deviations) {
+    out << "    " << (d.cell >= 0 ? cell_name(d) : std::to_string(d.cells) + " pooled cells") << ": " << d.observed << " vs " << fixed(d.expected, 1)
+        << " (" << (d.expected > 0.0 ? fixed(d.residual, 1) : std::string("impossible")) << ")\n";
+  }
+}
+
 // The first failing case spelled out: what it is, its tests at the verdict's level, and the χ²
 // bins farthest from the canonical law.
 void append_case(std::ostringstream& out, const conformance::CaseResult& r) {
@@ -68,19 +80,20 @@ void append_case(std::ostringstream& out, const conformance::CaseResult& r) {
   if (e.enumerated) out << "; exact TV of the verifier's law " << num(e.exact_tv) << " (enumeration)";
   if (!r.not_enumerated.empty()) out << "; " << r.not_enumerated;
   out << "\n";
-  if (e.largest_deviations.empty()) return;
   // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
   const std::size_t vocab = e.prefix.empty() ? 1 : e.completed_counts.size() / e.prefix.size();
-  out << "  largest cell deviations, observed vs expected ((o - e)/sqrt(e)):\n";
-  for (const BinDeviation& d : e.largest_deviations) {
-    out << "    ";
-    if (d.cell >= 0) {
-      out << "exit node " << d.group << ", next token " << static_cast<std::size_t>(d.cell) % vocab;
-    } else {
-      out << d.cells << " pooled cells" << (d.group >= 0 ? " of exit node " + std::to_string(d.group) : std::string());
-    }
-    out << ": " << d.observed << " vs " << fixed(d.expected, 1) << " (" << (d.expected > 0.0 ? fixed(d.residual, 1) : std::string("impossible")) << ")\n";
-  }
+  append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) {
+    return "exit node " + std::to_string(d.group) + ", next token " + std::to_string(static_cast<std::size_t>(d.cell) % vocab);
+  });
+}
+
+// A model case's cell is its H completed tokens as a base-V number, the first token highest.
+std::string sequence_name(std::int64_t cell, std::int32_t vocab, std::int32_t horizon) {
+  std::vector<std::int64_t> tokens(static_cast<std::size_t>(horizon));
+  for (std::int32_t k = horizon - 1; k >= 0; --k, cell /= vocab) tokens[static_cast<std::size_t>(k)] = cell % vocab;
+  std::string name = "tokens";
+  for (const std::int64_t t : tokens) name += " " + std::to_string(t);
+  return name;
 }
 
 }  // namespace
@@ -192,10 +205,11 @@ std::string describe(const ModelReport& report) {
   for (const conformance::ModelCaseResult& r : report.cases) {
     if (r.id != report.first_failing) continue;
     const TreeEvidence& e = r.evidence;
-    out << "first failing case: " << r.id << " (" << r.label << "), " << conformance::model_verdict_text(r.decision.verdict) << "\n";
+    out << "first failing case: " << r.id << " (" << r.label << "): " << conformance::model_verdict_text(r.decision.verdict) << "\n";
     out << "  samples " << e.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
     out << "  chi-square p " << num(e.chi_square.p_value) << ", Holm-adjusted p " << num(r.decision.exactness_p_holm) << "\n";
-    out << "  detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level\n";
+    out << "  power: detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level\n";
+    append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) { return sequence_name(d.cell, r.vocab, r.horizon); });
   }
   return out.str();
 }

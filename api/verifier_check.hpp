@@ -74,8 +74,8 @@ struct EmittedBlock {
 class Randomness {
  public:
   explicit Randomness(const DrawSite& site) : draws_(site) {}
-  double uniform() { return draws_.next(); }  // in [0, 1)
-  std::uint64_t bits();                       // 64 random bits (two draws)
+  double uniform() { return 1.0 - draws_.next(); }  // in [0, 1) (the draws are in (0, 1])
+  std::uint64_t bits();                             // 64 random bits (two draws)
 
  private:
   DrawCounter draws_;

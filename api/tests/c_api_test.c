@@ -42,6 +42,9 @@ static int failing(void* user, const tev_tree_case* c, tev_randomness* r, int32_
 static int model_root_bonus(void* user, const tev_model_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length,
                             int32_t* bonus) {
   (void)user, (void)accepted, (void)capacity;
+  const int32_t outside[1] = {c->vocab};
+  const int32_t too_long[3] = {0, 0, 0};
+  if (tev_model_p(c, outside, 1) != NULL || tev_model_q(c, too_long, c->depth + 1) != NULL || tev_model_p(c, NULL, -1) != NULL) return 3;
   *length = 0;
   *bonus = draw(tev_model_p(c, NULL, 0), c->vocab, tev_uniform(r));
   return 0;
@@ -73,6 +76,10 @@ int main(void) {
   CHECK(tev_result_verdict(error) == TEV_ERROR);
   CHECK(strstr(tev_result_description(error), "returned 7") != NULL);
   tev_result_free(error);
+
+  tev_check_result* missing = tev_check_tree_verifier(NULL, NULL, &options);
+  CHECK(tev_result_verdict(missing) == TEV_ERROR);
+  tev_result_free(missing);
 
   tev_check_result* model = tev_check_model_verifier(model_root_bonus, NULL, NULL);
   CHECK(tev_result_verdict(model) == TEV_EXACT_SATURATED);

@@ -127,7 +127,10 @@ TEST(ModelCheck, ExactAndNotExactModelVerifiers) {
   EXPECT_EQ(exact.overall, Verdict::exact_saturated) << describe(exact);
   const ModelReport bug = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return EmittedBlock{{}, draw_from(c.q({}), r.uniform())}; }, options);
   EXPECT_EQ(bug.overall, Verdict::not_exact);
-  EXPECT_NE(describe(bug).find("first failing case"), std::string::npos);
+  const std::string text = describe(bug);
+  EXPECT_NE(text.find("first failing case: " + bug.first_failing), std::string::npos) << text;
+  EXPECT_NE(text.find("largest cell deviations"), std::string::npos) << text;
+  EXPECT_NE(text.find("    tokens "), std::string::npos) << text;  // a model case's cell: its H tokens
 }
 
 TEST(Randomness, BitsAndUniformsAreReproducible) {
