@@ -111,16 +111,10 @@ namespace detail {
 
 
 Block checked_block(const conformance::Case& c, const EmittedBlock& block) {
-  NodeId v = 0;
-  for (std::size_t k = 0; k < block.accepted.size(); ++k) {
-    const std::int32_t t = block.accepted[k];
-    v = t >= 0 && t < c.tree.vocab ? c.tree.child_with_token(v, t) : kNoNode;
-    if (v == kNoNode) throw ImpossibleBlock("accepted token " + std::to_string(t) + " at position " + std::to_string(k) + " is not a drafted child there");
-  }
-  if (block.bonus < 0 || block.bonus >= c.tree.vocab || !(c.rows.row(v)[static_cast<std::size_t>(block.bonus)] > 0.0)) {
-    throw ImpossibleBlock("bonus " + std::to_string(block.bonus) + " is outside the vocabulary or of zero target probability after the path");
-  }
-  return {v, block.bonus};
+  const std::vector<std::int64_t> path(block.accepted.begin(), block.accepted.end());
+  conformance::ResolvedBlock resolved = conformance::resolve_block(c, path, block.bonus);
+  if (!resolved.problem.empty()) throw ImpossibleBlock(resolved.problem);
+  return resolved.block;
 }
 
 TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options) {

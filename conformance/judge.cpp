@@ -47,47 +47,40 @@ void CaseJudge::add_line(std::string_view line, const std::string& where) {
   add_sample(path, bonus, lines_, where);
 }
 
-void CaseJudge::add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where) {
-  const DraftTree& tree = case_->tree;
-  ++lines_;
-  const auto record_impossible = [&](const std::string& problem) {
-    if (impossible_++ == 0 || index < first_impossible_index_) {
-      first_impossible_ = where + ": " + problem;
-      first_impossible_index_ = index;
-    }
-  };
+ResolvedBlock resolve_block(const Case& c, std::span<const std::int64_t> path, std::int64_t bonus) {
+  const DraftTree& tree = c.tree;
   NodeId v = 0;
   for (std::size_t k = 0; k < path.size(); ++k) {
     const std::int64_t t = path[k];
     const NodeId next = t >= 0 && t < tree.vocab ? tree.child_with_token(v, static_cast<Token>(t)) : kNoNode;
     if (next == kNoNode) {
-      record_impossible("accepted token " + std::to_string(t) + " at position " + std::to_string(k) + " is not a drafted child there (invalid path)");
-      return;
+      return {{}, "accepted token " + std::to_string(t) + " at position " + std::to_string(k) + " is not a drafted child there (invalid path)"};
     }
     v = next;
   }
-  if (bonus < 0 || bonus >= tree.vocab) {
-    record_impossible("bonus " + std::to_string(bonus) + " is outside the vocabulary [0, " + std::to_string(tree.vocab) + ")");
+  if (bonus < 0 || bonus >= tree.vocab) return {{}, "bonus " + std::to_string(bonus) + " is outside the vocabulary [0, " + std::to_string(tree.vocab) + ")"};
+  if (!(c.rows.row(v)[static_cast<std::size_t>(bonus)] > 0.0)) {
+    return {{}, "bonus " + std::to_string(bonus) + " has zero target probability after the accepted path"};
+  }
+  return {{v, static_cast<Token>(bonus)}, ""};
+}
+
+void CaseJudge::add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where) {
+  ++lines_;
+  const ResolvedBlock resolved = resolve_block(*case_, path, bonus);
+  if (!resolved.problem.empty()) {
+    impossible_.record(index, [&] { return where + ": " + resolved.problem; });
     return;
   }
-  if (!(case_->rows.row(v)[static_cast<std::size_t>(bonus)] > 0.0)) {
-    record_impossible("bonus " + std::to_string(bonus) + " has zero target probability after the accepted path");
-    return;
-  }
-  const Block returned{v, static_cast<Token>(bonus)};
   completion_.restart({seed_, Stream::completion, case_index_, index});
-  counts_.add(tree, returned, complete_block(tree, case_->rows, returned, completion_));
+  counts_.add(case_->tree, resolved.block, complete_block(case_->tree, case_->rows, resolved.block, completion_));
 }
 
 void CaseJudge::merge(const CaseJudge& other) {
   if (other.case_ != case_) throw std::logic_error("merging the judges of two different cases");
   counts_.merge(other.counts_);
   lines_ += other.lines_;
-  if (other.impossible_ > 0 && (impossible_ == 0 || other.first_impossible_index_ < first_impossible_index_)) {
-    first_impossible_ = other.first_impossible_;
-    first_impossible_index_ = other.first_impossible_index_;
-  }
-  impossible_ += other.impossible_;
+  impossible_.merge(other.impossible_);
 }
 
 ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha, std::span<const std::optional<ExactOutcome>> exact) {
@@ -98,9 +91,7 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha, std:
   std::vector<TreeEvidence> evidence;
   for (const CaseJudge& judge : judges) {
     const Case& c = judge.spec();
-    if (judge.lines() != c.samples) {
-      throw InputError("case " + c.id + ": " + std::to_string(judge.lines()) + " samples, the case asks for " + std::to_string(c.samples));
-    }
+    require_all_samples(judge);
     CaseResult r;
     r.id = c.id;
     r.label = c.label;
@@ -116,12 +107,7 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha, std:
     evidence.push_back(r.evidence);
     report.cases.push_back(std::move(r));
   }
-  const SubjectVerdict decision = decide(evidence, report.policy);
-  report.overall = decision.verdict;
-  report.exactness_tests = decision.exactness_tests;
-  report.saturation_tests = decision.saturation_tests;
-  for (std::size_t k = 0; k < report.cases.size(); ++k) report.cases[k].decision = decision.cases[k];
-  report.first_failing = first_case_with(report.cases, report.overall);
+  report.saturation_tests = decide_into(report, evidence).saturation_tests;
   return report;
 }
 

@@ -17,6 +17,43 @@
 
 namespace tev::conformance {
 
+// A judge's impossible events: how many, and the first one by sample index (so the one kept does
+// not depend on how samples were split over threads).
+class ImpossibleEvents {
+ public:
+  // `describe` is called only when this event becomes the first one kept.
+  template <class Describe>
+  void record(std::uint64_t index, Describe&& describe) {
+    if (count_++ == 0 || index < first_index_) {
+      first_ = describe();
+      first_index_ = index;
+    }
+  }
+  void merge(const ImpossibleEvents& other) {
+    if (other.count_ > 0 && (count_ == 0 || other.first_index_ < first_index_)) {
+      first_ = other.first_;
+      first_index_ = other.first_index_;
+    }
+    count_ += other.count_;
+  }
+  std::uint64_t count() const { return count_; }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::uint64_t count_ = 0;
+  std::string first_;
+  std::uint64_t first_index_ = 0;
+};
+
+// The exit node a block's accepted tokens lead to on the case's tree, with its bonus; or, in
+// `problem`, why the block is impossible there (a path off the tree, a bonus outside the
+// vocabulary or of zero target probability).
+struct ResolvedBlock {
+  Block block;
+  std::string problem;  // empty when the block is possible
+};
+ResolvedBlock resolve_block(const Case& c, std::span<const std::int64_t> path, std::int64_t bonus);
+
 // Accumulates one case's samples.
 class CaseJudge {
  public:
@@ -37,8 +74,8 @@ class CaseJudge {
   const Case& spec() const { return *case_; }
   const BlockCounts& counts() const { return counts_; }
   std::uint64_t lines() const { return lines_; }
-  std::uint64_t impossible() const { return impossible_; }
-  const std::string& first_impossible() const { return first_impossible_; }
+  std::uint64_t impossible() const { return impossible_.count(); }
+  const std::string& first_impossible() const { return impossible_.first(); }
 
  private:
   const Case* case_;
@@ -47,9 +84,7 @@ class CaseJudge {
   BlockCounts counts_;
   PhiloxChooser completion_;
   std::uint64_t lines_ = 0;
-  std::uint64_t impossible_ = 0;
-  std::string first_impossible_;
-  std::uint64_t first_impossible_index_ = 0;
+  ImpossibleEvents impossible_;
 };
 
 struct CaseResult {
@@ -80,6 +115,27 @@ std::string first_case_with(const Results& cases, Verdict overall) {
     if (r.decision.verdict == overall) return r.id;
   }
   return "";
+}
+
+// InputError unless a judge (CaseJudge, ModelCaseJudge) holds its case's full sample count.
+template <class Judge>
+void require_all_samples(const Judge& judge) {
+  if (judge.lines() != judge.spec().samples) {
+    throw InputError("case " + judge.spec().id + ": " + std::to_string(judge.lines()) + " samples, the case asks for " +
+                     std::to_string(judge.spec().samples));
+  }
+}
+
+// The verdict policy's answer on the cases' evidence (one per report case, in order), written into
+// the report: overall verdict, exactness tests, each case's decision, the first failing case.
+template <class Report>
+SubjectVerdict decide_into(Report& report, std::span<const TreeEvidence> evidence) {
+  const SubjectVerdict decision = decide(evidence, report.policy);
+  report.overall = decision.verdict;
+  report.exactness_tests = decision.exactness_tests;
+  for (std::size_t k = 0; k < report.cases.size(); ++k) report.cases[k].decision = decision.cases[k];
+  report.first_failing = first_case_with(report.cases, report.overall);
+  return decision;
 }
 
 // The outside verifier is one subject of the verdict policy (sim/verdict_policy.hpp) at family

@@ -101,10 +101,11 @@ void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, st
   complete_to_horizon(case_->pair, tokens, completion_);
   const std::size_t cell = sequence_cell(tokens, case_->pair.vocab());
   ++counts_[cell];
-  if (!(reference_[cell] > 0.0) && (impossible_++ == 0 || index < first_impossible_index_)) {
-    first_impossible_ = where + ": the block " + json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(accepted.size() + 1))).dump() +
-                        " has zero probability under p";
-    first_impossible_index_ = index;
+  if (!(reference_[cell] > 0.0)) {
+    impossible_.record(index, [&] {
+      return where + ": the block " + json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(accepted.size() + 1))).dump() +
+             " has zero probability under p";
+    });
   }
 }
 
@@ -115,11 +116,7 @@ void ModelCaseJudge::merge(const ModelCaseJudge& other) {
   length_sum_ += other.length_sum_;
   trees_ += other.trees_;
   tree_nodes_ += other.tree_nodes_;
-  if (other.impossible_ > 0 && (impossible_ == 0 || other.first_impossible_index_ < first_impossible_index_)) {
-    first_impossible_ = other.first_impossible_;
-    first_impossible_index_ = other.first_impossible_index_;
-  }
-  impossible_ += other.impossible_;
+  impossible_.merge(other.impossible_);
 }
 
 std::string model_verdict_text(Verdict v) {
@@ -137,9 +134,7 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha
   std::vector<TreeEvidence> evidence;
   for (const ModelCaseJudge& judge : judges) {
     const ModelCase& c = judge.spec();
-    if (judge.lines() != c.samples) {
-      throw InputError("case " + c.id + ": " + std::to_string(judge.lines()) + " samples, the case asks for " + std::to_string(c.samples));
-    }
+    require_all_samples(judge);
     const std::vector<double>& reference = judge.reference();
     const std::vector<std::int32_t> groups = prefix_groups(c.pair, reference.size());
     ModelCaseResult r;
@@ -164,11 +159,7 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha
     evidence.push_back(e);
     report.cases.push_back(std::move(r));
   }
-  const SubjectVerdict decision = decide(evidence, report.policy);
-  report.overall = decision.verdict;
-  report.exactness_tests = decision.exactness_tests;
-  for (std::size_t k = 0; k < report.cases.size(); ++k) report.cases[k].decision = decision.cases[k];
-  report.first_failing = first_case_with(report.cases, report.overall);
+  decide_into(report, evidence);
   return report;
 }
 

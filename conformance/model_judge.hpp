@@ -45,8 +45,8 @@ class ModelCaseJudge {
   const std::vector<double>& reference() const { return reference_; }   // (V^H) p's H-token law
   std::uint64_t lines() const { return lines_; }
   std::uint64_t length_sum() const { return length_sum_; }  // Σ emitted tokens, before completion
-  std::uint64_t impossible() const { return impossible_; }
-  const std::string& first_impossible() const { return first_impossible_; }
+  std::uint64_t impossible() const { return impossible_.count(); }
+  const std::string& first_impossible() const { return impossible_.first(); }
   std::uint64_t trees() const { return trees_; }            // samples that reported their tree
   std::uint64_t tree_nodes() const { return tree_nodes_; }  // Σ drafted nodes over those trees
 
@@ -61,9 +61,7 @@ class ModelCaseJudge {
   PhiloxChooser completion_;
   std::uint64_t lines_ = 0;
   std::uint64_t length_sum_ = 0;
-  std::uint64_t impossible_ = 0;
-  std::string first_impossible_;
-  std::uint64_t first_impossible_index_ = 0;
+  ImpossibleEvents impossible_;
   std::uint64_t trees_ = 0;
   std::uint64_t tree_nodes_ = 0;
 };
