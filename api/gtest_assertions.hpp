@@ -112,10 +112,7 @@ std::string shrunk_counterexample(const DrawingVerifier<F>& verifier, Requiremen
     const TreeCaseView view = view_of(c);
     ExactOutcome exact;
     try {
-      exact = enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& chooser) {
-        Draws<EnumeratingChooser> draws(chooser, c.tree);
-        return detail::checked_block(c, verifier.verify(view, draws));
-      });
+      exact = enumerate_drawing(verifier, c, view);
     } catch (const std::exception& e) {
       RC_FAIL(b.text + "\n  the verifier failed: " + e.what());
     }

@@ -168,6 +168,16 @@ struct ImpossibleBlock : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 Block checked_block(const conformance::Case& c, const EmittedBlock& block);
+
+// A drawing verifier's exact law on one case (throws what enumerate_verifier throws, and
+// ImpossibleBlock).
+template <class F>
+ExactOutcome enumerate_drawing(const DrawingVerifier<F>& verifier, const conformance::Case& c, const TreeCaseView& view) {
+  return enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& chooser) {
+    Draws<EnumeratingChooser> draws(chooser, c.tree);
+    return checked_block(c, verifier.verify(view, draws));
+  });
+}
 }  // namespace detail
 
 template <class F>
@@ -177,12 +187,7 @@ TreeReport check_tree_verifier(const DrawingVerifier<F>& verifier, const CheckOp
     Draws<PhiloxChooser> draws(chooser, c.tree);
     return EmittedBlock(verifier.verify(view, draws));
   };
-  const auto enumerate = [&](const conformance::Case& c, const TreeCaseView& view) {
-    return enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& chooser) {
-      Draws<EnumeratingChooser> draws(chooser, c.tree);
-      return detail::checked_block(c, verifier.verify(view, draws));
-    });
-  };
+  const auto enumerate = [&](const conformance::Case& c, const TreeCaseView& view) { return detail::enumerate_drawing(verifier, c, view); };
   return detail::run_tree_check(sampled, enumerate, options);
 }
 
