@@ -168,11 +168,11 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
     // The engine's own loop and batched Philox, the verifier replaced by the block's first uniform.
     const auto [wall, cores] = best_rate([&] {
       tally_samples(c.tree, c.rows, plan, [&] {
-        return BatchedSampler(plan.seed, plan.tree_id, [&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
+        return BatchedSampler(plan.seed, plan.tree_id, each_sample([&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
           const auto token = static_cast<Token>(uniform_from(block0[0], block0[1]) * c.tree.vocab);
           const Block b{leaf, std::min(token, c.tree.vocab - 1)};
           return SampledBlock{b, b};
-        });
+        }));
       });
     });
     report.timings.push_back({"philox-only", threads, wall, cores});

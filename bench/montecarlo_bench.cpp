@@ -55,10 +55,10 @@ void BM_PhiloxOnly(benchmark::State& state) {
   // The engine's loop and batched Philox, the verifier replaced by the block's first uniform.
   for (auto _ : state) {
     benchmark::DoNotOptimize(tev::tally_samples(c.tree, c.rows, plan, [&] {
-      return tev::BatchedSampler(plan.seed, plan.tree_id, [&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
+      return tev::BatchedSampler(plan.seed, plan.tree_id, tev::each_sample([&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
         const tev::Block b{leaf, std::min(static_cast<tev::Token>(tev::uniform_from(block0[0], block0[1]) * c.tree.vocab), c.tree.vocab - 1)};
         return tev::SampledBlock{b, b};
-      });
+      }));
     }));
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kSamples));

@@ -53,6 +53,22 @@ TEV_HD inline Block tree_exit_verify_fast(const TreeTablesView& t, DrawCounter& 
   return {v, t.pick_row(t.residual_cum, t.residual_guide, v, draws.next())};
 }
 
+// TEV over a batch of samples, phase by phase: every sample's exit node, then every bonus. One
+// sample's two draws depend on each other (the bonus row is the exit node's); different samples'
+// do not, so within a phase their table loads overlap instead of waiting in line. out[i] is
+// tree_exit_verify_fast's block for the sample whose verifier-stream block 0 is
+// block0_words[4i .. 4i + 3] ((count, 4): draw 0 from words 0–1, draw 1 from words 2–3).
+TEV_HD inline void tree_exit_verify_batch(const TreeTablesView& t, const std::uint32_t* block0_words, std::size_t count, Block* out) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t* w = block0_words + 4 * i;
+    out[i].exit = pick_guided(t.exit_cum, t.nodes, t.exit_guide, t.exit_buckets, uniform_from(w[0], w[1]));
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t* w = block0_words + 4 * i;
+    out[i].bonus = t.pick_row(t.residual_cum, t.residual_guide, out[i].exit, uniform_from(w[2], w[3]));
+  }
+}
+
 TEV_HD inline Block predraw_and_follow_fast(const TreeTablesView& t, DrawCounter& draws) {
   NodeId v = 0;
   for (;;) {
@@ -109,11 +125,15 @@ TEV_HD inline Block run_fast_path(FastPath path, const TreeTablesView& t, DrawCo
 }
 
 // Completion (complete_block in verifiers.hpp) over the tables: while the bonus is a drafted
-// child's token, move to that child and draw the next token from its row — the same first index
-// of the same cumulative row as the chooser's draw, so both give the same completed block.
-TEV_HD inline Block complete_block_fast(const TreeTablesView& t, Block block, DrawCounter& draws) {
-  for (NodeId c = t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)]; c != kNoNode;
-       c = t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)]) {
+// child's token, move to that child and draw the next token from its row on the completion stream
+// of `sample` — the same first index of the same cumulative row as the chooser's draw, so both
+// give the same completed block. A block that needs no completion (every block of a saturated
+// verifier) costs one table lookup.
+TEV_HD inline Block complete_block_fast(const TreeTablesView& t, Block block, std::uint32_t seed, std::uint32_t tree, std::uint64_t sample) {
+  NodeId c = t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)];
+  if (c == kNoNode) return block;
+  DrawCounter draws(DrawSite{seed, Stream::completion, tree, sample}, DrawLayout::two_per_block);
+  for (; c != kNoNode; c = t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)]) {
     block.exit = c;
     block.bonus = t.pick_row(t.row_cum, t.row_guide, c, draws.next());
   }
@@ -137,8 +157,7 @@ TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, s
                                        const r123::Philox4x32::ctr_type& verifier_block0) {
   DrawCounter draws(fast_verifier_site(seed, tree, sample), verifier_block0);
   const Block returned = run_fast_path(path, t, draws);
-  DrawCounter completion(DrawSite{seed, Stream::completion, tree, sample}, DrawLayout::two_per_block);
-  return {returned, complete_block_fast(t, returned, completion)};
+  return {returned, complete_block_fast(t, returned, seed, tree, sample)};
 }
 TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed, std::uint32_t tree, std::uint64_t sample) {
   return sample_fast(path, t, seed, tree, sample, philox_block(fast_verifier_site(seed, tree, sample), 0));

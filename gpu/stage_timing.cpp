@@ -34,9 +34,7 @@ std::vector<GpuThroughput> measure_montecarlo_gpu(std::uint64_t samples, int rep
     BlockCounts cpu;
     for (int k = 0; k < repeats; ++k) {
       const auto start = std::chrono::steady_clock::now();
-      cpu = tally_samples(c.tree, c.rows, plan, [&] {
-        return [&](std::uint64_t s) { return sample_fast(path, tables.view(), plan.seed, plan.tree_id, s); };
-      });
+      cpu = tally_fast_path(path, c.tree, c.rows, tables.view(), plan);
       r.cpu_rate = std::max(r.cpu_rate, static_cast<double>(samples) / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       double kernel_seconds = 0.0;
       const BlockCounts on_gpu = gpu::monte_carlo_batch(id, std::span(&c, 1), plan, &kernel_seconds).front();

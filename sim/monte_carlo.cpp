@@ -43,16 +43,28 @@ void BlockCounts::add(const DraftTree& tree, const Block& returned, const Block&
   ++samples;
 }
 
+BlockCounts tally_fast_path(FastPath path, const DraftTree& tree, const TargetRows& rows, const TreeTablesView& view, const MonteCarloPlan& plan) {
+  if (path == FastPath::tree_exit) {
+    return tally_samples(tree, rows, plan, [&] {
+      return BatchedSampler(plan.seed, plan.tree_id, [&](std::uint64_t first, const std::uint32_t* words, std::size_t count, SampledBlock* out) {
+        Block returned[kSampleBatch];
+        tree_exit_verify_batch(view, words, count, returned);
+        for (std::size_t i = 0; i < count; ++i) out[i] = {returned[i], complete_block_fast(view, returned[i], plan.seed, plan.tree_id, first + i)};
+      });
+    });
+  }
+  return tally_samples(tree, rows, plan, [&] {
+    return BatchedSampler(plan.seed, plan.tree_id, each_sample([&](std::uint64_t s, const r123::Philox4x32::ctr_type& block0) {
+      return sample_fast(path, view, plan.seed, plan.tree_id, s, block0);
+    }));
+  });
+}
+
 BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan) {
   const VerifierInfo& info = verifier_info(id);
   if (plan.fast_path && info.fast_path != FastPath::none) {
     const TreeTables tables(tree, rows, child_order_for(id, tree, rows));
-    const TreeTablesView& view = tables.view();
-    return tally_samples(tree, rows, plan, [&] {
-      return BatchedSampler(plan.seed, plan.tree_id, [&](std::uint64_t s, const r123::Philox4x32::ctr_type& block0) {
-        return sample_fast(info.fast_path, view, plan.seed, plan.tree_id, s, block0);
-      });
-    });
+    return tally_fast_path(info.fast_path, tree, rows, tables.view(), plan);
   }
   return count_blocks(tree, rows, plan, [&](const DrawSite& site, PhiloxChooser& chooser) {
     chooser.restart(site);

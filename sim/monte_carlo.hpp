@@ -6,6 +6,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -47,10 +48,14 @@ struct MonteCarloPlan {
   Ranks ranks{};                    // the processes the samples are split over: a collective when more than one
 };
 
-// The engine: new_task() gives a per-task sampler, sampler(s) → SampledBlock gives sample s's
-// returned block and its completion (a sampler may keep scratch across the samples of its task,
-// which come in increasing order). Each thread counts into its own dense histograms, added up at
-// the end: integer sums, so the result does not depend on the threads or the partitioning.
+// Samples per batch: a sampler fills up to this many SampledBlocks per call.
+inline constexpr std::size_t kSampleBatch = 64;
+
+// The engine: new_task() gives a per-task sampler, sampler(first, count, out) fills out[0 ..
+// count − 1] with samples first .. first + count − 1 (count ≤ kSampleBatch; returned block and
+// completion; a sampler may keep scratch across the calls of its task, which come in increasing
+// order). Each thread counts into its own dense histograms, added up at the end: integer sums, so
+// the result does not depend on the threads or the partitioning.
 template <class NewTask>
 BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, NewTask&& new_task) {
   require_rows_match(tree, rows);
@@ -63,58 +68,73 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
   arena.execute([&] {
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 2048),
                               [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
-                                // add()'s update with raw pointers and the running sums in registers:
-                                // two increments and two additions per sample.
+                                // add()'s update with raw pointers and the completion count in a
+                                // register: two increments per sample (lengths come from the exit
+                                // histogram at the end).
                                 BlockCounts& counts = per_thread.local();
                                 std::uint64_t* const exits = counts.exits.data();
                                 std::uint64_t* const completed = counts.completed.data();
-                                const std::int32_t* const depth = tree.depth.data();
                                 const auto vocab = static_cast<std::size_t>(tree.vocab);
-                                std::uint64_t length_sum = 0, completions = 0;
+                                std::uint64_t completions = 0;
                                 auto sampler = new_task();
-                                for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
-                                  const SampledBlock b = sampler(s);
-                                  ++exits[b.returned.exit];
-                                  length_sum += static_cast<std::uint64_t>(depth[b.returned.exit]) + 1;
-                                  completions += b.returned == b.completed ? 0 : 1;
-                                  ++completed[static_cast<std::size_t>(b.completed.exit) * vocab + static_cast<std::size_t>(b.completed.bonus)];
+                                SampledBlock batch[kSampleBatch];
+                                for (std::uint64_t first = range.begin(); first < range.end(); first += kSampleBatch) {
+                                  const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kSampleBatch, range.end() - first));
+                                  sampler(first, count, batch);
+                                  for (std::size_t i = 0; i < count; ++i) {
+                                    const SampledBlock& b = batch[i];
+                                    ++exits[b.returned.exit];
+                                    completions += b.returned == b.completed ? 0 : 1;
+                                    ++completed[static_cast<std::size_t>(b.completed.exit) * vocab + static_cast<std::size_t>(b.completed.bonus)];
+                                  }
                                 }
                                 counts.samples += range.size();
-                                counts.length_sum += length_sum;
                                 counts.completions += completions;
                               });
   });
   BlockCounts result(tree.size(), tree.vocab);
   for (const BlockCounts& counts : per_thread) result.merge(counts);
   result.sum_over_ranks(plan.ranks);
+  // Σ L over the samples, L = depth(exit) + 1, from the exit counts: the same integer as per sample.
+  result.length_sum = 0;
+  for (NodeId v = 0; v < tree.size(); ++v) result.length_sum += result.exits[static_cast<std::size_t>(v)] * (static_cast<std::uint64_t>(tree.depth[v]) + 1);
   return result;
 }
 
-// A per-task sampler for the fast path: the verifier stream's block 0 of the next kBatch samples
-// at once (RowKernels::philox_blocks: several blocks per vector, the same words as philox_block),
-// then kernel(s, block0) → SampledBlock per sample.
-template <class Kernel>
+// A per-task sampler for the fast path: the verifier stream's block 0 of a batch's samples at once
+// (RowKernels::philox_blocks: several blocks per vector, the same words as philox_block), then
+// kernel(first, words, count, out) → the batch's SampledBlocks (words: (count, 4) their block 0).
+template <class BatchKernel>
 class BatchedSampler {
  public:
-  BatchedSampler(std::uint32_t seed, std::uint32_t tree, Kernel kernel) : seed_(seed), tree_(tree), kernel_(kernel) {}
-  SampledBlock operator()(std::uint64_t s) {
-    if (s - base_ >= kBatch) {
-      base_ = s;
-      const DrawSite site = fast_verifier_site(seed_, tree_, s);
-      philox_(site.seed, static_cast<std::uint32_t>(site.stream), 0, site.tree, s, kBatch, words_);
-    }
-    const std::uint32_t* w = words_ + 4 * (s - base_);
-    return kernel_(s, r123::Philox4x32::ctr_type{{w[0], w[1], w[2], w[3]}});
+  BatchedSampler(std::uint32_t seed, std::uint32_t tree, BatchKernel kernel) : seed_(seed), tree_(tree), kernel_(kernel) {}
+  void operator()(std::uint64_t first, std::size_t count, SampledBlock* out) {
+    const DrawSite site = fast_verifier_site(seed_, tree_, first);
+    philox_(site.seed, static_cast<std::uint32_t>(site.stream), 0, site.tree, first, count, words_);
+    kernel_(first, words_, count, out);
   }
 
  private:
-  static constexpr std::uint64_t kBatch = 16;
   std::uint32_t seed_, tree_;
-  Kernel kernel_;
+  BatchKernel kernel_;
   decltype(RowKernels::philox_blocks) philox_ = row_kernels().philox_blocks;
-  std::uint64_t base_ = ~std::uint64_t{0} - kBatch;  // no batch yet: s − base_ ≥ kBatch for every s
-  std::uint32_t words_[4 * kBatch];                  // (kBatch, 4) block 0 of samples base_ ...
+  std::uint32_t words_[4 * kSampleBatch];  // (kSampleBatch, 4) block 0 of the batch's samples
 };
+
+// A batch kernel from a per-sample one: sample(s, block0) → SampledBlock.
+template <class Sample>
+auto each_sample(Sample sample) {
+  return [sample](std::uint64_t first, const std::uint32_t* words, std::size_t count, SampledBlock* out) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t* w = words + 4 * i;
+      out[i] = sample(first + i, r123::Philox4x32::ctr_type{{w[0], w[1], w[2], w[3]}});
+    }
+  };
+}
+
+// The fast path: samples of the kernel of `path` over a tree's tables (TEV's two draws phase by
+// phase over each batch, tree_exit_verify_batch; the others sample by sample, sample_fast).
+BlockCounts tally_fast_path(FastPath path, const DraftTree& tree, const TargetRows& rows, const TreeTablesView& view, const MonteCarloPlan& plan);
 
 // Chooser-path verifiers: sample(site, chooser) → Block gives sample `site.sample`'s block on the
 // verifier stream (the chooser is a per-task scratch to restart); completion follows on its own stream.
@@ -122,10 +142,13 @@ template <class SampleBlock>
 BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, SampleBlock&& sample) {
   return tally_samples(tree, rows, plan, [&] {
     return [&, chooser = PhiloxChooser({plan.seed, Stream::verifier, plan.tree_id, 0}),
-            completion = PhiloxChooser({plan.seed, Stream::completion, plan.tree_id, 0})](std::uint64_t s) mutable {
-      const Block b = sample(DrawSite{plan.seed, Stream::verifier, plan.tree_id, s}, chooser);
-      completion.restart({plan.seed, Stream::completion, plan.tree_id, s});
-      return SampledBlock{b, complete_block(tree, rows, b, completion)};
+            completion = PhiloxChooser({plan.seed, Stream::completion, plan.tree_id, 0})](std::uint64_t first, std::size_t count, SampledBlock* out) mutable {
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::uint64_t s = first + i;
+        const Block b = sample(DrawSite{plan.seed, Stream::verifier, plan.tree_id, s}, chooser);
+        completion.restart({plan.seed, Stream::completion, plan.tree_id, s});
+        out[i] = SampledBlock{b, complete_block(tree, rows, b, completion)};
+      }
     };
   });
 }

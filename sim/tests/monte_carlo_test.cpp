@@ -63,5 +63,26 @@ TEST(FastPath, EqualsTheChooserPathSampleBySample) {
   }
 }
 
+// The engine draws in batches (TEV phase by phase over kSampleBatch samples); its histograms must
+// be a tally of sample_fast, sample by sample — the kernel the GPU runs — for every fast path, with
+// a sample range that starts and ends inside a batch.
+TEST(FastPath, EngineHistogramsTallySampleFastSampleBySample) {
+  const auto suite = small_suite();
+  for (const VerifierInfo& info : verifier_catalog()) {
+    if (info.fast_path == FastPath::none) continue;
+    for (std::size_t i = 0; i < suite.size(); i += 2) {
+      const CheckCase& c = suite[i];
+      const MonteCarloPlan plan{.seed = 23, .tree_id = static_cast<std::uint32_t>(i), .samples = 12347, .first_sample = 9, .threads = 2};
+      const TreeTables tables(c.tree, c.rows, child_order_for(info.id, c.tree, c.rows));
+      BlockCounts expected(c.tree.size(), c.tree.vocab);
+      for (std::uint64_t s = plan.first_sample; s < plan.first_sample + plan.samples; ++s) {
+        const SampledBlock b = sample_fast(info.fast_path, tables.view(), plan.seed, plan.tree_id, s);
+        expected.add(c.tree, b.returned, b.completed);
+      }
+      EXPECT_EQ(run_monte_carlo(info.id, c.tree, c.rows, plan), expected) << info.name << " tree " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tev
