@@ -67,14 +67,18 @@ void append_deviations(std::ostringstream& out, std::span<const BinDeviation> de
   }
 }
 
+// A χ² p for people: one that underflowed prints as the bound it is, not as 0 (a case with
+// impossible events has p = 0 by definition, and says so on its own line).
+std::string p_text(double p, std::uint64_t impossible) { return p > 0.0 || impossible > 0 ? num(p) : std::string("below the smallest double (underflow)"); }
+
 // The first failing case spelled out: what it is, its tests at the verdict's level, and the χ²
 // bins farthest from the canonical law.
 void append_case(std::ostringstream& out, const conformance::CaseResult& r) {
   const TreeEvidence& e = r.evidence;
   out << "first failing case: " << r.id << " (" << r.label << "): " << verdict_text(r.decision.verdict) << "\n";
   out << "  samples " << r.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
-  out << "  chi-square p " << num(e.chi_square.p_value) << "; Holm-adjusted p: exactness " << num(r.decision.exactness_p_holm) << ", saturation "
-      << num(r.decision.saturation_p_holm) << "\n";
+  out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible) << "; Holm-adjusted p: exactness " << p_text(r.decision.exactness_p_holm, r.impossible)
+      << ", saturation " << num(r.decision.saturation_p_holm) << "\n";
   out << "  E[L] " << fixed(e.mean_length, 4) << ", ceiling 1 + C_p " << fixed(e.ceiling, 4) << "\n";
   out << "  power: detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level";
   if (e.enumerated) out << "; exact TV of the verifier's law " << num(e.exact_tv) << " (enumeration)";
@@ -201,7 +205,7 @@ std::string describe(const ModelReport& report) {
     const TreeEvidence& e = r.evidence;
     out << "first failing case: " << r.id << " (" << r.label << "): " << conformance::model_verdict_text(r.decision.verdict) << "\n";
     out << "  samples " << e.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
-    out << "  chi-square p " << num(e.chi_square.p_value) << ", Holm-adjusted p " << num(r.decision.exactness_p_holm) << "\n";
+    out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible) << ", Holm-adjusted p " << p_text(r.decision.exactness_p_holm, r.impossible) << "\n";
     out << "  power: detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level\n";
     append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) { return sequence_name(d.cell, r.vocab, r.horizon); });
   }

@@ -103,7 +103,7 @@ void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, st
   ++counts_[cell];
   if (!(reference_[cell] > 0.0)) {
     impossible_.record(index, [&] {
-      return where + ": the block " + json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(accepted.size() + 1))).dump() +
+      return where + ", sample " + std::to_string(index) + ": the block " + json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(accepted.size() + 1))).dump() +
              " has zero probability under p";
     });
   }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "api/tests/simple_verifiers.hpp"
@@ -84,6 +85,19 @@ TEST(TreeCheck, SeededVerifiersAreJudgedBySampling) {
   EXPECT_NE(text.find("largest cell deviations"), std::string::npos) << text;
 }
 
+// A verifier that always answers the root's token 0: χ² so large that its p underflows to 0,
+// which describe() must print as the bound it is, not as p = 0 (kept for impossible events).
+TEST(TreeCheck, AnUnderflowedPValueIsPrintedAsABound) {
+  const TreeReport bug = check_tree_verifier([](const TreeCaseView&, Randomness&) { return EmittedBlock{{}, 0}; }, small_options());
+  ASSERT_EQ(bug.overall, Verdict::not_exact);
+  const auto failing = std::find_if(bug.cases.begin(), bug.cases.end(), [&](const auto& r) { return r.id == bug.first_failing; });
+  ASSERT_NE(failing, bug.cases.end());
+  ASSERT_EQ(failing->impossible, 0u);
+  ASSERT_EQ(failing->evidence.chi_square.p_value, 0.0) << "the test needs a p that underflows";
+  const std::string text = describe(bug);
+  EXPECT_NE(text.find("chi-square p below the smallest double (underflow)"), std::string::npos) << text;
+}
+
 TEST(TreeCheck, TooFewSamplesIsInconclusiveNotExact) {
   CheckOptions options = small_options();
   options.cases.samples = 50;
@@ -107,6 +121,7 @@ TEST(TreeCheck, ImpossibleBlocksAreCountedAndEnumerationCallsThemNotExact) {
   EXPECT_EQ(sampled.overall, Verdict::not_exact);
   EXPECT_EQ(sampled.cases[0].impossible, options.cases.samples);
   EXPECT_NE(sampled.cases[0].first_impossible.find("not a drafted child"), std::string::npos);
+  EXPECT_NE(sampled.cases[0].first_impossible.find(", sample 0:"), std::string::npos) << sampled.cases[0].first_impossible;  // the first sample, on any thread
   const TreeReport enumerated = check_tree_verifier(drawing([](const TreeCaseView& c, auto&) { return EmittedBlock{{}, c.vocab}; }), options);
   EXPECT_EQ(enumerated.overall, Verdict::not_exact);
   EXPECT_TRUE(enumerated.cases[0].decision.enumerated_not_exact);
