@@ -91,6 +91,14 @@ void append_case(std::ostringstream& out, const conformance::CaseResult& r) {
   });
 }
 
+// A block's accepted tokens as the JSON numbers the judge reads, in this thread's buffer (valid
+// until the thread's next call; no allocation per sample).
+std::span<const std::int64_t> json_path(const EmittedBlock& block) {
+  thread_local std::vector<std::int64_t> path;
+  path.assign(block.accepted.begin(), block.accepted.end());
+  return path;
+}
+
 // A model case's cell is its H completed tokens as a base-V number, the first token highest.
 std::string sequence_name(std::int64_t cell, std::int32_t vocab, std::int32_t horizon) {
   std::vector<std::int64_t> tokens(static_cast<std::size_t>(horizon));
@@ -115,8 +123,7 @@ namespace detail {
 
 
 Block checked_block(const conformance::Case& c, const EmittedBlock& block) {
-  const std::vector<std::int64_t> path(block.accepted.begin(), block.accepted.end());
-  conformance::ResolvedBlock resolved = conformance::resolve_block(c, path, block.bonus);
+  conformance::ResolvedBlock resolved = conformance::resolve_block(c, json_path(block), block.bonus);
   if (!resolved.problem.empty()) throw ImpossibleBlock(resolved.problem);
   return resolved.block;
 }
@@ -127,9 +134,7 @@ TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, 
       cases, options.seed, options.threads,
       [&](conformance::CaseJudge& judge, const conformance::Case& c, const DrawSite& site, const std::string& where) {
         const EmittedBlock b = sample(c, view_of(c), site);
-        thread_local std::vector<std::int64_t> path;  // the judge reads tokens as the JSON numbers they would be
-        path.assign(b.accepted.begin(), b.accepted.end());
-        judge.add_sample(path, b.bonus, site.sample, where);
+        judge.add_sample(json_path(b), b.bonus, site.sample, where);
       });
   std::vector<std::optional<ExactOutcome>> exact(cases.size());
   std::vector<std::string> not_enumerated(cases.size()), impossible(cases.size());

@@ -69,7 +69,7 @@ void CaseJudge::add_sample(std::span<const std::int64_t> path, std::int64_t bonu
   ++lines_;
   const ResolvedBlock resolved = resolve_block(*case_, path, bonus);
   if (!resolved.problem.empty()) {
-    impossible_.record(index, [&] { return where + ", sample " + std::to_string(index) + ": " + resolved.problem; });
+    impossible_.record(index, where, [&] { return resolved.problem; });
     return;
   }
   completion_.restart({seed_, Stream::completion, case_index_, index});

@@ -21,11 +21,12 @@ namespace tev::conformance {
 // not depend on how samples were split over threads).
 class ImpossibleEvents {
  public:
-  // `describe` is called only when this event becomes the first one kept.
+  // Sample `index` at `where` (a file:line, a case) was impossible; `describe` says why, and is
+  // called only when this event becomes the first one kept ("where, sample N: why").
   template <class Describe>
-  void record(std::uint64_t index, Describe&& describe) {
+  void record(std::uint64_t index, const std::string& where, Describe&& describe) {
     if (count_++ == 0 || index < first_index_) {
-      first_ = describe();
+      first_ = where + ", sample " + std::to_string(index) + ": " + describe();
       first_index_ = index;
     }
   }

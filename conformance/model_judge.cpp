@@ -102,8 +102,8 @@ void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, st
   const std::size_t cell = sequence_cell(tokens, case_->pair.vocab());
   ++counts_[cell];
   if (!(reference_[cell] > 0.0)) {
-    impossible_.record(index, [&] {
-      return where + ", sample " + std::to_string(index) + ": the block " + json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(accepted.size() + 1))).dump() +
+    impossible_.record(index, where, [&] {
+      return "the block " + json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(accepted.size() + 1))).dump() +
              " has zero probability under p";
     });
   }

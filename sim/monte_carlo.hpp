@@ -31,8 +31,8 @@ struct BlockCounts {
   void merge(const BlockCounts& other);
   // Adds up the counts of every rank (a no-op for one process).
   void sum_over_ranks(const Ranks& ranks);
-  // Adds one returned block and its completion (tally_samples' loop does the same with its running
-  // sums in registers: stores into the histograms could alias these members).
+  // Adds one returned block and its completion (tally_samples' loop does the same with its count
+  // in a register, since stores into the histograms could alias these members, and Σ L at the end).
   void add(const DraftTree& tree, const Block& returned, const Block& completed);
   double mean_length() const { return samples ? static_cast<double>(length_sum) / static_cast<double>(samples) : 0.0; }
   friend bool operator==(const BlockCounts&, const BlockCounts&) = default;
