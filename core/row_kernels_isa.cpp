@@ -8,8 +8,9 @@
 // AVX2-only machine. Everything but the exported table sits in an anonymous namespace;
 // core/tests/isa_purity.py checks the built library and program.
 #include <cstdint>
-// Only the compiler's intrinsics (always-inline, never emitted out of line) for the one multiply
-// GNU vectors cannot say: the unsigned 32 × 32 → 64 product of each 64-bit lane's low half.
+// Only the compiler's intrinsics (always-inline, never emitted out of line) for what GNU vectors
+// cannot say in one instruction: the unsigned 32 × 32 → 64 product of each 64-bit lane's low
+// half, and MAXPS/MINPS (a select compiles to a compare and a blend).
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
@@ -75,15 +76,37 @@ constexpr float kRoundMagic = 12582912.0f;   // 1.5 · 2^23: adding it rounds to
 constexpr float kUnderflow = -87.33654022f;  // the least float whose e^x is a normal float
 constexpr float kOverflow = 88.72283173f;    // the greatest float whose e^x is finite
 
-// e^x in every lane. Only IEEE add, sub, mul, compare and bit operations (no FMA: the build
-// forbids contraction), so every ISA copy rounds identically.
+// a > b ? a : b and a < b ? a : b, lane by lane, as the x86 MAXPS/MINPS instructions define them
+// (b when either is NaN): one instruction each, where below AVX-512 the GNU-vector select costs a
+// compare and a blend. (With AVX-512 the select is a masked move, and GCC 12's _mm512_max_ps
+// warns about its own undefined operand.)
+TEV_ALWAYS_INLINE VF lane_max(VF a, VF b) {
+#if defined(__AVX2__) && !defined(__AVX512F__)
+  return (VF)_mm256_max_ps((__m256)a, (__m256)b);
+#elif defined(__SSE2__) && !defined(__AVX512F__)
+  return (VF)_mm_max_ps((__m128)a, (__m128)b);
+#else
+  return a > b ? a : b;
+#endif
+}
+TEV_ALWAYS_INLINE VF lane_min(VF a, VF b) {
+#if defined(__AVX2__) && !defined(__AVX512F__)
+  return (VF)_mm256_min_ps((__m256)a, (__m256)b);
+#elif defined(__SSE2__) && !defined(__AVX512F__)
+  return (VF)_mm_min_ps((__m128)a, (__m128)b);
+#else
+  return a < b ? a : b;
+#endif
+}
+
+// e^x in every lane. Only IEEE add, sub, mul, compare, min/max and integer operations (no FMA:
+// the build forbids contraction), so every ISA copy rounds identically.
 TEV_ALWAYS_INLINE VF exp_lanes(VF x) {
-  // Clamp first so k stays in the int range; NaN compares false and becomes kUnderflow here.
-  VF c = x > splat(kUnderflow) ? x : splat(kUnderflow);
-  c = c < splat(kOverflow) ? c : splat(kOverflow);
+  // Clamp first so k stays in [−126, 128]; a NaN lane computes garbage, replaced at the end.
+  const VF c = lane_min(splat(kOverflow), lane_max(splat(kUnderflow), x));
   // k = round(c / ln 2) from the low bits of c·log2e + 1.5·2^23 (round to nearest even).
   const VF shifted = c * kLog2e + kRoundMagic;
-  VI k = bits(shifted) - bits(splat(kRoundMagic));
+  const VI k = bits(shifted) - bits(splat(kRoundMagic));
   const VF kf = shifted - kRoundMagic;
   const VF r = (c - kf * kLn2Hi) - kf * kLn2Lo;
   // e^r on |r| ≤ ln2/2 (Cephes expf polynomial).
@@ -93,16 +116,14 @@ TEV_ALWAYS_INLINE VF exp_lanes(VF x) {
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  VF y = (p * (r * r) + r) + 1.0f;
-  // 2^k from the exponent bits. k = 128 (c close to kOverflow) has no float exponent: use
-  // 2^127 and double y, which is exact.
-  const VI top = k > 127;
-  y = top ? y + y : y;
-  k = top ? k - 1 : k;
-  y = y * from_bits((k + 127) << 23);
-  y = x < splat(kUnderflow) ? splat(0.0f) : y;
-  y = x > splat(kOverflow) ? splat(__builtin_inff()) : y;
-  return x != x ? x : y;
+  const VF y = (p * (r * r) + r) + 1.0f;
+  // y · 2^k by adding k to y's exponent field, exact wherever the product is a normal float:
+  // on the clamped range it always is. (c ≥ kUnderflow makes r > 0 when k = −126, so y ≥ 1;
+  // c ≤ kOverflow makes r < 0 when k = 128, so y < 1.) Same bits as multiplying by 2^k.
+  const VF scaled = from_bits(bits(y) + (k << 23));
+  const VF low = x < splat(kUnderflow) ? splat(0.0f) : scaled;
+  // Above kOverflow x·inf is +inf, and for a NaN lane it is NaN: one select for both.
+  return !(x <= splat(kOverflow)) ? x * __builtin_inff() : low;
 }
 
 float row_max(const float* x, std::size_t n) {
@@ -125,12 +146,15 @@ float row_max(const float* x, std::size_t n) {
   return best;
 }
 
-// The exponentials of one row, summed in 16 float lanes; stored to out when `store`.
-TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, float scale, float* out, bool store) {
+// The exponentials of one row, summed in 16 float lanes; stored to out when `store`. With `ahead`
+// it also asks for the cache line at ahead + i as it computes x + i (16 floats, one line per step):
+// the blocked pass fetches its next block while this one computes, instead of waiting for it.
+TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, float scale, float* out, bool store, const float* ahead = nullptr) {
   VF acc[kParts];
   for (VF& part : acc) part = splat(0.0f);
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
+    if (ahead != nullptr) __builtin_prefetch(ahead + i);
     for (std::size_t p = 0; p < kParts; ++p) {
       const VF e = exp_lanes((load(x + i + p * kWidth) - shift) * scale);
       if (store) __builtin_memcpy(out + i + p * kWidth, &e, sizeof e);
@@ -173,7 +197,8 @@ float blocked_pass(const float* x, std::size_t n, float scale, float* block_max,
     const std::size_t begin = b * kRowBlock, len = n - begin < kRowBlock ? n - begin : kRowBlock;
     const float m = row_max(x + begin, len);
     // A block of −inf (masked tokens) adds nothing; exp(−inf − (−inf)) would be NaN.
-    const double s = m == -__builtin_inff() ? 0.0 : exp_pass(x + begin, len, m, scale, nullptr, false);
+    const float* next = b + 1 < blocks ? x + begin + kRowBlock : nullptr;
+    const double s = m == -__builtin_inff() ? 0.0 : exp_pass(x + begin, len, m, scale, nullptr, false, next);
     if (block_max != nullptr) {
       block_max[b] = m;
       block_sum[b] = s;
