@@ -129,11 +129,15 @@ TEV_HD inline Block run_fast_path(FastPath path, const TreeTablesView& t, DrawCo
 // of `sample` — the same first index of the same cumulative row as the chooser's draw, so both
 // give the same completed block. A block that needs no completion (every block of a saturated
 // verifier) costs one table lookup.
+// The child of block.exit that block.bonus drafts, or kNoNode when the block is complete.
+TEV_HD inline NodeId drafted_child(const TreeTablesView& t, Block block) {
+  return t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)];
+}
 TEV_HD inline Block complete_block_fast(const TreeTablesView& t, Block block, std::uint32_t seed, std::uint32_t tree, std::uint64_t sample) {
-  NodeId c = t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)];
+  NodeId c = drafted_child(t, block);
   if (c == kNoNode) return block;
   DrawCounter draws(DrawSite{seed, Stream::completion, tree, sample}, DrawLayout::two_per_block);
-  for (; c != kNoNode; c = t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)]) {
+  for (; c != kNoNode; c = drafted_child(t, block)) {
     block.exit = c;
     block.bonus = t.pick_row(t.row_cum, t.row_guide, c, draws.next());
   }

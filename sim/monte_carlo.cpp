@@ -49,7 +49,17 @@ BlockCounts tally_fast_path(FastPath path, const DraftTree& tree, const TargetRo
       return BatchedSampler(plan.seed, plan.tree_id, [&](std::uint64_t first, const std::uint32_t* words, std::size_t count, SampledBlock* out) {
         Block returned[kSampleBatch];
         tree_exit_verify_batch(view, words, count, returned);
-        for (std::size_t i = 0; i < count; ++i) out[i] = {returned[i], complete_block_fast(view, returned[i], plan.seed, plan.tree_id, first + i)};
+        // A saturated verifier's blocks never need completion: look that up for the whole batch
+        // without a branch per sample, and complete sample by sample only when one does.
+        bool incomplete = false;
+        for (std::size_t i = 0; i < count; ++i) incomplete |= drafted_child(view, returned[i]) != kNoNode;
+        if (!incomplete) {
+          for (std::size_t i = 0; i < count; ++i) out[i] = {returned[i], returned[i]};
+          return std::size_t{0};
+        }
+        return count_completions(count, out, [&](std::size_t i) {
+          return SampledBlock{returned[i], complete_block_fast(view, returned[i], plan.seed, plan.tree_id, first + i)};
+        });
       });
     });
   }

@@ -51,10 +51,21 @@ struct MonteCarloPlan {
 // Samples per batch: a sampler fills up to this many SampledBlocks per call.
 inline constexpr std::size_t kSampleBatch = 64;
 
+// out[i] = sample(i) for i < count; returns how many of them completion changed.
+template <class Sample>
+std::size_t count_completions(std::size_t count, SampledBlock* out, Sample&& sample) {
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    out[i] = sample(i);
+    changed += out[i].returned == out[i].completed ? 0 : 1;
+  }
+  return changed;
+}
+
 // The engine: new_task() gives a per-task sampler, sampler(first, count, out) fills out[0 ..
 // count − 1] with samples first .. first + count − 1 (count ≤ kSampleBatch; returned block and
-// completion; a sampler may keep scratch across the calls of its task, which come in increasing
-// order). Each thread counts into its own dense histograms, added up at the end: integer sums, so
+// completion) and returns how many of them completion changed (a sampler may keep scratch across
+// the calls of its task, which come in increasing order). Each thread counts into its own dense histograms, added up at the end: integer sums, so
 // the result does not depend on the threads or the partitioning.
 template <class NewTask>
 BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, NewTask&& new_task) {
@@ -69,8 +80,8 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 2048),
                               [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
                                 // add()'s update with raw pointers and the completion count in a
-                                // register: two increments per sample (lengths come from the exit
-                                // histogram at the end).
+                                // register: two increments per sample (the sampler counts the
+                                // completions; lengths come from the exit histogram at the end).
                                 BlockCounts& counts = per_thread.local();
                                 std::uint64_t* const exits = counts.exits.data();
                                 std::uint64_t* const completed = counts.completed.data();
@@ -80,11 +91,10 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
                                 SampledBlock batch[kSampleBatch];
                                 for (std::uint64_t first = range.begin(); first < range.end(); first += kSampleBatch) {
                                   const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kSampleBatch, range.end() - first));
-                                  sampler(first, count, batch);
+                                  completions += sampler(first, count, batch);
                                   for (std::size_t i = 0; i < count; ++i) {
                                     const SampledBlock& b = batch[i];
                                     ++exits[b.returned.exit];
-                                    completions += b.returned == b.completed ? 0 : 1;
                                     ++completed[static_cast<std::size_t>(b.completed.exit) * vocab + static_cast<std::size_t>(b.completed.bonus)];
                                   }
                                 }
@@ -103,15 +113,16 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
 
 // A per-task sampler for the fast path: the verifier stream's block 0 of a batch's samples at once
 // (RowKernels::philox_blocks: several blocks per vector, the same words as philox_block), then
-// kernel(first, words, count, out) → the batch's SampledBlocks (words: (count, 4) their block 0).
+// kernel(first, words, count, out) → the batch's SampledBlocks (words: (count, 4) their block 0)
+// and the number completion changed.
 template <class BatchKernel>
 class BatchedSampler {
  public:
   BatchedSampler(std::uint32_t seed, std::uint32_t tree, BatchKernel kernel) : seed_(seed), tree_(tree), kernel_(kernel) {}
-  void operator()(std::uint64_t first, std::size_t count, SampledBlock* out) {
+  std::size_t operator()(std::uint64_t first, std::size_t count, SampledBlock* out) {
     const DrawSite site = fast_verifier_site(seed_, tree_, first);
     philox_(site.seed, static_cast<std::uint32_t>(site.stream), 0, site.tree, first, count, words_);
-    kernel_(first, words_, count, out);
+    return kernel_(first, words_, count, out);
   }
 
  private:
@@ -125,10 +136,10 @@ class BatchedSampler {
 template <class Sample>
 auto each_sample(Sample sample) {
   return [sample](std::uint64_t first, const std::uint32_t* words, std::size_t count, SampledBlock* out) {
-    for (std::size_t i = 0; i < count; ++i) {
+    return count_completions(count, out, [&](std::size_t i) {
       const std::uint32_t* w = words + 4 * i;
-      out[i] = sample(first + i, r123::Philox4x32::ctr_type{{w[0], w[1], w[2], w[3]}});
-    }
+      return sample(first + i, r123::Philox4x32::ctr_type{{w[0], w[1], w[2], w[3]}});
+    });
   };
 }
 
@@ -143,12 +154,12 @@ BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const Mo
   return tally_samples(tree, rows, plan, [&] {
     return [&, chooser = PhiloxChooser({plan.seed, Stream::verifier, plan.tree_id, 0}),
             completion = PhiloxChooser({plan.seed, Stream::completion, plan.tree_id, 0})](std::uint64_t first, std::size_t count, SampledBlock* out) mutable {
-      for (std::size_t i = 0; i < count; ++i) {
+      return count_completions(count, out, [&](std::size_t i) {
         const std::uint64_t s = first + i;
         const Block b = sample(DrawSite{plan.seed, Stream::verifier, plan.tree_id, s}, chooser);
         completion.restart({plan.seed, Stream::completion, plan.tree_id, s});
-        out[i] = SampledBlock{b, complete_block(tree, rows, b, completion)};
-      }
+        return SampledBlock{b, complete_block(tree, rows, b, completion)};
+      });
     };
   });
 }

@@ -84,5 +84,30 @@ TEST(FastPath, EngineHistogramsTallySampleFastSampleBySample) {
   }
 }
 
+// TEV's batches skip completion when no block of the batch needs it. With its bonus drawn from the
+// full row p_v instead of the residual (a broken table), blocks do need it: the engine must then
+// complete and count exactly as sample_fast does, sample by sample.
+TEST(FastPath, TevBatchesCompleteBlocksWhenATableIsBroken) {
+  const auto suite = small_suite();
+  std::uint64_t completions = 0;
+  for (std::size_t i = 0; i < suite.size(); i += 2) {
+    const CheckCase& c = suite[i];
+    const MonteCarloPlan plan{.seed = 29, .tree_id = static_cast<std::uint32_t>(i), .samples = 5003, .first_sample = 3, .threads = 2};
+    const TreeTables tables(c.tree, c.rows, child_order_for(VerifierId::tree_exit, c.tree, c.rows));
+    TreeTablesView broken = tables.view();
+    broken.residual_cum = broken.row_cum;
+    broken.residual_guide = broken.row_guide;
+    BlockCounts expected(c.tree.size(), c.tree.vocab);
+    for (std::uint64_t s = plan.first_sample; s < plan.first_sample + plan.samples; ++s) {
+      const SampledBlock b = sample_fast(FastPath::tree_exit, broken, plan.seed, plan.tree_id, s);
+      expected.add(c.tree, b.returned, b.completed);
+    }
+    const BlockCounts got = tally_fast_path(FastPath::tree_exit, c.tree, c.rows, broken, plan);
+    EXPECT_EQ(got, expected) << "tree " << i;
+    completions += got.completions;
+  }
+  EXPECT_GT(completions, 0u) << "the broken table never drew a drafted token: this test exercises nothing";
+}
+
 }  // namespace
 }  // namespace tev
