@@ -55,14 +55,14 @@ std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t se
   return judges;
 }
 
-// The χ² bins farthest from the reference law, each named by cell_name (a cell of its own) and
-// observed against expected.
-template <class CellName>
-void append_deviations(std::ostringstream& out, std::span<const BinDeviation> deviations, CellName&& cell_name) {
+// The χ² bins farthest from the reference law, each named by bin_name (a cell of its own or a
+// pooled tail) and observed against expected.
+template <class BinName>
+void append_deviations(std::ostringstream& out, std::span<const BinDeviation> deviations, BinName&& bin_name) {
   if (deviations.empty()) return;
   out << "  largest cell deviations, observed vs expected ((o - e)/sqrt(e)):\n";
   for (const BinDeviation& d : deviations) {
-    out << "    " << (d.cell >= 0 ? cell_name(d) : std::to_string(d.cells) + " pooled cells") << ": " << d.observed << " vs " << fixed(d.expected, 1)
+    out << "    " << bin_name(d) << ": " << d.observed << " vs " << fixed(d.expected, 1)
         << " (" << (d.expected > 0.0 ? fixed(d.residual, 1) : std::string("impossible")) << ")\n";
   }
 }
@@ -87,7 +87,10 @@ void append_case(std::ostringstream& out, const conformance::CaseResult& r) {
   // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
   const std::size_t vocab = e.prefix.empty() ? 1 : e.completed_counts.size() / e.prefix.size();
   append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) {
-    return "exit node " + std::to_string(d.group) + ", next token " + std::to_string(static_cast<std::size_t>(d.cell) % vocab);
+    const std::string node = "exit node " + std::to_string(d.group);
+    if (d.cell >= 0) return node + ", next token " + std::to_string(static_cast<std::size_t>(d.cell) % vocab);
+    // A tail pools the cells of one exit node, or (group −1) the leftover tails of several.
+    return (d.group >= 0 ? node + ", tail of " : std::string("global tail of ")) + std::to_string(d.cells) + " cells";
   });
 }
 
@@ -212,7 +215,9 @@ std::string describe(const ModelReport& report) {
     out << "  samples " << e.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
     out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible) << ", Holm-adjusted p " << p_text(r.decision.exactness_p_holm, r.impossible) << "\n";
     out << "  power: detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level\n";
-    append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) { return sequence_name(d.cell, r.vocab, r.horizon); });
+    append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) {
+      return d.cell >= 0 ? sequence_name(d.cell, r.vocab, r.horizon) : "tail of " + std::to_string(d.cells) + " sequences";
+    });
   }
   return out.str();
 }

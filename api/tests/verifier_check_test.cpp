@@ -83,6 +83,30 @@ TEST(TreeCheck, SeededVerifiersAreJudgedBySampling) {
   const std::string text = describe(bug);
   EXPECT_NE(text.find("first failing case: " + bug.first_failing), std::string::npos) << text;
   EXPECT_NE(text.find("largest cell deviations"), std::string::npos) << text;
+  // root_bonus's tokens of small probability pool into a tail, which the message names as one.
+  EXPECT_NE(text.find("    global tail of "), std::string::npos) << text;
+}
+
+// A pooled tail of one exit node is named by that node: on the large-vocabulary case (V = 64;
+// root_bonus, which is exact, elsewhere) every block exits at node 1, the root's first child
+// accepted always, with node 1's least likely token as the bonus: a cell that pools into node 1's
+// tail, so that tail is far above its expectation.
+TEST(TreeCheck, ANodesPooledTailIsNamedByItsNode) {
+  const CheckOptions options = small_options();
+  const TreeReport bug = check_tree_verifier(
+      [&](const TreeCaseView& c, Randomness& r) {
+        if (c.vocab < options.cases.large_vocab) return root_bonus(c, r);
+        const std::span<const double> row = c.row(1);
+        std::int32_t least = -1;
+        for (std::int32_t t = 0; t < c.vocab; ++t) {
+          if (row[t] > 0.0 && (least < 0 || row[t] < row[least])) least = t;
+        }
+        return EmittedBlock{{c.tokens[1]}, least};
+      },
+      options);
+  ASSERT_EQ(bug.overall, Verdict::not_exact);
+  const std::string text = describe(bug);
+  EXPECT_NE(text.find("    exit node 1, tail of "), std::string::npos) << text;
 }
 
 // A verifier that always answers the root's token 0: χ² so large that its p underflows to 0,
