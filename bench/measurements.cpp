@@ -31,31 +31,45 @@ double cpu_seconds(clockid_t clock) {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-// Median seconds per call over batches of calls; a batch lasts at least 20 ms of wall time. With
-// thread_cpu, a batch is timed by the calling thread's CPU time (for single-threaded calls); the
-// wall-clock median goes to *wall when asked for.
-double median_seconds_per_call(const std::function<void(std::uint64_t)>& call, double seconds_total, std::uint64_t& calls, bool thread_cpu,
-                               double* wall = nullptr) {
-  std::vector<double> per_call, per_call_wall;
-  const auto start = Clock::now();
-  std::uint64_t index = 0;
-  while (seconds_since(start) < seconds_total || per_call.size() < 3) {
-    const auto batch_start = Clock::now();
-    const double cpu_start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-    std::uint64_t in_batch = 0;
-    while (seconds_since(batch_start) < 0.02 || in_batch == 0) {
-      call(index++);
-      ++in_batch;
-    }
-    const double spent = thread_cpu ? cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start : seconds_since(batch_start);
-    per_call.push_back(spent / static_cast<double>(in_batch));
-    per_call_wall.push_back(seconds_since(batch_start) / static_cast<double>(in_batch));
+// One timed kernel: call(i) for i = 0, 1, 2, ... With thread_cpu its batches are timed by the
+// calling thread's CPU time (for single-threaded calls), else by the wall clock.
+struct TimedCall {
+  std::function<void(std::uint64_t)> call;
+  bool thread_cpu = true;
+  std::uint64_t calls = 0;
+  std::vector<double> per_call, per_call_wall;  // seconds per call of each batch
+
+  double median() { return median_of(per_call); }
+  double median_wall() { return median_of(per_call_wall); }
+
+ private:
+  static double median_of(std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
   }
-  calls = index;
-  std::sort(per_call.begin(), per_call.end());
-  std::sort(per_call_wall.begin(), per_call_wall.end());
-  if (wall != nullptr) *wall = per_call_wall[per_call_wall.size() / 2];
-  return per_call[per_call.size() / 2];
+};
+
+// Times the kernels round-robin, one batch of at least 20 ms of wall time each per round, until
+// each has had about seconds_each (and at least 3 batches): every kernel sees the same phases of
+// a shared machine's load, so the ratios between their medians hold even when the load moves.
+void time_interleaved(std::vector<TimedCall>& kernels, double seconds_each) {
+  const auto start = Clock::now();
+  const double total = seconds_each * static_cast<double>(kernels.size());
+  while (seconds_since(start) < total || kernels.front().per_call.size() < 3) {
+    for (TimedCall& k : kernels) {
+      const auto batch_start = Clock::now();
+      const double cpu_start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+      std::uint64_t in_batch = 0;
+      while (seconds_since(batch_start) < 0.02 || in_batch == 0) {
+        k.call(k.calls++);
+        ++in_batch;
+      }
+      const double wall = seconds_since(batch_start);
+      const double spent = k.thread_cpu ? cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu_start : wall;
+      k.per_call.push_back(spent / static_cast<double>(in_batch));
+      k.per_call_wall.push_back(wall / static_cast<double>(in_batch));
+    }
+  }
 }
 
 }  // namespace
@@ -94,46 +108,45 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
     if (!w.tree.is_leaf(v)) internal.push_back(v);
   }
   const auto scale = static_cast<float>(1.0 / w.temperature);
-  std::uint64_t calls = 0;
-  report.floor_micros = 1e6 * median_seconds_per_call(
-                                  [&](std::uint64_t i) {
-                                    const auto row = rows.row(static_cast<NodeId>(i % static_cast<std::uint64_t>(w.tree.size())));
-                                    const double lse = row_kernels().logsumexp(row.data(), row.size(), scale);
-                                    g_sink = g_sink + static_cast<std::uint64_t>(lse);
-                                  },
-                                  seconds_each, calls, true);
   std::vector<Token> children;
   std::vector<double> child_exps;
-  report.internal_micros = 1e6 * median_seconds_per_call(
-                                     [&](std::uint64_t i) {
-                                       const NodeId v = internal[i % internal.size()];
-                                       children.clear();
-                                       for (NodeId c = w.tree.first_child[v]; c < w.tree.first_child[v] + w.tree.child_count[v]; ++c) children.push_back(w.tree.token[c]);
-                                       child_exps.resize(children.size());
-                                       double total = 0.0, rest = 0.0;
-                                       scratch.row.sums_only(rows.row(v), w.temperature, children, total, rest, child_exps);
-                                       g_sink = g_sink + static_cast<std::uint64_t>(rest / total * 1e6);
-                                     },
-                                     seconds_each, calls, true);
-  report.draw_micros = 1e6 * median_seconds_per_call(
-                                 [&](std::uint64_t i) {
-                                   const auto v = static_cast<NodeId>(i % static_cast<std::uint64_t>(w.tree.size()));
-                                   scratch.row.compute(rows.row(v), w.temperature);
-                                   DrawCounter draws({20261130, Stream::verifier, 0, i});
-                                   g_sink = g_sink + static_cast<std::uint64_t>(scratch.row.draw(draws.next(), {}, scratch.row.total()));
-                                 },
-                                 seconds_each, calls, true);
+  // (3 + cases) kernels: the floor, TEV's internal row, one draw, then every verifier.
+  std::vector<TimedCall> kernels;
+  kernels.push_back({[&](std::uint64_t i) {
+    const auto row = rows.row(static_cast<NodeId>(i % static_cast<std::uint64_t>(w.tree.size())));
+    const double lse = row_kernels().logsumexp(row.data(), row.size(), scale);
+    g_sink = g_sink + static_cast<std::uint64_t>(lse);
+  }});
+  kernels.push_back({[&](std::uint64_t i) {
+    const NodeId v = internal[i % internal.size()];
+    children.clear();
+    for (NodeId c = w.tree.first_child[v]; c < w.tree.first_child[v] + w.tree.child_count[v]; ++c) children.push_back(w.tree.token[c]);
+    child_exps.resize(children.size());
+    double total = 0.0, rest = 0.0;
+    scratch.row.sums_only(rows.row(v), w.temperature, children, total, rest, child_exps);
+    g_sink = g_sink + static_cast<std::uint64_t>(rest / total * 1e6);
+  }});
+  kernels.push_back({[&](std::uint64_t i) {
+    const auto v = static_cast<NodeId>(i % static_cast<std::uint64_t>(w.tree.size()));
+    scratch.row.compute(rows.row(v), w.temperature);
+    DrawCounter draws({20261130, Stream::verifier, 0, i});
+    g_sink = g_sink + static_cast<std::uint64_t>(scratch.row.draw(draws.next(), {}, scratch.row.total()));
+  }});
   for (const auto& [name, threads, verify] : cases) {
-    StageTiming t{name, threads, 0.0, 0.0, 0};
-    t.micros_per_call = 1e6 * median_seconds_per_call(
-                                  [&](std::uint64_t i) {
-                                    DrawCounter draws({20261130, Stream::verifier, 0, i});
-                                    const Block b = verify(draws);
-                                    g_sink = g_sink + static_cast<std::uint64_t>(b.exit) + static_cast<std::uint64_t>(b.bonus);
-                                  },
-                                  seconds_each, t.calls, threads == 1, &t.wall_micros_per_call);
-    t.wall_micros_per_call *= 1e6;
-    report.timings.push_back(t);
+    kernels.push_back({[&verify = verify](std::uint64_t i) {
+                         DrawCounter draws({20261130, Stream::verifier, 0, i});
+                         const Block b = verify(draws);
+                         g_sink = g_sink + static_cast<std::uint64_t>(b.exit) + static_cast<std::uint64_t>(b.bonus);
+                       },
+                       threads == 1});
+  }
+  time_interleaved(kernels, seconds_each);
+  report.floor_micros = 1e6 * kernels[0].median();
+  report.internal_micros = 1e6 * kernels[1].median();
+  report.draw_micros = 1e6 * kernels[2].median();
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    TimedCall& timed = kernels[3 + k];
+    report.timings.push_back({std::get<0>(cases[k]), std::get<1>(cases[k]), 1e6 * timed.median(), 1e6 * timed.median_wall(), timed.calls});
   }
   return report;
 }

@@ -12,7 +12,9 @@
 namespace tev {
 
 // TEV (1 and 2 threads, level-parallel), lazy walk, eager predraw (1 and 2 threads), lazy
-// predraw and sequential residual, each called repeatedly for about seconds_each.
+// predraw and sequential residual, with the row floor, TEV's internal row and one draw: each
+// called for about seconds_each, all of them round-robin in batches of 20 ms so that their ratios
+// are measured under the same load.
 StageReport measure_verifier_stage(const LiveWorkload& workload, double seconds_each);
 
 struct ThroughputTiming {
