@@ -42,6 +42,7 @@ constexpr std::size_t kLanes = 16;
 #endif
 typedef float VF __attribute__((vector_size(TEV_VECTOR_BYTES)));
 typedef std::int32_t VI __attribute__((vector_size(TEV_VECTOR_BYTES)));
+typedef std::uint32_t VW __attribute__((vector_size(TEV_VECTOR_BYTES)));  // bit arithmetic that may wrap
 constexpr std::size_t kWidth = TEV_VECTOR_BYTES / sizeof(float);
 constexpr std::size_t kParts = kLanes / kWidth;
 
@@ -106,7 +107,7 @@ TEV_ALWAYS_INLINE VF exp_lanes(VF x) {
   const VF c = lane_min(splat(kOverflow), lane_max(splat(kUnderflow), x));
   // k = round(c / ln 2) from the low bits of c·log2e + 1.5·2^23 (round to nearest even).
   const VF shifted = c * kLog2e + kRoundMagic;
-  const VI k = bits(shifted) - bits(splat(kRoundMagic));
+  const VW k = (VW)bits(shifted) - (VW)bits(splat(kRoundMagic));
   const VF kf = shifted - kRoundMagic;
   const VF r = (c - kf * kLn2Hi) - kf * kLn2Lo;
   // e^r on |r| ≤ ln2/2: Cephes expf's polynomial 1 + r + r²·p(r), p of degree 5 evaluated by
@@ -123,7 +124,8 @@ TEV_ALWAYS_INLINE VF exp_lanes(VF x) {
   // y · 2^k by adding k to y's exponent field, exact wherever the product is a normal float:
   // on the clamped range it always is. (c ≥ kUnderflow makes r > 0 when k = −126, so y ≥ 1;
   // c ≤ kOverflow makes r < 0 when k = 128, so y < 1.) Same bits as multiplying by 2^k.
-  const VF scaled = from_bits(bits(y) + (k << 23));
+  // Unsigned, because a NaN lane's garbage k may wrap (signed overflow would be undefined).
+  const VF scaled = from_bits((VI)((VW)bits(y) + (k << 23)));
   const VF low = x < splat(kUnderflow) ? splat(0.0f) : scaled;
   // Above kOverflow x·inf is +inf, and for a NaN lane it is NaN: one select for both.
   return !(x <= splat(kOverflow)) ? x * __builtin_inff() : low;
