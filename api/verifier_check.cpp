@@ -87,10 +87,11 @@ void append_case(std::ostringstream& out, const conformance::CaseResult& r) {
   // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
   const std::size_t vocab = e.prefix.empty() ? 1 : e.completed_counts.size() / e.prefix.size();
   append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) {
+    // A tail pools the cells of one exit node, or (group −1) the leftover tails of several.
+    if (d.group < 0) return "global tail of " + std::to_string(d.cells) + " cells";
     const std::string node = "exit node " + std::to_string(d.group);
     if (d.cell >= 0) return node + ", next token " + std::to_string(static_cast<std::size_t>(d.cell) % vocab);
-    // A tail pools the cells of one exit node, or (group −1) the leftover tails of several.
-    return (d.group >= 0 ? node + ", tail of " : std::string("global tail of ")) + std::to_string(d.cells) + " cells";
+    return node + ", tail of " + std::to_string(d.cells) + " cells";
   });
 }
 

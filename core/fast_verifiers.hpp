@@ -124,15 +124,16 @@ TEV_HD inline Block run_fast_path(FastPath path, const TreeTablesView& t, DrawCo
   return {kNoNode, kNoToken};
 }
 
+// The child of block.exit that block.bonus drafts, or kNoNode when the block is complete.
+TEV_HD inline NodeId drafted_child(const TreeTablesView& t, Block block) {
+  return t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)];
+}
+
 // Completion (complete_block in verifiers.hpp) over the tables: while the bonus is a drafted
 // child's token, move to that child and draw the next token from its row on the completion stream
 // of `sample` — the same first index of the same cumulative row as the chooser's draw, so both
 // give the same completed block. A block that needs no completion (every block of a saturated
 // verifier) costs one table lookup.
-// The child of block.exit that block.bonus drafts, or kNoNode when the block is complete.
-TEV_HD inline NodeId drafted_child(const TreeTablesView& t, Block block) {
-  return t.child_of_token[t.row_offset(block.exit) + static_cast<std::size_t>(block.bonus)];
-}
 TEV_HD inline Block complete_block_fast(const TreeTablesView& t, Block block, std::uint32_t seed, std::uint32_t tree, std::uint64_t sample) {
   NodeId c = drafted_child(t, block);
   if (c == kNoNode) return block;

@@ -151,15 +151,16 @@ float row_max(const float* x, std::size_t n) {
   return best;
 }
 
-// The exponentials of one row, summed in 16 float lanes; stored to out when `store`. With `ahead`
-// it also asks for the cache line at ahead + i as it computes x + i (16 floats, one line per step):
-// the blocked pass fetches its next block while this one computes, instead of waiting for it.
-TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, float scale, float* out, bool store, const float* ahead = nullptr) {
+// The exponentials of one row, summed in 16 float lanes; stored to out when `store`. It also asks
+// for the cache line at ahead + i, for i < ahead_n, as it computes x + i (16 floats, one line per
+// step): the blocked pass fetches its next block while this one computes, instead of waiting.
+TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, float scale, float* out, bool store, const float* ahead = nullptr,
+                                  std::size_t ahead_n = 0) {
   VF acc[kParts];
   for (VF& part : acc) part = splat(0.0f);
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    if (ahead != nullptr) __builtin_prefetch(ahead + i);
+    if (i < ahead_n) __builtin_prefetch(ahead + i);
     for (std::size_t p = 0; p < kParts; ++p) {
       const VF e = exp_lanes((load(x + i + p * kWidth) - shift) * scale);
       if (store) __builtin_memcpy(out + i + p * kWidth, &e, sizeof e);
@@ -202,8 +203,8 @@ float blocked_pass(const float* x, std::size_t n, float scale, float* block_max,
     const std::size_t begin = b * kRowBlock, len = n - begin < kRowBlock ? n - begin : kRowBlock;
     const float m = row_max(x + begin, len);
     // A block of −inf (masked tokens) adds nothing; exp(−inf − (−inf)) would be NaN.
-    const float* next = b + 1 < blocks ? x + begin + kRowBlock : nullptr;
-    const double s = m == -__builtin_inff() ? 0.0 : exp_pass(x + begin, len, m, scale, nullptr, false, next);
+    const std::size_t next = begin + len, next_len = n - next < kRowBlock ? n - next : kRowBlock;  // 0 after the last block
+    const double s = m == -__builtin_inff() ? 0.0 : exp_pass(x + begin, len, m, scale, nullptr, false, x + next, next_len);
     if (block_max != nullptr) {
       block_max[b] = m;
       block_sum[b] = s;

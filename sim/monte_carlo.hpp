@@ -65,8 +65,9 @@ std::size_t count_completions(std::size_t count, SampledBlock* out, Sample&& sam
 // The engine: new_task() gives a per-task sampler, sampler(first, count, out) fills out[0 ..
 // count − 1] with samples first .. first + count − 1 (count ≤ kSampleBatch; returned block and
 // completion) and returns how many of them completion changed (a sampler may keep scratch across
-// the calls of its task, which come in increasing order). Each thread counts into its own dense histograms, added up at the end: integer sums, so
-// the result does not depend on the threads or the partitioning.
+// the calls of its task, which come in increasing order). Each thread counts into its own dense
+// histograms, added up at the end: integer sums, so the result does not depend on the threads or
+// the partitioning.
 template <class NewTask>
 BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, NewTask&& new_task) {
   require_rows_match(tree, rows);

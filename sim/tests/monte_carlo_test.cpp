@@ -63,6 +63,16 @@ TEST(FastPath, EqualsTheChooserPathSampleBySample) {
   }
 }
 
+// The plan's samples of sample_fast (the kernel the GPU runs) tallied one by one.
+BlockCounts tally_of_sample_fast(FastPath path, const DraftTree& tree, const TreeTablesView& view, const MonteCarloPlan& plan) {
+  BlockCounts counts(tree.size(), tree.vocab);
+  for (std::uint64_t s = plan.first_sample; s < plan.first_sample + plan.samples; ++s) {
+    const SampledBlock b = sample_fast(path, view, plan.seed, plan.tree_id, s);
+    counts.add(tree, b.returned, b.completed);
+  }
+  return counts;
+}
+
 // The engine draws in batches (TEV phase by phase over kSampleBatch samples); its histograms must
 // be a tally of sample_fast, sample by sample — the kernel the GPU runs — for every fast path, with
 // a sample range that starts and ends inside a batch.
@@ -74,12 +84,7 @@ TEST(FastPath, EngineHistogramsTallySampleFastSampleBySample) {
       const CheckCase& c = suite[i];
       const MonteCarloPlan plan{.seed = 23, .tree_id = static_cast<std::uint32_t>(i), .samples = 12347, .first_sample = 9, .threads = 2};
       const TreeTables tables(c.tree, c.rows, child_order_for(info.id, c.tree, c.rows));
-      BlockCounts expected(c.tree.size(), c.tree.vocab);
-      for (std::uint64_t s = plan.first_sample; s < plan.first_sample + plan.samples; ++s) {
-        const SampledBlock b = sample_fast(info.fast_path, tables.view(), plan.seed, plan.tree_id, s);
-        expected.add(c.tree, b.returned, b.completed);
-      }
-      EXPECT_EQ(run_monte_carlo(info.id, c.tree, c.rows, plan), expected) << info.name << " tree " << i;
+      EXPECT_EQ(run_monte_carlo(info.id, c.tree, c.rows, plan), tally_of_sample_fast(info.fast_path, c.tree, tables.view(), plan)) << info.name << " tree " << i;
     }
   }
 }
@@ -97,13 +102,8 @@ TEST(FastPath, TevBatchesCompleteBlocksWhenATableIsBroken) {
     TreeTablesView broken = tables.view();
     broken.residual_cum = broken.row_cum;
     broken.residual_guide = broken.row_guide;
-    BlockCounts expected(c.tree.size(), c.tree.vocab);
-    for (std::uint64_t s = plan.first_sample; s < plan.first_sample + plan.samples; ++s) {
-      const SampledBlock b = sample_fast(FastPath::tree_exit, broken, plan.seed, plan.tree_id, s);
-      expected.add(c.tree, b.returned, b.completed);
-    }
     const BlockCounts got = tally_fast_path(FastPath::tree_exit, c.tree, c.rows, broken, plan);
-    EXPECT_EQ(got, expected) << "tree " << i;
+    EXPECT_EQ(got, tally_of_sample_fast(FastPath::tree_exit, c.tree, broken, plan)) << "tree " << i;
     completions += got.completions;
   }
   EXPECT_GT(completions, 0u) << "the broken table never drew a drafted token: this test exercises nothing";
