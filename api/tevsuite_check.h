@@ -69,7 +69,8 @@ typedef enum tev_verdict {
   TEV_NOT_EXACT = 1,
   TEV_ERROR = 2,               /* the check could not run: see tev_result_description */
   TEV_EXACT_NOT_SATURATED = 3,
-  TEV_INCONCLUSIVE = 4         /* too few samples to call it exact */
+  TEV_INCONCLUSIVE = 4,        /* too few samples to call it exact */
+  TEV_EXACT_SATURATION_INCONCLUSIVE = 5 /* exact, too few samples to call it saturated */
 } tev_verdict;
 
 typedef struct tev_check_result tev_check_result;

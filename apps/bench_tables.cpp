@@ -154,8 +154,8 @@ int run_bench_power(double seconds, double budget_seconds, int replicates, Resul
       << "Rate: " << fixed(d.samples_per_second / 1e6, 1) << " M samples/s on " << d.threads << " core(s) of one's own (process CPU time; this run got "
       << fixed(d.wall_samples_per_second / 1e6, 1) << " M/s of wall clock), measured for " << fixed(d.seconds_measured, 0)
       << " s (tables built per run, as check does);\n" << fixed(budget_seconds, 0) << " s -> " << d.samples_per_tree << " samples per tree\n"
-      << "Level: one tree's chi-square at " << num(d.level, 3) << " (the default check's alpha 1e-3 over every verifier, half for exactness,\n"
-      << "Bonferroni over the trees); power 0.99; contamination toward uniform noise over the blocks the target can produce\n\n"
+      << "Level: one tree's identity test at " << num(d.level, 3) << " (the default check's alpha 1e-3 over every verifier, half for exactness,\n"
+      << "Bonferroni over the trees, 0.9 of it for the identity test); power 0.99 against the worst law at that TV, tails included\n\n"
       << "tree   detectable TV\n";
   nlohmann::json j;
   j["format_version"] = 1;

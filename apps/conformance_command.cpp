@@ -60,7 +60,8 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
       "Check a verifier written elsewhere (any language) against the canonical law, through files or a subprocess.\n"
       "Cases and samples are JSON lines (see the README for the schema). Verdicts per case and overall:\n"
       "exit 0 exact and saturated, 1 not exact, 3 exact but not saturated, 4 inconclusive (a case too small to\n"
-      "detect a TV of 0.05 with 99 % power at its level: give it more samples), 2 bad input or a failing verifier.\n"
+      "reject every law at TV 0.05, in any direction, with 99 % power at its level: give it more samples), 5 exact but\n"
+      "saturation inconclusive (too few samples to see an E[L] shortfall of 0.05 tokens), 2 bad input or a failing verifier.\n"
       "Model cases (format_version 2, emit --model-cases) give a language pair p, q instead of a tree: the verifier\n"
       "drafts from q and verifies itself (speculative sampling, multi-draft rejection sampling); every block is\n"
       "completed with p and judged for marginal exactness: exit 0 exact (marginally), 1 not exact, 4 inconclusive, 2 as above.");
@@ -71,7 +72,7 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
     cmd->add_option("--seed", emit.seed, "seed of the generated cases")->capture_default_str();
     cmd->add_option("--vocab", emit.vocab, "vocabulary of the small-vocabulary cases")->check(CLI::Range(4, 65536))->capture_default_str();
     cmd->add_option("--budget", emit.budget, "draft nodes per tree")->check(CLI::Range(4, 4096))->capture_default_str();
-    cmd->add_option("--samples", emit.samples, "samples per case")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))->capture_default_str();
+    cmd->add_option("--samples", emit.samples, "samples per case (the sparse large-vocabulary case draws 4 times as many)")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))->capture_default_str();
   };
   auto add_model_options = [&](CLI::App* cmd) {
     cmd->add_flag("--model-cases", s->model_cases,

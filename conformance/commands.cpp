@@ -16,8 +16,8 @@ namespace {
 // at the default policy. describe(line, k, level, power) reads line k back (every emitted case
 // must) and returns its detectable TV at that level and power, and its progress line.
 template <class Describe>
-EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t samples, const std::string& out_path, const RunContext& context,
-                          std::ostream& progress, Describe describe) {
+EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t samples, bool with_tree, const std::string& out_path,
+                          const RunContext& context, std::ostream& progress, Describe describe) {
   std::ofstream file;
   if (context.writes_files) {
     file.open(out_path);
@@ -26,7 +26,7 @@ EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t s
   EmitSummary summary;
   summary.cases = lines.size();
   summary.samples = samples;
-  summary.chi_square_level = summary.policy.chi_square_level(lines.size());
+  summary.chi_square_level = summary.policy.identity_level(lines.size(), with_tree);
   for (std::size_t k = 0; k < lines.size(); ++k) {
     if (context.writes_files) file << lines[k] << '\n';
     const auto [tv, line] = describe(lines[k], k, summary.chi_square_level, summary.policy.required_power);
@@ -62,7 +62,7 @@ auto read_cases_and(const std::string& cases_path, const std::vector<std::string
 }  // namespace
 
 EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const RunContext& context, std::ostream& progress) {
-  return write_emitted(emit_cases(config), config.samples, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
+  return write_emitted(emit_cases(config), config.samples, true, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
     const Case c = parse_case(line, "emitted case " + std::to_string(k));
     return std::pair{detectable_tv(c.tree, c.rows, c.samples, level, power),
                      c.id + ": " + std::to_string(c.tree.size()) + " nodes, depth " + std::to_string(c.tree.max_depth()) + ", V = " +
@@ -73,7 +73,7 @@ EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& 
 EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const RunContext& context,
                                          std::ostream& progress) {
   EmitSummary summary =
-      write_emitted(emit_model_cases(config), config.samples, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
+      write_emitted(emit_model_cases(config), config.samples, false, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
         const ModelCase c = parse_model_case(line, "emitted case " + std::to_string(k));
         const std::vector<double> law = c.pair.sequence_law();
         const auto groups = node_groups(static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())), c.pair.vocab());

@@ -22,8 +22,8 @@ struct EmitSummary {
   std::size_t cases = 0;
   std::uint64_t samples = 0;        // per case
   VerdictPolicy policy;             // the default policy the levels below come from
-  double chi_square_level = 0.0;    // each case's chi-square level at that policy
-  std::vector<double> detectable_tvs;  // sorted: each case's smallest TV detected with the policy's power
+  double chi_square_level = 0.0;    // each case's identity-test level at that policy
+  std::vector<double> detectable_tvs;  // sorted: each case's worst-direction TV detected with the policy's power
   std::size_t undetectable = 0;     // cases that detect no contamination at that level (judged inconclusive)
 };
 

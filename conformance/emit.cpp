@@ -107,7 +107,8 @@ std::vector<std::string> emit_cases(const EmitConfig& config) {
       case Rows::near_deterministic: lines.push_back(write_case(id, label, c.tree, near_deterministic(c.tree, c.rows), config.samples)); break;
       case Rows::sparse_large_vocab: {
         const SparseCase large = embed_in_large_vocab(c, config.large_vocab);
-        lines.push_back(write_case(id, label + ", V = " + std::to_string(config.large_vocab), large.tree, large.rows, config.samples, &large.listed));
+        lines.push_back(write_case(id, label + ", V = " + std::to_string(config.large_vocab), large.tree, large.rows,
+                                   config.samples * config.large_vocab_sample_factor, &large.listed));
         break;
       }
     }

@@ -13,6 +13,9 @@ struct EmitConfig {
   std::int32_t budget = 12;         // draft nodes per tree (a deep chain uses at least 6)
   std::uint64_t samples = 100000;   // per case: a stdlib Python TEV answers all 8 in ~10 s
   std::int32_t large_vocab = 50000; // V of the sparse-row case
+  // The sparse-row case draws this many times `samples`: a worst-direction guarantee of TV 0.05
+  // over its 50,000-token tails needs about 250,000 samples (~100,000 for the small-V cases).
+  std::uint64_t large_vocab_sample_factor = 4;
 };
 
 // One JSON line per case, cycling through: random tree; DDTree-built; deep chain (depth ≥ 6);

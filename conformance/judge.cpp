@@ -87,7 +87,7 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha, std:
   if (!exact.empty() && exact.size() != judges.size()) throw std::invalid_argument("one exact law (or none) per case");
   ConformanceReport report;
   report.policy.alpha = alpha;
-  const double level = report.policy.chi_square_level(judges.size());
+  const double level = report.policy.identity_level(judges.size(), true);
   std::vector<TreeEvidence> evidence;
   for (const CaseJudge& judge : judges) {
     const Case& c = judge.spec();
@@ -98,7 +98,7 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha, std:
     r.samples = judge.lines();
     r.impossible = judge.impossible();
     r.first_impossible = judge.first_impossible();
-    r.evidence = sampled_evidence(c.tree, c.rows, judge.counts());
+    r.evidence = sampled_evidence(c.tree, c.rows, judge.counts(), report.policy.identity_test_level(judges.size(), evidence.size(), true));
     r.evidence.invalid = judge.impossible();
     r.evidence.detectable_tv = detectable_tv(c.tree, c.rows, c.samples, level, report.policy.required_power);
     if (!exact.empty() && exact[evidence.size()]) {

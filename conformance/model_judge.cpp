@@ -130,7 +130,7 @@ std::string model_verdict_text(Verdict v) {
 ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha) {
   ModelReport report;
   report.policy.alpha = alpha;
-  const double level = report.policy.chi_square_level(judges.size());
+  const double level = report.policy.identity_level(judges.size(), false);
   std::vector<TreeEvidence> evidence;
   for (const ModelCaseJudge& judge : judges) {
     const ModelCase& c = judge.spec();
@@ -150,7 +150,8 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha
     // Only the exactness evidence: no tree, so no ceiling, acceptance or saturation tests.
     TreeEvidence& e = r.evidence;
     e.samples = judge.lines();
-    e.chi_square = pearson_chi_square(judge.counts(), reference, groups, kReportedDeviations, e.largest_deviations);
+    e.chi_square = identity_test(judge.counts(), reference, groups, report.policy.identity_test_level(judges.size(), evidence.size(), false),
+                                 kReportedDeviations, &e.largest_deviations);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
     e.detectable_tv = detectable_tv(reference, groups, c.samples, level, report.policy.required_power);
     if (c.drafting && reference.size() <= kMaxReferenceCells) {

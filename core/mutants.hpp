@@ -2,6 +2,8 @@
 // Planted-bug mutants: each reproduces one real way a tree verifier goes wrong. They exist so the
 // suite can show that its checks fail on them; they are never offered as verifiers.
 #include <algorithm>
+#include <numeric>
+#include <utility>
 #include <vector>
 
 #include "core/verifiers.hpp"
@@ -125,6 +127,68 @@ Block temperature_applied_twice(const DraftTree& tree, const TargetRows& rows, C
     return TargetRows::from_probabilities(squared, rows.rows(), rows.vocab());
   });
   return tree_exit_verify(tree, sharpened, chooser);
+}
+
+// TEV whose bonus is drawn from the exit's residual after `filter` rewrote it: the tail bugs of
+// large vocabularies live in this post-processing. The buggy engine falls back to the full row when
+// its filter leaves nothing.
+template <class Chooser, class Filter>
+Block exit_then_filtered_bonus(const DraftTree& tree, const TargetRows& rows, Chooser& chooser, Filter filter) {
+  const ExitLaw& law = chooser.prepare([&] { return ExitLaw::compute(tree, rows); });
+  Block b;
+  b.exit = static_cast<NodeId>(chooser.categorical(law.exit));
+  std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
+  masked_row(tree, rows, b.exit, residual);
+  filter(std::span<double>(residual));
+  b.bonus = chooser.next_token(tree, b.exit, compensated_total(residual) > 0.0 ? std::span<const double>(residual) : rows.row(b.exit));
+  return b;
+}
+
+// How many of a residual's tokens the tail mutants keep: the head an engine's fast path lists.
+inline std::size_t listed_head(std::size_t vocab) { return std::max<std::size_t>(2, vocab / 8); }
+
+// The residual's tokens outside its head (ties broken by id), in increasing id.
+inline std::vector<std::size_t> tail_tokens(std::span<const double> residual) {
+  std::vector<std::size_t> order(residual.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::size_t head = std::min(listed_head(residual.size()), order.size());
+  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(head), order.end(), [&](std::size_t a, std::size_t b) {
+    return residual[a] != residual[b] ? residual[a] > residual[b] : a < b;
+  });
+  std::vector<std::size_t> tail(order.begin() + static_cast<std::ptrdiff_t>(head), order.end());
+  std::sort(tail.begin(), tail.end());
+  return tail;
+}
+
+// Top-k applied to the residual before the bonus draw (k = V/8): the tail's mass is dropped and
+// the head renormalized, as when an engine reuses its top-k sampling filter on p_v^res.
+template <class Chooser>
+Block top_k_residual_bonus(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  return exit_then_filtered_bonus(tree, rows, chooser, [](std::span<double> residual) {
+    for (std::size_t t : tail_tokens(residual)) residual[t] = 0.0;
+  });
+}
+
+// The residual's tail (outside its V/8 most probable tokens) collapsed onto its first token, as a
+// sparse fast path that lists the head and fills "the rest" with its first unlisted id.
+template <class Chooser>
+Block tail_onto_first_token(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  return exit_then_filtered_bonus(tree, rows, chooser, [](std::span<double> residual) {
+    const std::vector<std::size_t> tail = tail_tokens(residual);
+    if (tail.empty()) return;
+    double mass = 0.0;
+    for (std::size_t t : tail) mass += std::exchange(residual[t], 0.0);
+    residual[tail.front()] = mass;
+  });
+}
+
+// The bonus drawn from ids below 3V/4 only, renormalized: an index range sized for a smaller
+// vocabulary (the drafter's, or a 16-bit type).
+template <class Chooser>
+Block truncated_id_bonus(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+  return exit_then_filtered_bonus(tree, rows, chooser, [](std::span<double> residual) {
+    for (std::size_t t = residual.size() - residual.size() / 4; t < residual.size(); ++t) residual[t] = 0.0;
+  });
 }
 
 }  // namespace tev::mutants

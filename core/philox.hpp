@@ -20,6 +20,7 @@ enum class Stream : std::uint32_t {
   drafting = 4,    // draft tokens a drafting policy samples from q (sampled-drafts mode)
   composition = 5, // verifiers round after round in the composition check (round, sequence)
   sampled_live = 6, // live --drafts sampled: drafting and verification on live sampled trees
+  null_simulation = 7,  // Monte Carlo p-values: replicates of a test's null law (test id, replicate)
 };
 
 struct DrawSite {

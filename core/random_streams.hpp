@@ -52,13 +52,14 @@ inline constexpr RandomUse exittrain_live_init{"ExitTrain live drafter's initial
 inline constexpr RandomUse exittrain_live_shuffles{"ExitTrain live example order (id 0 warm-up, 1 training)", Stream::generation, 6};
 inline constexpr RandomUse composition_rows{"composition's order-2 model rows (id: context)", Stream::generation, 7};
 inline constexpr RandomUse generation_rounds{"speculative generation's verifier draws (id: round)", Stream::generation, 8};
+inline constexpr RandomUse null_simulation{"Monte Carlo p-values of the identity test's statistics (test id, replicate)", Stream::null_simulation, kWholeStream};
 inline constexpr RandomUse bench_workload{"bench live workload (id 0 logit pool, 1 drafter marginals)", Stream::generation, 9};
 }  // namespace uses
 
 inline constexpr std::array kRandomUses = {
     uses::verifier,         uses::completion,          uses::composition,           uses::drafting,           uses::sampled_live,           uses::synthetic_target_rows, uses::synthetic_draft_rows,
     uses::suite_trees,      uses::exittrain_sim_data,  uses::sequences,             uses::exittrain_live_init,
-    uses::exittrain_live_shuffles, uses::composition_rows, uses::generation_rounds, uses::bench_workload,
+    uses::exittrain_live_shuffles, uses::composition_rows, uses::generation_rounds, uses::bench_workload, uses::null_simulation,
 };
 
 }  // namespace tev

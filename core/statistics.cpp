@@ -32,6 +32,31 @@ std::size_t bin_of(const Binning& bins, std::size_t cell) {
 
 }  // namespace
 
+namespace {
+
+// Cuts cells (in the order given) into consecutive bins of about `target` reference mass each,
+// every bin at least `target`: a bin closes once it holds `target` and the cells left still hold
+// another `target`, so the last bin is never a sliver.
+void cut_in_order(std::span<const std::size_t> cells, std::span<const double> probability, double mass, double target, Binning& b) {
+  double closed = 0.0, open = 0.0;
+  auto bin = static_cast<std::int32_t>(b.bin_probability.size());
+  b.bin_probability.push_back(0.0);
+  for (std::size_t i : cells) {
+    // The slack keeps rounding in the running sums from merging the last two bins.
+    if (open >= target * (1.0 - 1e-9) && mass - closed - open >= target * (1.0 - 1e-9)) {
+      closed += open;
+      open = 0.0;
+      bin = static_cast<std::int32_t>(b.bin_probability.size());
+      b.bin_probability.push_back(0.0);
+    }
+    open += probability[i];
+    b.bin_probability[static_cast<std::size_t>(bin)] += probability[i];
+    b.bin_of_cell[i] = bin;
+  }
+}
+
+}  // namespace
+
 Binning pool_cells(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
                    double samples) {
   if (probability.size() != group_of_cell.size()) throw std::invalid_argument("pool_cells: one group per cell");
@@ -42,46 +67,44 @@ Binning pool_cells(std::span<const double> probability, std::span<const std::int
   }
   Binning b;
   b.bin_of_cell.assign(probability.size(), kImpossibleCell);
-  std::vector<double> tail(static_cast<std::size_t>(groups), 0.0);
-  // Pass 1: cells large enough get their own bin; small ones add to their group's tail. Cells
-  // are classified by their probability alone in both passes (no sentinel values are read back).
+  // Cells large enough get their own bin; small ones join their group's tail, in cell order.
+  // Cells are classified by their probability alone (no sentinel values are read back).
+  std::vector<std::vector<std::size_t>> tail_cells(static_cast<std::size_t>(groups));  // (groups) light cells, in order
+  std::vector<double> tail(static_cast<std::size_t>(groups), 0.0);                      // (groups) their mass
   for (std::size_t i = 0; i < probability.size(); ++i) {
     if (!(probability[i] > 0.0)) continue;
     if (samples * probability[i] >= kMinExpectedCount) {
       b.bin_of_cell[i] = static_cast<std::int32_t>(b.bin_probability.size());
       b.bin_probability.push_back(probability[i]);
     } else {
-      tail[checked_index(group_of_cell[i], tail.size(), "pool_cells: group")] += probability[i];
+      const std::size_t g = checked_index(group_of_cell[i], tail.size(), "pool_cells: group");
+      tail_cells[g].push_back(i);
+      tail[g] += probability[i];
     }
   }
-  // Each group's tail becomes a bin if large enough; the rest pool into one global tail.
-  std::vector<std::int64_t> tail_bin(static_cast<std::size_t>(groups), -1);  // (groups) its bin, or −1: global tail
+  // A group's tail large enough is cut into up to kTailBinsPerGroup bins of equal mass; the rest
+  // pool, still in cell order, into the global tail, cut the same way.
+  const auto bins_for = [&](double mass) {
+    return std::clamp(std::floor(samples * mass / kMinExpectedCount), 1.0, static_cast<double>(kTailBinsPerGroup));
+  };
+  std::vector<std::size_t> global_cells;
   double global = 0.0;
   for (std::size_t g = 0; g < tail.size(); ++g) {
-    if (!(tail[g] > 0.0)) continue;
+    if (tail_cells[g].empty()) continue;
     if (samples * tail[g] >= kMinExpectedCount) {
-      tail_bin[g] = static_cast<std::int64_t>(b.bin_probability.size());
-      b.bin_probability.push_back(tail[g]);
+      cut_in_order(tail_cells[g], probability, tail[g], tail[g] / bins_for(tail[g]), b);
     } else {
+      global_cells.insert(global_cells.end(), tail_cells[g].begin(), tail_cells[g].end());
       global += tail[g];
     }
   }
-  std::int64_t global_bin = -1;
-  if (global > 0.0) {
-    if (samples * global >= kMinExpectedCount || b.bin_probability.empty()) {
-      global_bin = static_cast<std::int64_t>(b.bin_probability.size());
-      b.bin_probability.push_back(global);
-    } else {
-      global_bin = std::min_element(b.bin_probability.begin(), b.bin_probability.end()) - b.bin_probability.begin();
-      b.bin_probability[static_cast<std::size_t>(global_bin)] += global;
-    }
-  }
-  // Pass 2: the small cells learn their tail's bin.
-  for (std::size_t i = 0; i < probability.size(); ++i) {
-    if (!(probability[i] > 0.0) || samples * probability[i] >= kMinExpectedCount) continue;
-    const std::int64_t t = tail_bin[checked_index(group_of_cell[i], tail_bin.size(), "pool_cells: group")];
-    const std::int64_t bin = t >= 0 ? t : global_bin;
-    b.bin_of_cell[i] = static_cast<std::int32_t>(checked_index(bin, b.bin_probability.size(), "pool_cells: tail bin"));
+  if (global_cells.empty()) return b;
+  if (samples * global >= kMinExpectedCount || b.bin_probability.empty()) {
+    cut_in_order(global_cells, probability, global, global / bins_for(global), b);
+  } else {  // too little for a bin of its own: it joins the bin of smallest probability
+    const auto smallest = static_cast<std::int32_t>(std::min_element(b.bin_probability.begin(), b.bin_probability.end()) - b.bin_probability.begin());
+    for (std::size_t i : global_cells) b.bin_of_cell[i] = smallest;
+    b.bin_probability[static_cast<std::size_t>(smallest)] += global;
   }
   return b;
 }
@@ -92,18 +115,14 @@ std::vector<std::int32_t> node_groups(std::int32_t nodes, std::int32_t vocab) {
   return g;
 }
 
-namespace {
-
-// Pearson's χ², and when `largest` is given the `deviations` bins farthest from the reference,
-// from the same binning and counts (a second pooling pass costs as much as the test on live trees).
-ChiSquareResult chi_square_and_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
-                                          std::span<const std::int32_t> group_of_cell, std::size_t deviations,
-                                          std::vector<BinDeviation>* largest) {
+ChiSquareResult binned_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                  std::span<const std::int32_t> group_of_cell, const Binning& bins, std::size_t deviations,
+                                  std::vector<BinDeviation>* largest) {
   if (counts.size() != probability.size()) throw std::invalid_argument("pearson_chi_square: one count per cell");
   const std::uint64_t n = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
   ChiSquareResult r;
   if (n == 0) throw std::invalid_argument("pearson_chi_square: no samples");
-  const Binning bins = pool_cells(probability, group_of_cell, static_cast<double>(n));
+  if (bins.bin_of_cell.size() != counts.size()) throw std::invalid_argument("pearson_chi_square: a binning of other cells");
   std::vector<std::uint64_t> observed(bins.bin_probability.size(), 0);
   std::vector<BinDeviation> bin(largest ? bins.bin_probability.size() : 0);
   std::vector<BinDeviation> impossible;
@@ -150,19 +169,24 @@ ChiSquareResult chi_square_and_deviations(std::span<const std::uint64_t> counts,
     largest->insert(largest->end(), bin.begin(), bin.begin() + static_cast<std::ptrdiff_t>(keep));
     largest->resize(std::min(largest->size(), deviations));
   }
+  r.binned_p_value = r.p_value;
   return r;
 }
 
+namespace {
+double total(std::span<const std::uint64_t> counts) {
+  return static_cast<double>(std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}));
+}
 }  // namespace
 
 ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
                                    std::span<const std::int32_t> group_of_cell) {
-  return chi_square_and_deviations(counts, probability, group_of_cell, 0, nullptr);
+  return binned_chi_square(counts, probability, group_of_cell, pool_cells(probability, group_of_cell, total(counts)), 0, nullptr);
 }
 
 ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
                                    std::span<const std::int32_t> group_of_cell, std::size_t deviations, std::vector<BinDeviation>& largest) {
-  return chi_square_and_deviations(counts, probability, group_of_cell, deviations, &largest);
+  return binned_chi_square(counts, probability, group_of_cell, pool_cells(probability, group_of_cell, total(counts)), deviations, &largest);
 }
 
 std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
@@ -223,7 +247,11 @@ double power_from_bins(const Binning& bins, std::span<const double> alternative,
 
 double chi_square_power(std::span<const double> probability, std::span<const double> alternative,
                         std::span<const std::int32_t> group_of_cell, double samples, double alpha) {
-  const Binning bins = pool_cells(probability, group_of_cell, samples);
+  return binned_chi_square_power(pool_cells(probability, group_of_cell, samples), probability, alternative, samples, alpha);
+}
+
+double binned_chi_square_power(const Binning& bins, std::span<const double> probability, std::span<const double> alternative,
+                               double samples, double alpha) {
   const BinnedAlternative alt = bin_alternative(bins, probability, alternative);
   return power_from_bins(bins, alt.bins, alt.impossible, samples, alpha);
 }
@@ -397,6 +425,13 @@ double binomial_upper_p(std::uint64_t k, std::uint64_t n, double p) {
   if (p >= 1.0) return 1.0;
   const boost::math::binomial_distribution<double> bin(static_cast<double>(n), p);
   return boost::math::cdf(boost::math::complement(bin, static_cast<double>(k - 1)));
+}
+
+double binomial_lower_p(std::uint64_t k, std::uint64_t n, double p) {
+  if (k > n) throw std::invalid_argument("binomial test: more successes than trials");
+  if (k == n || p <= 0.0) return 1.0;
+  if (p >= 1.0) return 0.0;
+  return boost::math::cdf(boost::math::binomial_distribution<double>(static_cast<double>(n), p), static_cast<double>(k));
 }
 
 double binomial_two_sided_p(std::uint64_t k, std::uint64_t n, double p) {

@@ -11,6 +11,10 @@ namespace tev {
 // Cells whose expected count falls below this are pooled (Cochran's rule for Pearson's χ²).
 inline constexpr double kMinExpectedCount = 5.0;
 inline constexpr std::int32_t kImpossibleCell = -1;
+// At most this many bins per group's tail: more bins cost the binned χ² power in its worst
+// direction (the critical value grows with the degrees of freedom), and mass moved inside a bin is
+// the rare-cell statistic's to see (core/identity_test.hpp).
+inline constexpr int kTailBinsPerGroup = 16;
 
 // How cells are pooled into χ² bins for a given sample count.
 struct Binning {
@@ -18,23 +22,32 @@ struct Binning {
   std::vector<double> bin_probability;    // (bins) total reference probability of each bin
 };
 
-// Cells with expected count n·p ≥ 5 keep their own bin; smaller ones pool into their group's
-// tail bin (group = exit node for the block law); tails still below 5 pool into one global tail;
-// a global tail still below 5 joins the bin of smallest probability. Zero-probability cells are
-// never pooled: any count there is an impossible event.
+// Cells with expected count n·p ≥ 5 keep their own bin. Smaller ones form their group's tail
+// (group = exit node for the block law), which is cut in cell order (token order) into up to
+// kTailBinsPerGroup bins of equal mass, each of expected count ≥ 5, so mass moved from one part of a
+// tail to another (a truncated id range, a first-token bias) moves mass between bins. Tails below 5
+// pool, in cell order, into a global tail cut the same way; a global tail still below 5 joins the
+// bin of smallest probability. The binning depends on the reference law and n alone, never on the
+// counts. Zero-probability cells are never pooled: any count there is an impossible event.
 Binning pool_cells(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
                    double samples);
 
 // group_of_cell for an (N, V) block law: the exit node of each cell.
 std::vector<std::int32_t> node_groups(std::int32_t nodes, std::int32_t vocab);
 
+// Pearson's χ² over bins and, from identity_test (core/identity_test.hpp), the rare-cell statistic.
 struct ChiSquareResult {
-  double statistic = 0.0;
+  double statistic = 0.0;              // Pearson's χ² over the bins
   std::int32_t dof = 0;
-  double p_value = 1.0;                // 0 when any impossible event was seen
+  double p_value = 1.0;                // the test's: 0 when any impossible event was seen
   std::uint64_t impossible = 0;        // samples that fell in zero-probability cells
   std::int64_t first_impossible = -1;  // the first such cell, or -1
   std::int32_t bins = 0;
+  double binned_p_value = 1.0;         // the χ² over the bins alone
+  std::uint64_t shared_cells = 0;      // cells in bins of several cells (the rare-cell statistic's); 0: it did not run
+  double rare_z = 0.0;                 // the rare-cell statistic over its exact null standard deviation
+  double rare_p_value = 1.0;
+  bool simulated = false;              // a p-value is a Monte Carlo or Cantelli one (near the level), not asymptotic
 };
 
 // Pearson's χ² of counts against the reference probabilities, pooled by pool_cells; p-value from
@@ -61,12 +74,22 @@ ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::s
 std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
                                              std::span<const std::int32_t> group_of_cell, std::size_t count);
 
+// The same over a given binning of these cells (from pool_cells at this sample count), keeping the
+// `deviations` bins of largest |residual| in `largest` when it is given.
+ChiSquareResult binned_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                                  std::span<const std::int32_t> group_of_cell, const Binning& bins, std::size_t deviations,
+                                  std::vector<BinDeviation>* largest);
+
 // Predicted probability that pearson_chi_square at level alpha rejects when samples are drawn
 // from `alternative` instead of `probability`: the non-central χ² with λ = n Σ_b (q_b − p_b)²/p_b
 // over the same bins, combined with the chance of at least one impossible event
 // (1 − (1 − q_impossible)^n), treating the two as independent.
 double chi_square_power(std::span<const double> probability, std::span<const double> alternative,
                         std::span<const std::int32_t> group_of_cell, double samples, double alpha);
+
+// The same over a given binning.
+double binned_chi_square_power(const Binning& bins, std::span<const double> probability, std::span<const double> alternative,
+                               double samples, double alpha);
 
 // The smallest TV from `probability` of a contamination (1 − ε)·probability + ε·wrong that the χ²
 // test at alpha with `samples` samples detects with at least `power`; none when even `wrong` itself
@@ -115,6 +138,8 @@ namespace tev {
 // rule, as R's binom.test). Upper: P(X ≥ k), for "acceptance exceeds its ceiling".
 double binomial_two_sided_p(std::uint64_t k, std::uint64_t n, double p);
 double binomial_upper_p(std::uint64_t k, std::uint64_t n, double p);
+// Lower: P(X ≤ k), for "acceptance falls short of its ceiling".
+double binomial_lower_p(std::uint64_t k, std::uint64_t n, double p);
 
 // Pearson's χ² test that two samples over the same cells come from one law (2 × cells contingency
 // table). Cells whose pooled expected count is below 5 in either row pool into one tail bin.

@@ -25,6 +25,9 @@ constexpr std::array kCatalog = {
     VerifierInfo{mutant_bonus_from_parent_row, "mutant-bonus-from-parent-row", K::mutant, F::none, "bonus drawn from the exit's parent row (logit offset off by one at the bonus position)"},
     VerifierInfo{mutant_greedy_argmax, "mutant-greedy-argmax", K::mutant, F::none, "greedy argmax verification reused when decoding samples at temperature > 0"},
     VerifierInfo{mutant_temperature_twice, "mutant-temperature-twice", K::mutant, F::none, "temperature 0.5 applied twice (sampler and verifier both divide the logits)"},
+    VerifierInfo{mutant_top_k_residual_bonus, "mutant-top-k-residual-bonus", K::mutant, F::none, "top-k filter (k = V/8) applied to the residual before the bonus draw: the tail's mass is dropped"},
+    VerifierInfo{mutant_tail_onto_first_token, "mutant-tail-onto-first-token", K::mutant, F::none, "the residual's tail (outside its V/8 most probable tokens) collapsed onto its first token, as a sparse fast path filling 'the rest' with one id"},
+    VerifierInfo{mutant_truncated_id_bonus, "mutant-truncated-id-bonus", K::mutant, F::none, "bonus drawn from ids below 3V/4 only: an index range sized for a smaller vocabulary"},
 };
 }  // namespace
 

@@ -26,6 +26,9 @@ enum class VerifierId {
   mutant_bonus_from_parent_row,
   mutant_greedy_argmax,
   mutant_temperature_twice,
+  mutant_top_k_residual_bonus,
+  mutant_tail_onto_first_token,
+  mutant_truncated_id_bonus,
 };
 
 enum class VerifierKind { saturated, unsaturated, mutant };
@@ -65,6 +68,9 @@ Block run_verifier(VerifierId id, const DraftTree& tree, const TargetRows& rows,
     case VerifierId::mutant_bonus_from_parent_row: return mutants::bonus_from_parent_row(tree, rows, chooser);
     case VerifierId::mutant_greedy_argmax: return mutants::greedy_argmax_match(tree, rows, chooser);
     case VerifierId::mutant_temperature_twice: return mutants::temperature_applied_twice(tree, rows, chooser);
+    case VerifierId::mutant_top_k_residual_bonus: return mutants::top_k_residual_bonus(tree, rows, chooser);
+    case VerifierId::mutant_tail_onto_first_token: return mutants::tail_onto_first_token(tree, rows, chooser);
+    case VerifierId::mutant_truncated_id_bonus: return mutants::truncated_id_bonus(tree, rows, chooser);
   }
   throw std::logic_error("unknown verifier id");
 }

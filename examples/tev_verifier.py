@@ -8,6 +8,12 @@ Standard library only. Run it through the suite with
 
 --bug NAME plants a known mistake, so the suite can be seen to catch it:
     full-row-bonus   the bonus after an internal exit comes from the full row (a classic bug)
+  and three bugs that live in a large vocabulary's tail, where the rarest tokens are:
+    first-unlisted   a sparse row's unlisted mass always lands on its first unlisted token
+    top-k-bonus      the bonus is drawn from the residual's 20 most probable tokens only
+                     (a top-k filter applied to the residual), renormalized
+    truncated-ids    bonus tokens are drawn from ids below 32,768 only (a 16-bit index),
+                     renormalized
     crash | hang | garbage   misbehave as a process (for the suite's own tests)
 """
 import argparse
@@ -16,6 +22,9 @@ import json
 import random
 import sys
 import time
+
+TOP_K = 20  # top-k-bonus: tokens the filtered residual keeps
+ID_LIMIT = 32768  # truncated-ids: the first id a 16-bit index cannot hold
 
 
 class Row:
@@ -35,22 +44,32 @@ class Row:
     def prob(self, token):
         return self.listed.get(token, self.rest_each)
 
-    def sampler(self, excluded, rng):
+    def sampler(self, excluded, rng, bug=None):
         """A function drawing a token from this row without the excluded tokens (renormalized)."""
         tokens = [t for t in self.listed if t not in excluded]
+        id_limit = self.vocab
+        if bug == "top-k-bonus":
+            tokens = sorted(tokens, key=lambda t: -self.listed[t])[:TOP_K]
+        if bug == "truncated-ids":
+            id_limit = min(self.vocab, ID_LIMIT)
+            tokens = [t for t in tokens if t < id_limit]
         cumulative, total = [], 0.0
         for t in tokens:
             total += self.listed[t]
             cumulative.append(total)
-        unlisted_mass = self.rest_each * (self.vocab - len(self.listed))
+        unlisted = sum(1 for t in self.listed if t < id_limit)
+        unlisted_mass = 0.0 if bug == "top-k-bonus" else self.rest_each * (id_limit - unlisted)
+        first_unlisted = next((t for t in range(self.vocab) if t not in self.listed), None)
 
         def draw():
             u = rng.random() * (total + unlisted_mass)
             if u < total:
                 # bisect may step past the end when rounding puts u at the total: clamp.
                 return tokens[min(bisect.bisect_right(cumulative, u), len(tokens) - 1)]
+            if bug == "first-unlisted":
+                return first_unlisted
             while True:  # uniform over the unlisted tokens, which hold the remaining mass
-                t = rng.randrange(self.vocab)
+                t = rng.randrange(id_limit)
                 if t not in self.listed:
                     return t
 
@@ -81,7 +100,7 @@ def verify(case, rng, bug):
         total += prefix[v] * rho
         exit_cumulative.append(total)
         excluded = set() if bug == "full-row-bonus" else child_tokens
-        bonus.append(row.sampler(excluded, rng))
+        bonus.append(row.sampler(excluded, rng, bug))
     paths = []
     for v in range(n):
         path, u = [], v
@@ -100,7 +119,7 @@ def verify(case, rng, bug):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bug", choices=["full-row-bonus", "crash", "hang", "garbage"])
+    parser.add_argument("--bug", choices=["full-row-bonus", "first-unlisted", "top-k-bonus", "truncated-ids", "crash", "hang", "garbage"])
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
     rng = random.Random(args.seed)

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/philox_engine.hpp"
+#include "core/philox_engine.hpp"
 
 namespace tev {
 

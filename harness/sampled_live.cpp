@@ -391,10 +391,7 @@ SampledLiveResult run_sampled_live(const ModelSet& models, const SampledLiveOpti
     progress << " done\n";
     const std::span<const double> target_row = pair.p({});
     result.root_tv.push_back(total_variation(target_row, pair.q({})));
-    std::vector<double> noise(target_row.size(), 0.0);  // contamination toward uniform noise over the words p allows
-    const auto support = static_cast<double>(std::count_if(target_row.begin(), target_row.end(), [](double x) { return x > 0.0; }));
-    for (std::size_t a = 0; a < noise.size(); ++a) noise[a] = target_row[a] > 0.0 ? 1.0 / support : 0.0;
-    const std::optional<double> detectable = smallest_detectable_tv(target_row, noise, groups, n, result.chi_square_level, policy.required_power);
+    const std::optional<double> detectable = worst_case_detectable_tv(target_row, groups, n, result.chi_square_level, policy.required_power);
     for (const SampledCase& c : cases) {
       progress << "  " << drafter.name << ": " << c.label() << " ..." << std::flush;
       const auto case_start = std::chrono::steady_clock::now();
@@ -404,11 +401,13 @@ SampledLiveResult run_sampled_live(const ModelSet& models, const SampledLiveOpti
       f.kind = sampled_verifier_info(c.verifier).kind;
       f.counts = sample_first_words(pair, c, stream_of(d, c.drafting.policy), o);
       f.evidence.samples = o.first_word_samples;
-      f.evidence.chi_square = pearson_chi_square(f.counts, target_row, groups);
+      const TestLevel level{result.chi_square_level, policy.exactness_alpha(), kNullSimulationSeed,
+                            static_cast<std::uint32_t>(result.first_word.size())};
+      f.evidence.chi_square = identity_test(f.counts, target_row, groups, level);
       f.evidence.detectable_tv = detectable;
       if (const auto law = first_word_law(pair, c)) {
         f.exact_tv = total_variation(*law, target_row);
-        f.predicted_power = chi_square_power(target_row, *law, groups, n, result.chi_square_level);
+        f.predicted_power = identity_test_power(target_row, *law, groups, n, result.chi_square_level);
       }
       progress << " " << std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count() << " s\n";
       result.first_word.push_back(std::move(f));

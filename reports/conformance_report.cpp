@@ -56,11 +56,13 @@ int print_conformance(const ConformanceReport& report, std::ostream& out) {
   }
   const VerdictPolicy& p = report.policy;
   out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests
-      << " chi-square tests), " << p.saturation_alpha() << " for saturation (Holm over " << report.saturation_tests
-      << " E[L] and per-node acceptance tests).\nTV@99%: the smallest contamination (toward uniform noise over possible blocks) "
-      << "each case's chi-square detects with " << p.required_power * 100 << " % power at its Bonferroni level "
-      << num(p.chi_square_level(report.cases.size())) << "; 'none': no contamination is detected that often.\nA case that "
-      << "cannot detect TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
+      << " cases: identity test, E[L] and acceptance above their ceilings), " << p.saturation_alpha() << " for saturation (Holm over "
+      << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\nTV@99%: every law at least this far from the "
+      << "canonical one, in any direction, tails included, is rejected with " << p.required_power * 100
+      << " % power by the case's identity test at its level " << num(p.identity_level(report.cases.size(), true))
+      << "; 'none': no TV below 1 is.\nA case that cannot guarantee TV " << p.max_detectable_tv
+      << " is 'inconclusive' (exit 4): give it more samples; one whose E[L] test cannot see a shortfall of " << p.max_detectable_shortfall
+      << " tokens is 'exact, saturation inconclusive' (exit 5).\n";
   out << "overall: " << verdict_text(report.overall);
   if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
   out << '\n';
@@ -86,9 +88,9 @@ int print_model_conformance(const ModelReport& report, std::ostream& out) {
       << "first H - 1 tokens. alpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for marginal exactness (Holm over "
       << report.exactness_tests << " chi-square tests).\nSaturation does not apply (no fixed tree, no 1 + C_p): mean L is descriptive; "
       << "ref E[L] is the exact E[L] of the suite's own exact\nverifier for the drafting hint, by enumeration (descriptive: an exact verifier may emit more or fewer).\n"
-      << "TV@99%: the smallest contamination (toward uniform noise over the possible H-token sequences) each case's chi-square detects\n"
-      << "with " << p.required_power * 100 << " % power at its Bonferroni level " << num(p.chi_square_level(report.cases.size()))
-      << "; a case that cannot detect TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
+      << "TV@99%: every law over the H-token sequences at least this far from p's, in any direction, tails included, is rejected\n"
+      << "with " << p.required_power * 100 << " % power by the case's identity test at its level " << num(p.identity_level(report.cases.size(), false))
+      << "; a case that cannot guarantee TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
   out << "overall: " << model_verdict_text(report.overall);
   if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
   out << '\n';
@@ -134,9 +136,9 @@ void print_emit_summary(const EmitSummary& s, const std::string& out_path, std::
   out << "wrote " << s.cases << " " << s.what << " to " << out_path << " (" << s.samples << " samples each)\n";
   const std::vector<double>& tvs = s.detectable_tvs;
   if (!tvs.empty()) {
-    out << "judged at family alpha " << s.policy.alpha << " (chi-square level " << num(s.chi_square_level) << " per case), each case detects a "
-        << "contamination of TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " (median " << num(tvs[tvs.size() / 2])
-        << ") with 99 % power\n";
+    out << "judged at family alpha " << s.policy.alpha << " (identity-test level " << num(s.chi_square_level) << " per case), each case "
+        << "rejects every law at TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " (median " << num(tvs[tvs.size() / 2])
+        << "), in any direction, with 99 % power\n";
   }
   if (s.undetectable > 0) out << s.undetectable << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
 }

@@ -32,8 +32,8 @@ void print_first_word(const SampledLiveResult& r, const SampledLiveOptions& o, s
         << optional_text(f.exact_tv) << std::setw(8) << (f.exact_tv ? fixed(f.predicted_power, 3) : "-") << std::setw(20)
         << first_word_verdict(f) << (f.as_expected ? "yes" : "NO") << '\n';
   }
-  out << "TV@99%: the smallest contamination TV (toward uniform noise over the words the target allows) the chi-square detects\n"
-      << "with 99 % power at its level; above 0.05 the case is 'inconclusive'. exact TV: the first word's exact law, enumerated over\n"
+  out << "TV@99%: every first-word law at least this far from the target row, in any direction, tails included, is rejected\n"
+      << "by the identity test with 99 % power at its level; above 0.05 the case is 'inconclusive'. exact TV: the first word's exact law, enumerated over\n"
       << "the root's drafts and tests (where the first word is decided), against the target row ('-': target-only, exact on\n"
       << "every tree); power: of the chi-square at its level against that law. A mutant must be caught wherever power >= 0.99.\n";
 }

@@ -123,7 +123,7 @@ void spell_out(Document& d, const json& e, const json& prefix, const json& polic
        ". Saturation: mean L " + fixed(e.at("mean_L").get<double>()) + " against 1 + C_p = " + fixed(e.at("ceiling").get<double>()) +
        " (shortfall p = " + num(e.at("shortfall_p").get<double>()) + "), " + count(e.at("completions")) +
        " block(s) ending on a drafted child's token (one proves non-saturation); Holm-adjusted over the saturation family " +
-       num(e.at("saturation_p_holm").get<double>()) + ". Power: the smallest contamination this case's chi-square detects with " +
+       num(e.at("saturation_p_holm").get<double>()) + ". Power: every law at least this far from the canonical one, in any direction, tails included, is rejected by this case's identity test with " +
        (has_policy ? num(100.0 * policy.at("required_power").get<double>()) : std::string("99")) + " % power at its level" +
        (has_policy ? " " + num(policy.at("chi_square_level").get<double>()) : std::string()) + " is TV " + tv_text(e.at("detectable_tv")) +
        (e.at("powered").get<bool>() ? "" : " — too weak to call it exact, hence inconclusive unless a test rejects");
@@ -292,8 +292,8 @@ Document model_conformance_document(const json& r) {
                            "with p to the horizon H = D + 1 and the H-token sequences are tested against p's H-token law (marginal exactness). "
                            "Family-wise alpha " + num(policy.at("alpha").get<double>()) + ": " + num(policy.at("exactness_alpha").get<double>()) +
                            " for marginal exactness (Holm over " + count(r.at("exactness_tests")) + " chi-square tests, one per case); each is held to " +
-                           num(policy.at("chi_square_level").get<double>()) + " (Bonferroni), where TV@99% is the smallest contamination it detects with " +
-                           num(100.0 * policy.at("required_power").get<double>()) + " % power; a case that cannot detect TV " +
+                           num(policy.at("chi_square_level").get<double>()) + " (Bonferroni), where TV@99% is the worst-direction guarantee: every law that far, tails included, is rejected with " +
+                           num(100.0 * policy.at("required_power").get<double>()) + " % power; a case that cannot guarantee TV " +
                            num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive. Saturation does not apply (no fixed tree, no "
                            "1 + C_p, no P(u)): mean L and the reference E[L] of the suite's own exact verifier for the drafting hint are descriptive.");
   report::heading(d, "Verdict per case");
@@ -335,9 +335,9 @@ Document conformance_document(const json& r) {
                            num(policy.at("exactness_alpha").get<double>()) + " for exactness (Holm over " + count(r.at("exactness_tests")) +
                            " chi-square tests, one per case), " + num(policy.at("saturation_alpha").get<double>()) + " for saturation (Holm over " +
                            count(r.at("saturation_tests")) + " E[L] and per-node acceptance tests). Each case's chi-square is held to " +
-                           num(policy.at("chi_square_level").get<double>()) + " (Bonferroni); TV@99% is the smallest contamination (toward uniform "
-                           "noise over the blocks the target can produce) it detects with " + num(100.0 * policy.at("required_power").get<double>()) +
-                           " % power there, and a case that cannot detect TV " + num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive.");
+                           num(policy.at("chi_square_level").get<double>()) + " (Bonferroni); TV@99% is the worst-direction guarantee: every law at least "
+                           "that far from the canonical one, tails included, is rejected by its identity test with " + num(100.0 * policy.at("required_power").get<double>()) +
+                           " % power there, and a case that cannot guarantee TV " + num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive.");
 
   report::heading(d, "Verdict per case");
   Table ct{{"case", "what it exercises", "samples", "impossible", "in-tree bonus", "chi2 (dof)", "p", "Holm p exactness", "Holm p saturation", "mean L",
@@ -483,7 +483,7 @@ Document live_sampled_document(const json& r) {
                            num(cfg.at("alpha").get<double>()) + ": half for the first word, half for TEV's tokens per round.");
 
   report::heading(d, "Verdict per case");
-  report::paragraph(d, "TV at 99 %: the smallest contamination TV (toward uniform noise over the words the target allows) the chi-square detects with 99 % power "
+  report::paragraph(d, "TV at 99 %: every first-word law at least this far from the target row, in any direction, tails included, is rejected by the identity test with 99 % power "
                        "at its level; above the policy's limit the case is inconclusive. Exact TV: the first word's exact law over the root's drafts and tests "
                        "('-': target-only, exact on every tree); power: of the chi-square at its level against that law.");
   Table vt{{"drafter", "verifier @ drafting", "kind", "chi2 (dof)", "p", "TV at 99 %", "exact TV", "power", "verdict", "caught by sampling", "as expected"}, {}};

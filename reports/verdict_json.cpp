@@ -90,7 +90,8 @@ nlohmann::json verifier_json(const VerifierReport& r) {
   nlohmann::json v = {{"name", r.info.name},
                       {"kind", kind_name(r.info.kind)},
                       {"description", r.info.description},
-                      {"exact", r.verdict == Verdict::exact_saturated || r.verdict == Verdict::exact_not_saturated},
+                      {"exact", r.verdict == Verdict::exact_saturated || r.verdict == Verdict::exact_not_saturated ||
+                                    r.verdict == Verdict::exact_saturation_inconclusive},
                       {"saturated", r.verdict == Verdict::exact_saturated},
                       {"verdict", verdict_text(r.verdict)},
                       {"as_expected", r.as_expected},

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/exittrain.hpp"
-#include "sim/philox_engine.hpp"
+#include "core/philox_engine.hpp"
 
 namespace tev {
 

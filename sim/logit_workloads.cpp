@@ -5,7 +5,7 @@
 #include <numeric>
 #include <random>
 
-#include "sim/philox_engine.hpp"
+#include "core/philox_engine.hpp"
 #include "sim/trees.hpp"
 
 namespace tev {

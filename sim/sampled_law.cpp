@@ -222,13 +222,13 @@ void judge_statistics(const LanguagePair& pair, SampledEvidence& e, double test_
   const std::vector<double> reference = pair.sequence_law();
   // Pool by the first H − 1 tokens, as the block law pools by exit node.
   const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / static_cast<std::size_t>(pair.vocab())), pair.vocab());
-  e.chi_square = pearson_chi_square(e.counts.cells, reference, groups);
+  e.chi_square = identity_test(e.counts.cells, reference, groups, TestLevel{test_alpha, test_alpha, kNullSimulationSeed, 0});
   // The sampler against the enumeration: Σ L of the emitted blocks under L's exact law.
   std::vector<double> lengths(e.exact.length_mass.size());
   std::iota(lengths.begin(), lengths.end(), 0.0);
   const DrawnLaw law{lengths, e.exact.length_mass, static_cast<double>(e.counts.samples)};
   e.length_p_value = sum_two_sided_bound_p(e.counts.mean_length() * static_cast<double>(e.counts.samples), std::span(&law, 1));
-  e.predicted_power = chi_square_power(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
+  e.predicted_power = identity_test_power(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
   if (e.exact.tv > kSampledExactTolerance) {
     e.smallest_detectable_tv = smallest_detectable_tv(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
   }

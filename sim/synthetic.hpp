@@ -7,7 +7,7 @@
 
 #include "core/draft_tree.hpp"
 #include "core/target_rows.hpp"
-#include "sim/philox_engine.hpp"
+#include "core/philox_engine.hpp"
 
 namespace tev {
 

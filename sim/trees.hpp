@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/draft_tree.hpp"
-#include "sim/philox_engine.hpp"
+#include "core/philox_engine.hpp"
 #include "sim/synthetic.hpp"
 
 namespace tev {

@@ -21,7 +21,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const CheckCase> suite, c
   report.samples_per_tree = config.samples;
   report.enumerated = config.enumerate;
   const VerdictPolicy policy = config.policy();
-  const double chi_square_level = policy.chi_square_level(suite.size());
+  const double identity_level = policy.identity_level(suite.size(), true);
   double miss_probability = 1.0;
 
   for (std::size_t i = 0; i < suite.size(); ++i) {
@@ -34,10 +34,10 @@ VerifierReport check_verifier(VerifierId id, std::span<const CheckCase> suite, c
     plan.ranks = config.ranks;
     const BlockCounts counts = config.monte_carlo(id, c.tree, c.rows, plan);
 
-    TreeEvidence e = sampled_evidence(c.tree, c.rows, counts);
-    e.detectable_tv = detectable_tv(c.tree, c.rows, config.samples, chi_square_level, policy.required_power);
+    TreeEvidence e = sampled_evidence(c.tree, c.rows, counts, policy.identity_test_level(suite.size(), i, true));
+    e.detectable_tv = detectable_tv(c.tree, c.rows, config.samples, identity_level, policy.required_power);
     if (config.enumerate) {
-      add_exact_evidence(e, c.tree, c.rows, enumerate_verifier(id, c.tree, c.rows), config.samples, chi_square_level, config.exact_tolerance);
+      add_exact_evidence(e, c.tree, c.rows, enumerate_verifier(id, c.tree, c.rows), config.samples, identity_level, config.exact_tolerance);
       miss_probability *= 1.0 - e.predicted_power;
     }
     report.mean_length += e.mean_length / static_cast<double>(suite.size());

@@ -12,7 +12,7 @@
 #include "core/statistics.hpp"
 #include "sim/logit_verifiers.hpp"
 #include "sim/monte_carlo.hpp"
-#include "sim/philox_engine.hpp"
+#include "core/philox_engine.hpp"
 #include "sim/trees.hpp"
 
 namespace tev {

@@ -14,6 +14,10 @@ TreeEvidence clean_case(std::uint64_t n = 100000) {
   e.samples = n;
   e.chi_square.p_value = 1.0;
   e.acceptance_p = {1.0, 1.0};
+  e.acceptance_excess_p = {1.0, 1.0};
+  e.lengths = {1.0, 2.0};
+  e.length_mass = {0.5, 0.5};
+  e.ceiling = 1.5;
   e.detectable_tv = 0.01;
   return e;
 }
@@ -26,12 +30,13 @@ TEST(VerdictPolicy, CleanEvidenceIsExactAndSaturated) {
   EXPECT_EQ(v.saturation_tests, 6u);  // E[L] + two nodes, per case
 }
 
-// Exactness family at α/2 = 5e-4 with Holm over 2 χ² tests: 2.4e-4 · 2 = 4.8e-4 rejects, 2.6e-4 · 2 does not.
+// Exactness family at α/2 = 5e-4 with Holm over 2 cases, the identity test holding 0.9 of its
+// case's share: 2.2e-4 / 0.9 · 2 = 4.9e-4 rejects, 2.3e-4 / 0.9 · 2 = 5.1e-4 does not.
 TEST(VerdictPolicy, ExactnessUsesHolmAtHalfAlpha) {
   std::vector<TreeEvidence> cases = {clean_case(), clean_case()};
-  cases[1].chi_square.p_value = 2.6e-4;
+  cases[1].chi_square.p_value = 2.3e-4;
   EXPECT_EQ(decide(cases, VerdictPolicy{}).verdict, Verdict::exact_saturated);
-  cases[1].chi_square.p_value = 2.4e-4;
+  cases[1].chi_square.p_value = 2.2e-4;
   const SubjectVerdict v = decide(cases, VerdictPolicy{});
   EXPECT_EQ(v.verdict, Verdict::not_exact);
   EXPECT_EQ(v.cases[0].verdict, Verdict::exact_saturated);
@@ -45,6 +50,44 @@ TEST(VerdictPolicy, OneInTreeBonusOrAShortfallProvesNonSaturation) {
   cases[0].completions = 0;
   cases[0].shortfall_p = 1e-5;  // Holm over 3 saturation tests: 3e-5 < 5e-4
   EXPECT_EQ(decide(cases, VerdictPolicy{}).verdict, Verdict::exact_not_saturated);
+}
+
+// What Theorem 1 forbids (E[L] or an acceptance above its ceiling) is evidence of *not exact*:
+// those tests share 0.1 of the case's exactness level, here over 3 tests (E[L] and two nodes).
+TEST(VerdictPolicy, ExceedingTheCeilingIsNotExact) {
+  std::vector<TreeEvidence> cases = {clean_case()};
+  cases[0].excess_p = 1.6e-5;  // 1.6e-5 · 3 / 0.1 = 4.8e-4 < 5e-4
+  EXPECT_EQ(decide(cases, VerdictPolicy{}).verdict, Verdict::not_exact);
+  cases[0].excess_p = 1.0;
+  cases[0].acceptance_excess_p[1] = 1.8e-5;  // 5.4e-4: not enough
+  EXPECT_EQ(decide(cases, VerdictPolicy{}).verdict, Verdict::exact_saturated);
+}
+
+// Saturation needs power of its own: with 100 samples the E[L] test cannot see a 0.05-token
+// shortfall, so an exact case is "exact, saturation inconclusive" (exit 5), never "saturated".
+TEST(VerdictPolicy, SaturationWithoutPowerIsInconclusive) {
+  std::vector<TreeEvidence> cases = {clean_case(100)};
+  const SubjectVerdict v = decide(cases, VerdictPolicy{});
+  EXPECT_EQ(v.verdict, Verdict::exact_saturation_inconclusive);
+  ASSERT_TRUE(v.cases[0].detectable_shortfall.has_value());
+  EXPECT_GT(*v.cases[0].detectable_shortfall, 0.05);
+  EXPECT_LT(*decide(std::vector<TreeEvidence>{clean_case()}, VerdictPolicy{}).cases[0].detectable_shortfall, 0.05);
+  // A case without a tree (a model case) has no saturation test and adds none.
+  TreeEvidence model;
+  model.samples = 100;
+  model.chi_square.p_value = 1.0;
+  model.detectable_tv = 0.01;
+  const SubjectVerdict m = decide(std::vector<TreeEvidence>{model}, VerdictPolicy{});
+  EXPECT_EQ(m.saturation_tests, 0u);
+  EXPECT_EQ(m.verdict, Verdict::exact_saturated);
+}
+
+TEST(VerdictPolicy, OutOfRangeSettingsAreRefused) {
+  EXPECT_NO_THROW(validate(VerdictPolicy{}));
+  EXPECT_THROW(validate(VerdictPolicy{.max_detectable_tv = 0.0}), std::invalid_argument);
+  EXPECT_THROW(validate(VerdictPolicy{.max_detectable_tv = 1.0}), std::invalid_argument);
+  EXPECT_THROW(validate(VerdictPolicy{.required_power = 1.5}), std::invalid_argument);
+  EXPECT_THROW(validate(VerdictPolicy{.alpha = 0.0}), std::invalid_argument);
 }
 
 TEST(VerdictPolicy, InvalidPathsAndImpossibleCellsFailAtOnce) {
@@ -88,6 +131,7 @@ TEST(VerdictPolicy, ExitCodes) {
   EXPECT_EQ(verdict_exit_code(Verdict::not_exact), 1);
   EXPECT_EQ(verdict_exit_code(Verdict::exact_not_saturated), 3);
   EXPECT_EQ(verdict_exit_code(Verdict::inconclusive), 4);
+  EXPECT_EQ(verdict_exit_code(Verdict::exact_saturation_inconclusive), 5);
 }
 
 TEST(SelfTest, EveryKnownAnswerHoldsInThisBuild) {

@@ -1,0 +1,89 @@
+#pragma once
+// The identity test of a sampled law against its reference (the canonical law, or p's H-token
+// law), built so that a verdict's guarantee holds in every direction, tails included.
+//
+// Two statistics over one data-independent binning (pool_cells):
+// - Pearson's χ² over the bins: heavy cells alone, each group's tail cut in cell order into bins
+//   of equal mass. It sees mass moved between bins.
+// - the rare-cell statistic: within each bin of several cells, given the bin's count m,
+//   S_b = Σ_i N_i(N_i − 1)/r_i − m(m − 1), with r_i the cell's share of the bin's reference mass.
+//   Under the null E[S_b | m] = 0 and Var[S_b | m] = 2m(m − 1)(k_b − 1) exactly, for any r (k_b
+//   cells); under a within-bin law s, E[S_b | m] = m(m − 1)·χ²(s‖r) ≥ m(m − 1)·‖s − r‖₁². It is
+//   the bias-corrected χ² of Acharya, Daskalakis & Kamath (2015), conditioned on the bin counts, so
+//   it sees mass moved *inside* a bin, which no binning can. S = Σ_b S_b/(n·p_b).
+// The test rejects when either does, each at half the level (Bonferroni); without bins of several
+// cells only the χ² runs, at the whole level.
+//
+// p-values are valid at the level used: where the asymptotic p-value (χ² tail; normal tail for S)
+// lies within a factor 100 of a level it can meet (from the test's own level / 100 up to 100 × the
+// largest level a step-down procedure may compare it with), the p-value is
+// min(100·Cantelli bound, Monte Carlo p / 0.99), the Monte Carlo p simulated under the null (the
+// binned multinomial; S given the bin counts) with Besag & Clifford's sequential stopping on the
+// null_simulation stream; both parts are valid at every n, so their combination is. Beyond that
+// factor the asymptotic p-value decides: its error there cannot carry it across the level.
+// Worst direction: any law q at TV δ splits 2δ ≤ A + D, A = Σ_b |q_b − p_b| (between bins),
+// D = Σ_b Σ_{i∈b} |q_i − p_i·q_b/p_b| (inside bins). The χ²'s noncentrality is at least n·A²
+// (Cauchy–Schwarz over the bins), and S's mean at least n·D²/P_shared (P_shared: the reference
+// mass in bins of several cells), the least at the flat alternative that scales half a bin's mass
+// up and half down. With A₉₉ and D₉₉ the smallest A and D that each statistic detects with the
+// required power at its level, every q with TV ≥ (A₉₉ + D₉₉)/2 + U is rejected with at least that
+// power: that TV is the guarantee a verdict states. U is the mass of the cells the rare-cell
+// statistic leaves out (expected fewer than 0.05 times: one collision there is a jump no tail
+// approximation follows), where a move stays unseen.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "core/statistics.hpp"
+
+namespace tev {
+
+// Where a p-value is used, so that p-values near the level are simulated (see above).
+struct TestLevel {
+  double level = 0.0;          // the level this test is held to (its Bonferroni share); 0: asymptotic p-values only
+  double largest_level = 0.0;  // the largest level a step-down procedure may compare it with (the family's α)
+  std::uint32_t seed = 0;      // the null simulation's key, with the null_simulation stream
+  std::uint32_t id = 0;        // the test's id on that stream (a case index)
+};
+
+// The identity test: Pearson's χ² over pool_cells' bins and, where bins hold several cells, the
+// rare-cell statistic; p_value is the test's (twice the smaller when both run). Keeps the
+// `deviations` bins of largest |residual| in `largest` when it is given.
+ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<const double> probability,
+                              std::span<const std::int32_t> group_of_cell, const TestLevel& level, std::size_t deviations = 0,
+                              std::vector<BinDeviation>* largest = nullptr);
+
+// The smallest TV δ such that every law at TV ≥ δ from `probability` on these cells is rejected by
+// identity_test at `level` with `samples` samples with probability ≥ `power` (asymptotic: the
+// non-central χ² for the bins, a normal with a Cornish–Fisher critical value for S); none when no
+// TV below 1 has that guarantee.
+std::optional<double> worst_case_detectable_tv(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
+                                               double samples, double level, double power = 0.99);
+
+// Predicted probability that identity_test at `level` rejects when samples come from
+// `alternative`: the larger of its two statistics' powers (each at its share of the level), with
+// the chance of at least one impossible event.
+double identity_test_power(std::span<const double> probability, std::span<const double> alternative,
+                           std::span<const std::int32_t> group_of_cell, double samples, double level);
+
+// The Besag & Clifford (1991) sequential Monte Carlo p-value: replicates are drawn until
+// `exceedances` of them reach the observed statistic (p = exceedances / replicates drawn) or
+// `max_replicates` are drawn (p = (exceedances + 1)/(max_replicates + 1)). Valid at every level.
+struct SequentialPValue {
+  double p_value = 1.0;
+  std::uint64_t replicates = 0;
+};
+template <class Replicate>  // double(std::uint64_t replicate): the statistic of one null replicate
+SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate, std::uint64_t exceedances, std::uint64_t max_replicates) {
+  // Replicates that tie with the observed value (to rounding) count as exceedances: conservative.
+  const double reach = observed - 1e-9 * std::max(1.0, std::abs(observed));
+  std::uint64_t hits = 0, r = 0;
+  while (r < max_replicates) {
+    if (replicate(r++) >= reach && ++hits == exceedances) return {static_cast<double>(hits) / static_cast<double>(r), r};
+  }
+  return {(static_cast<double>(hits) + 1.0) / (static_cast<double>(max_replicates) + 1.0), r};
+}
+
+}  // namespace tev

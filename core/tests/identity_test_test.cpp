@@ -1,0 +1,109 @@
+// The identity test sees what binning cannot (mass moved inside a tail), its p-values near a tiny
+// level are simulated, and its stated worst-direction TV is met by the least favourable law.
+#include "core/identity_test.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/philox_engine.hpp"
+
+namespace tev {
+namespace {
+
+constexpr std::uint32_t kSeed = 20261201;
+
+// n draws from `law` by inverse CDF on a test-owned Philox site.
+std::vector<std::uint64_t> sample(std::span<const double> law, std::uint64_t n, std::uint32_t id) {
+  std::vector<double> cumulative(law.size());
+  double total = 0.0;
+  for (std::size_t i = 0; i < law.size(); ++i) cumulative[i] = total += law[i];
+  PhiloxEngine rng(DrawSite{kSeed, Stream::generation, id, 0x7e57});
+  std::vector<std::uint64_t> counts(law.size(), 0);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const auto at = std::lower_bound(cumulative.begin(), cumulative.end(), rng.uniform() * total) - cumulative.begin();
+    ++counts[std::min(static_cast<std::size_t>(at), law.size() - 1)];
+  }
+  return counts;
+}
+
+// A uniform tail of 20,000 cells in one group, and the law that keeps only its even cells.
+struct TailCase {
+  std::vector<double> null = std::vector<double>(20000, 1.0 / 20000);
+  std::vector<double> evens = std::vector<double>(20000, 0.0);
+  std::vector<std::int32_t> groups = std::vector<std::int32_t>(20000, 0);
+  TailCase() {
+    for (std::size_t i = 0; i < evens.size(); i += 2) evens[i] = 2.0 / 20000;
+  }
+};
+
+TEST(PoolCells, TailsAreCutInCellOrderIntoBinsOfEqualMass) {
+  const TailCase t;
+  const Binning b = pool_cells(t.null, t.groups, 20000.0);  // 1 expected per cell: all light
+  ASSERT_EQ(b.bin_probability.size(), static_cast<std::size_t>(kTailBinsPerGroup));
+  for (double p : b.bin_probability) EXPECT_NEAR(p, 1.0 / kTailBinsPerGroup, 1e-4);
+  for (std::size_t i = 1; i < b.bin_of_cell.size(); ++i) EXPECT_GE(b.bin_of_cell[i], b.bin_of_cell[i - 1]);  // contiguous ranges
+}
+
+// TV 0.5 moved inside the bins (even cells only): every bin keeps its mass, so the χ² over bins is
+// blind; the rare-cell statistic rejects. n = 20,000, level 1e-4 for the whole test.
+TEST(IdentityTest, SeesMassMovedInsideATail) {
+  const TailCase t;
+  const ChiSquareResult r = identity_test(sample(t.evens, 20000, 1), t.null, t.groups, TestLevel{1e-4, 1e-4, kSeed, 0});
+  EXPECT_GT(r.binned_p_value, 1e-3) << "the bins cannot see it";
+  EXPECT_EQ(r.shared_cells, 20000u);
+  EXPECT_GT(r.rare_z, 10.0);
+  EXPECT_LT(r.p_value, 1e-4);
+}
+
+// Under the null at a level far below the asymptotic tail's reach, the p-value stays well above it.
+TEST(IdentityTest, NullSampleIsNotRejected) {
+  const TailCase t;
+  const ChiSquareResult r = identity_test(sample(t.null, 20000, 2), t.null, t.groups, TestLevel{1e-4, 1e-4, kSeed, 0});
+  EXPECT_GT(r.p_value, 1e-3) << "binned p " << r.binned_p_value << ", rare z " << r.rare_z;
+}
+
+// The Besag–Clifford p-value of a uniform statistic observed at 0.99 is about 0.01: it stops at 20
+// exceedances, so after about 2,000 replicates (fixed by the counter-based replicates).
+TEST(SequentialMonteCarlo, StopsAfterItsExceedances) {
+  const auto replicate = [](std::uint64_t r) { return uniform(DrawSite{kSeed, Stream::null_simulation, 7, r}, 0); };
+  const SequentialPValue p = sequential_monte_carlo_p(0.99, replicate, 20, 1'000'000);
+  EXPECT_NEAR(p.p_value, 0.01, 0.005);
+  EXPECT_LT(p.replicates, 4000u);
+  // Never reached: p = 1/(max + 1), the smallest it can say.
+  EXPECT_DOUBLE_EQ(sequential_monte_carlo_p(2.0, replicate, 20, 999).p_value, 1.0 / 1000.0);
+}
+
+// Near a tiny level a p-value is simulated, not read from the asymptotic tail.
+TEST(IdentityTest, PValuesNearTheLevelAreSimulated) {
+  const TailCase t;
+  // A mild within-tail bias: 10 % of the odd cells' mass moved to the even ones.
+  std::vector<double> mild = t.null;
+  for (std::size_t i = 0; i + 1 < mild.size(); i += 2) mild[i] *= 1.1, mild[i + 1] *= 0.9;
+  const ChiSquareResult asymptotic = identity_test(sample(mild, 20000, 3), t.null, t.groups, TestLevel{});
+  EXPECT_FALSE(asymptotic.simulated);
+  const ChiSquareResult near = identity_test(sample(mild, 20000, 3), t.null, t.groups, TestLevel{1.0, 1.0, kSeed, 0});
+  EXPECT_TRUE(near.simulated);
+}
+
+// The stated worst-direction TV: the flat within-bin law at that TV (half of each bin's cells up,
+// half down: the least the rare-cell statistic can see per unit of TV) is rejected in at least
+// 95 of 100 replicates (predicted ≥ 99 %; binomial P(X ≤ 94 | 0.99) = 5e-4). Level 1e-3, n = 20,000.
+TEST(IdentityTest, StatedWorstDirectionTvIsMetByTheFlatAlternative) {
+  const TailCase t;
+  const double level = 1e-3;
+  const std::optional<double> tv = worst_case_detectable_tv(t.null, t.groups, 20000.0, level, 0.99);
+  ASSERT_TRUE(tv.has_value());
+  EXPECT_LT(*tv, 0.5);
+  std::vector<double> flat = t.null;
+  for (std::size_t i = 0; i + 1 < flat.size(); i += 2) flat[i] *= 1.0 + 2.0 * *tv, flat[i + 1] *= 1.0 - 2.0 * *tv;
+  int rejected = 0;
+  for (std::uint32_t r = 0; r < 100; ++r) {
+    rejected += identity_test(sample(flat, 20000, 100 + r), t.null, t.groups, TestLevel{level, level, kSeed, r}).p_value <= level;
+  }
+  EXPECT_GE(rejected, 95) << "stated TV " << *tv;
+  EXPECT_GE(identity_test_power(t.null, flat, t.groups, 20000.0, level), 0.99);
+}
+
+}  // namespace
+}  // namespace tev
