@@ -64,10 +64,11 @@ void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& 
     }
     out << (r.as_expected ? "" : "   <-- UNEXPECTED") << '\n';
   }
-  out << "exact p / sat p: smallest Holm-adjusted p of the verifier's exactness family (chi-square per tree) and saturation\n"
-         "family (E[L] shortfall per tree, acceptance = P(u) per node), each at half the verifier's alpha. TV@99%: the\n"
-         "largest over its trees of the smallest contamination TV the chi-square detects with 99 % power at its Bonferroni\n"
-         "level; without enumeration a tree that cannot detect TV 0.05 is 'inconclusive'.\n";
+  out << "exact p / sat p: smallest Holm-adjusted p of the verifier's exactness family (per tree: identity test, E[L] and\n"
+         "acceptance above their ceilings) and saturation family (E[L] and acceptance shortfalls), each at half the verifier's\n"
+         "alpha. TV@99%: the largest over its trees of the worst-direction guarantee (every law that far, tails included, is\n"
+         "rejected with 99 % power at the tree's level); without enumeration a tree that cannot guarantee TV 0.05 is\n"
+         "'inconclusive'.\n";
 }
 
 }  // namespace tev

@@ -20,6 +20,7 @@ CheckOptions small_options() {
   CheckOptions options;
   options.cases.samples = 20000;
   options.cases.large_vocab = 64;
+  options.cases.large_vocab_sample_factor = 1;
   options.threads = 2;
   return options;
 }
