@@ -1,6 +1,7 @@
 #include "core/identity_test.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/non_central_chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
@@ -357,6 +358,45 @@ std::optional<double> worst_case_detectable_tv(std::span<const double> probabili
   const double tv = 0.5 * (between + inside) + layout.unseen_mass;
   if (!(tv < 1.0)) return std::nullopt;
   return tv;
+}
+
+int identity_statistics(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples) {
+  return tests_in(layout_of(probability, group_of_cell, samples));
+}
+
+NullCalibration binned_null_calibration(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples,
+                                        double level, double largest_level, std::uint64_t replicates, std::uint32_t seed) {
+  const Binning bins = pool_cells(probability, group_of_cell, samples);
+  NullCalibration out{level, replicates, static_cast<std::int32_t>(bins.bin_probability.size()), 0.0, 0.0};
+  const double dof = static_cast<double>(bins.bin_probability.size()) - 1.0;
+  if (dof < 1.0 || replicates == 0) return out;
+  std::vector<double> statistic(replicates);  // (replicates)
+  for (std::uint64_t r = 0; r < replicates; ++r) {
+    PhiloxEngine rng(DrawSite{seed, Stream::null_simulation, ~std::uint32_t{0}, r});
+    statistic[r] = replicate_chi_square(bins, samples, rng);
+  }
+  std::vector<double> sorted = statistic;
+  std::sort(sorted.begin(), sorted.end());
+  const double variance = chi_square_null_variance(bins, samples);
+  const auto cap = static_cast<std::uint64_t>(std::min(static_cast<double>(kMaxReplicates), std::ceil(kReplicatesPerLevel / level)));
+  // The Monte Carlo p/0.99 is ≤ level only when it ran to the cap with few exceedances.
+  const double most_exceedances = std::floor(0.99 * level * (static_cast<double>(cap) + 1.0) - 1.0);
+  double asymptotic = 0.0, used = 0.0;
+  for (double t : statistic) {
+    const double p = boost::math::cdf(boost::math::complement(boost::math::chi_squared(dof), t));
+    asymptotic += p <= level;
+    if (p > kTrustedFactor * std::max(largest_level, level)) continue;
+    if (p < level / kTrustedFactor || kTrustedFactor * cantelli(t, dof, variance) <= level) {
+      used += 1.0;
+      continue;
+    }
+    if (most_exceedances < 0.0) continue;
+    const double tail = static_cast<double>(sorted.end() - std::lower_bound(sorted.begin(), sorted.end(), t)) / static_cast<double>(replicates);
+    used += boost::math::cdf(boost::math::binomial_distribution<double>(static_cast<double>(cap), std::min(tail, 1.0)), most_exceedances);
+  }
+  out.asymptotic_rate = asymptotic / static_cast<double>(replicates);
+  out.used_rate = used / static_cast<double>(replicates);
+  return out;
 }
 
 double identity_test_power(std::span<const double> probability, std::span<const double> alternative,

@@ -55,6 +55,10 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<c
                               std::span<const std::int32_t> group_of_cell, const TestLevel& level, std::size_t deviations = 0,
                               std::vector<BinDeviation>* largest = nullptr);
 
+// How many statistics identity_test runs on these cells at this sample count (1: the χ² alone;
+// 2: with the rare-cell statistic), each at level / that.
+int identity_statistics(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples);
+
 // The smallest TV δ such that every law at TV ≥ δ from `probability` on these cells is rejected by
 // identity_test at `level` with `samples` samples with probability ≥ `power` (asymptotic: the
 // non-central χ² for the bins, a normal with a Cornish–Fisher critical value for S); none when no
@@ -67,6 +71,20 @@ std::optional<double> worst_case_detectable_tv(std::span<const double> probabili
 // the chance of at least one impossible event.
 double identity_test_power(std::span<const double> probability, std::span<const double> alternative,
                            std::span<const std::int32_t> group_of_cell, double samples, double level);
+
+// How often the χ² over bins rejects under the null at `level`, measured on `replicates` draws of
+// the binned multinomial (no verifier needed): the asymptotic tail alone, and the p-value the
+// identity test uses (valid_p_value's rule; inside its Monte Carlo zone the chance that the
+// sequential Monte Carlo p rejects, from each replicate's tail probability among the replicates).
+struct NullCalibration {
+  double level = 0.0;
+  std::uint64_t replicates = 0;
+  std::int32_t bins = 0;
+  double asymptotic_rate = 0.0;  // P(asymptotic p ≤ level)
+  double used_rate = 0.0;        // P(the identity test's binned p ≤ level)
+};
+NullCalibration binned_null_calibration(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples,
+                                        double level, double largest_level, std::uint64_t replicates, std::uint32_t seed);
 
 // The Besag & Clifford (1991) sequential Monte Carlo p-value: replicates are drawn until
 // `exceedances` of them reach the observed statistic (p = exceedances / replicates drawn) or
