@@ -153,7 +153,7 @@ TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, 
       }
     }
   }
-  TreeReport report = conformance::judge(judges, options.alpha, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
+  TreeReport report = conformance::judge(judges, VerdictPolicy{.alpha = options.alpha}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
   for (std::size_t k = 0; k < cases.size(); ++k) {
     conformance::CaseResult& r = report.cases[k];
     r.not_enumerated = enumerate ? not_enumerated[k] : "a seeded verifier: no enumeration";
@@ -191,7 +191,7 @@ ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheck
         const EmittedBlock b = verifier(view, randomness);
         judge.add_sample(b.accepted, b.bonus, site.sample, where);
       });
-  return conformance::judge_models(judges, options.alpha);
+  return conformance::judge_models(judges, VerdictPolicy{.alpha = options.alpha});
 }
 
 std::string describe(const TreeReport& report) {

@@ -69,6 +69,10 @@ Command register_check(CLI::App& app, const RunContext& context) {
       ->check(CLI::Range(1, 1024))->capture_default_str();
   cmd->add_option("--alpha", check.judging.alpha, "family-wise false-alarm level of the whole check (split evenly over the verifiers)")
       ->check(CLI::Range(1e-12, 0.5))->capture_default_str();
+  cmd->add_option("--tv", check.judging.max_detectable_tv,
+                  "the TV every tree must guarantee for 'exact' without enumeration: every law this far from the canonical\n"
+                  "one, in any direction, rejected with 99 % power (else 'inconclusive'); in (0, 1)")
+      ->check(open_unit_interval())->capture_default_str();
   cmd->add_option("--json", s->json_path, "also write the results as JSON to this file");
   cmd->add_option("--drafts", s->drafts,
                   "fixed: target-only verifiers on fixed synthetic trees (the default suite); sampled: drafts sampled from a\n"

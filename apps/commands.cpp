@@ -18,4 +18,13 @@ bool gpu_unavailable(std::ostream& err) {
   return true;
 }
 
+CLI::Validator open_unit_interval() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        double x = 0.0;
+        return CLI::detail::lexical_cast(text, x) && x > 0.0 && x < 1.0 ? std::string() : "must lie strictly between 0 and 1, not " + text;
+      },
+      "in (0, 1)");
+}
+
 }  // namespace tev::apps

@@ -19,6 +19,9 @@ int default_threads();
 // --device gpu where no GPU can run is a usage error: says why on `err` and returns true.
 bool gpu_unavailable(std::ostream& err);
 
+// A level, power or TV: strictly between 0 and 1 (a usage error, exit 2, otherwise).
+CLI::Validator open_unit_interval();
+
 // In the order `tevsuite --help` lists them.
 Command register_check(CLI::App& app, const RunContext& context);
 Command register_selftest(CLI::App& app, const RunContext& context);

@@ -20,6 +20,8 @@ struct ConformanceState {
   bool model_cases = false;
   std::string cases_out = "cases.jsonl", cases_in, samples_in, json_path;
   double alpha = 1e-3;
+  double tv = VerdictPolicy{}.max_detectable_tv;
+  VerdictPolicy policy() const { return {.alpha = alpha, .max_detectable_tv = tv}; }
   std::uint32_t seed = 20261130;
   conformance::RunOptions run_options;
 };
@@ -97,6 +99,9 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
   for (CLI::App* cmd : {check_cmd, run_cmd}) {
     cmd->add_option("--json", s->json_path, "also write the verdicts as JSON");
     cmd->add_option("--alpha", s->alpha, "family-wise false-alarm level")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
+    cmd->add_option("--tv", s->tv, "the TV every case must guarantee to be called exact: every law this far from the canonical one,\n"
+                                   "in any direction, rejected with 99 % power (else 'inconclusive'); in (0, 1)")
+        ->check(open_unit_interval())->capture_default_str();
   }
   check_cmd->add_option("--completion-seed", s->seed, "seed of the completion draws")->capture_default_str();
 
@@ -111,13 +116,13 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
             ResultsWriter json(s->json_path, context);
             if (check_cmd->parsed()) {
               if (wants_model_cases(*s, s->cases_in)) {
-                return print_and_write(conformance::judge_model_case_files(s->cases_in, s->samples_in, s->seed, s->alpha), json);
+                return print_and_write(conformance::judge_model_case_files(s->cases_in, s->samples_in, s->seed, s->policy()), json);
               }
-              return print_and_write(conformance::judge_conformance_files(s->cases_in, s->samples_in, s->seed, s->alpha), json);
+              return print_and_write(conformance::judge_conformance_files(s->cases_in, s->samples_in, s->seed, s->policy()), json);
             }
             apply_model_options(*s, *run_cmd);
             conformance::RunOptions options = s->run_options;
-            options.alpha = s->alpha;
+            options.policy = s->policy();
             if (wants_model_cases(*s, s->cases_in)) {
               return print_and_write(conformance::run_model_conformance_verifier(s->cases_in, s->model_emit, options, std::cerr), json);
             }

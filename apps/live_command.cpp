@@ -64,6 +64,9 @@ Command register_live(CLI::App& app, const RunContext& context) {
   live_cmd->add_option("--seed", live.judging.seed, "seed for contexts and sampling (32-bit)")->capture_default_str();
   live_cmd->add_option("--threads", live.judging.threads, "worker threads")->check(CLI::Range(1, 1024))->capture_default_str();
   live_cmd->add_option("--alpha", live.judging.alpha, "family-wise false-alarm level of the whole run")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
+  live_cmd->add_option("--tv", live.judging.max_detectable_tv,
+                       "the TV every tree must guarantee for 'exact' without enumeration (every law this far rejected with 99 % power); in (0, 1)")
+      ->check(open_unit_interval())->capture_default_str();
   live_cmd->add_option("--json", s->json_path, "also write the results as JSON");
   live_cmd->add_option("--dump", live.dump_dir, "write every live tree to this folder (tree-K.json; see the README for the format)");
   live_cmd->add_option("--from", live.from_dir, "check the live-tree dumps in this folder instead of building trees (no model needed)")

@@ -83,10 +83,10 @@ void CaseJudge::merge(const CaseJudge& other) {
   impossible_.merge(other.impossible_);
 }
 
-ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha, std::span<const std::optional<ExactOutcome>> exact) {
+ConformanceReport judge(const std::vector<CaseJudge>& judges, const VerdictPolicy& policy, std::span<const std::optional<ExactOutcome>> exact) {
   if (!exact.empty() && exact.size() != judges.size()) throw std::invalid_argument("one exact law (or none) per case");
   ConformanceReport report;
-  report.policy.alpha = alpha;
+  report.policy = policy;
   const double level = report.policy.identity_level(judges.size(), true);
   std::vector<TreeEvidence> evidence;
   for (const CaseJudge& judge : judges) {

@@ -145,6 +145,6 @@ SubjectVerdict decide_into(Report& report, std::span<const TreeEvidence> evidenc
 // judge must hold its case's full sample count (InputError otherwise).
 // `exact`, when given, holds per case the verifier's exact law (by enumeration, api/), or nothing
 // where enumeration did not apply; the verdict policy then holds sampling and enumeration alike.
-ConformanceReport judge(const std::vector<CaseJudge>& judges, double alpha, std::span<const std::optional<ExactOutcome>> exact = {});
+ConformanceReport judge(const std::vector<CaseJudge>& judges, const VerdictPolicy& policy, std::span<const std::optional<ExactOutcome>> exact = {});
 
 }  // namespace tev::conformance

@@ -127,9 +127,9 @@ std::string model_verdict_text(Verdict v) {
   }
 }
 
-ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha) {
+ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const VerdictPolicy& policy) {
   ModelReport report;
-  report.policy.alpha = alpha;
+  report.policy = policy;
   const double level = report.policy.identity_level(judges.size(), false);
   std::vector<TreeEvidence> evidence;
   for (const ModelCaseJudge& judge : judges) {

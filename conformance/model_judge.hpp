@@ -98,6 +98,6 @@ std::string model_verdict_text(Verdict v);
 // The outside verifier is one subject of the verdict policy at family level alpha: one χ² per case
 // in the exactness family (α/2, Holm); a case whose χ² cannot detect the policy's TV at its
 // Bonferroni level is "inconclusive". Every judge must hold its case's full sample count.
-ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, double alpha);
+ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const VerdictPolicy& policy);
 
 }  // namespace tev::conformance

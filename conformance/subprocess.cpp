@@ -180,12 +180,12 @@ auto stream_cases(Reader& cases, const RunOptions& options, std::ostream& progre
   if (rest.find_first_not_of(" \t\r\n") != std::string::npos) {
     throw VerifierFailure("the verifier printed more lines than the cases asked for, starting with: " + rest.substr(0, 200));
   }
-  return judge_all(judges, options.alpha);
+  return judge_all(judges, options.policy);
 }
 }  // namespace
 
 ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress) {
-  return stream_cases<CaseReader, CaseJudge>(cases, options, progress, [](const std::vector<CaseJudge>& judges, double alpha) { return judge(judges, alpha); });
+  return stream_cases<CaseReader, CaseJudge>(cases, options, progress, [](const std::vector<CaseJudge>& judges, const VerdictPolicy& policy) { return judge(judges, policy); });
 }
 
 ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions& options, std::ostream& progress) {

@@ -52,7 +52,7 @@ struct RunOptions {
   std::string command;
   double timeout_seconds = 60.0;  // longest wait for the verifier's next line
   std::uint32_t seed = 20261130;  // completion stream
-  double alpha = 1e-3;
+  VerdictPolicy policy;           // α, the detectable TV and the power the verdicts are held to
 };
 
 // Reads the cases one at a time, sends each one's line and reads exactly its `samples` sample lines

@@ -15,8 +15,8 @@
 // cells only the χ² runs, at the whole level.
 //
 // p-values are valid at the level used: where the asymptotic p-value (χ² tail; normal tail for S)
-// lies within a factor 100 of a level it can meet (from the test's own level / 100 up to 100 × the
-// largest level a step-down procedure may compare it with), the p-value is
+// lies within a factor 100 of a level it can meet (from the test's own level / 100 — / 10⁴ for the
+// skewed S — up to 100 × the largest level a step-down procedure may compare it with), the p-value is
 // min(100·Cantelli bound, Monte Carlo p / 0.99), the Monte Carlo p simulated under the null (the
 // binned multinomial; S given the bin counts) with Besag & Clifford's sequential stopping on the
 // null_simulation stream; both parts are valid at every n, so their combination is. Beyond that

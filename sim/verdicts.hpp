@@ -28,6 +28,7 @@ struct JudgingConfig {
   int verifiers_sharing_alpha = 1;
   double verifier_alpha() const { return alpha / verifiers_sharing_alpha; }
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
+  double max_detectable_tv = VerdictPolicy{}.max_detectable_tv;  // the TV a tree must guarantee to be called exact
   // Enumerate each verifier's exact law too (lumped: seconds even at V = 151,936, B = 128). Off
   // only on request (`live --no-enumeration`); then verdicts rest on sampling alone, a tree without
   // the power to detect the policy's TV is "inconclusive", and a mutant that sampling misses is
@@ -37,7 +38,9 @@ struct JudgingConfig {
   // The Monte Carlo engine the samples come from: the CPU's, or the GPU's under --device gpu.
   BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&, const MonteCarloPlan&) = run_monte_carlo;
 
-  VerdictPolicy policy() const { return {.alpha = verifier_alpha(), .exact_tolerance = exact_tolerance}; }
+  VerdictPolicy policy() const {
+    return {.alpha = verifier_alpha(), .exact_tolerance = exact_tolerance, .max_detectable_tv = max_detectable_tv};
+  }
 };
 
 struct VerifierReport {

@@ -119,7 +119,7 @@ Verdict judge_verifier(const Case& c, VerifierId id) {
   std::vector<CaseJudge> judges;
   judges.emplace_back(c, 1, 0);
   for (const std::string& line : sample_lines(c, id, c.samples)) judges.back().add_line(line, "s");
-  return judge(judges, 1e-3).overall;
+  return judge(judges, VerdictPolicy{}).overall;
 }
 
 // Three verdicts at alpha = 1e-3 with 20,000 samples from a fixed seed.
@@ -162,7 +162,7 @@ TEST(Judge, ImpossibleEventsAndBadSamples) {
   EXPECT_THROW(judge_one.add_line(R"({"case_id": "t", "accepted": [], "bonus": 1e999})", "s:9"), InputError);
   std::vector<CaseJudge> judges = {judge_one};
   // 4 lines counted, the case asks for 4: judged, and not exact because of the impossible events.
-  EXPECT_EQ(judge(judges, 1e-3).overall, Verdict::not_exact);
+  EXPECT_EQ(judge(judges, VerdictPolicy{}).overall, Verdict::not_exact);
   CaseJudge short_one(c, 1, 0);
   short_one.add_line(R"({"case_id": "t", "accepted": [1], "bonus": 2})", "s:1");
   std::vector<CaseJudge> short_judges = {short_one};

@@ -176,7 +176,7 @@ Verdict judge_verifier(const std::vector<std::string>& emitted, const std::vecto
     judges.emplace_back(cases[k], 1, static_cast<std::uint32_t>(k));
     for (const std::string& line : sample_lines(cases[k], ids[k], cases[k].samples, 5)) judges.back().add_line(line, "s");
   }
-  return judge_models(judges, 1e-3).overall;
+  return judge_models(judges, VerdictPolicy{}).overall;
 }
 
 // Fixed seeds, alpha = 1e-3, 20,000 samples per case (the default model-case budget).
