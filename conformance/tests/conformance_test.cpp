@@ -166,7 +166,7 @@ TEST(Judge, ImpossibleEventsAndBadSamples) {
   CaseJudge short_one(c, 1, 0);
   short_one.add_line(R"({"case_id": "t", "accepted": [1], "bonus": 2})", "s:1");
   std::vector<CaseJudge> short_judges = {short_one};
-  EXPECT_THROW(judge(short_judges, 1e-3), InputError);  // 1 sample where 4 were asked for
+  EXPECT_THROW(judge(short_judges, VerdictPolicy{}), InputError);  // 1 sample where 4 were asked for
 }
 
 }  // namespace
