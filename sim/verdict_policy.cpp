@@ -100,6 +100,7 @@ std::optional<double> detectable_shortfall(std::span<const double> lengths, std:
   }
   const double sd = std::sqrt(std::max(0.0, second - mean * mean) / static_cast<double>(samples));
   const double lowest = *std::min_element(lengths.begin(), lengths.end());
+  if (!(mean - lowest > 1e-12)) return 0.0;  // L takes one value: no verifier can fall short of it
   // The largest sample mean the bound rejects at `level` (the bound falls as the mean falls).
   if (mean_below_bound_p(lowest, samples, lengths, mass) > level) return std::nullopt;
   double lo = lowest, hi = mean;

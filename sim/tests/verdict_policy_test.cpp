@@ -72,6 +72,11 @@ TEST(VerdictPolicy, SaturationWithoutPowerIsInconclusive) {
   ASSERT_TRUE(v.cases[0].detectable_shortfall.has_value());
   EXPECT_GT(*v.cases[0].detectable_shortfall, 0.05);
   EXPECT_LT(*decide(std::vector<TreeEvidence>{clean_case()}, VerdictPolicy{}).cases[0].detectable_shortfall, 0.05);
+  // A tree whose L takes one value (no drafted child has mass): no shortfall is possible.
+  std::vector<TreeEvidence> root_only = {clean_case(10)};
+  root_only[0].lengths = {1.0};
+  root_only[0].length_mass = {1.0};
+  EXPECT_EQ(decide(root_only, VerdictPolicy{}).verdict, Verdict::exact_saturated);
   // A case without a tree (a model case) has no saturation test and adds none.
   TreeEvidence model;
   model.samples = 100;
