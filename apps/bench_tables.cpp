@@ -63,7 +63,7 @@ int run_bench_verifier(std::int32_t vocab, double seconds_each, ResultsWriter& j
       << "   B    T  floor us | internal row  draw | TEV x1 per row  eager predraw per row | per call in floors:";
   for (const auto& [name, threads] : columns) out << ' ' << name << " x" << threads << " |";
   out << '\n';
-  // Goals of issue 15, over every workload: internal rows and draws within 1.3 floors, TEV at
+  // The performance goals, over every workload: internal rows and draws within 1.3 floors, TEV at
   // B = 64 within (internal + 1) · 1.3 floors, the fastest exact verifier at B = 64 under 200 us.
   double worst_internal = 0.0, worst_draw = 0.0, worst_tev_rows = 0.0, fastest_b64 = 0.0;
   for (const StageReport& r : reports) {

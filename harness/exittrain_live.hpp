@@ -1,5 +1,5 @@
 #pragma once
-// ExitTrain on a real model (issue #8 part B): a LanguageModel as sim's frozen target, a small
+// ExitTrain on a real model (part B of the ExitTrain comparison): a LanguageModel as sim's frozen target, a small
 // block drafter over its real vocabulary, and training examples cut from the model's own samples.
 #include <cstdint>
 #include <memory>

@@ -9,7 +9,7 @@
 #                                     program, run directly since ctest's files hold this
 #                                     machine's paths), the CPU/GPU bit-identity test on >= 10^7
 #                                     samples per verifier, and the GPU benchmarks; prints a summary
-#                                     and, where $OUT is set (the device tool's folder), leaves the
+#                                     and, where $OUT is set (the folder whose files come back from the GPU machine), leaves the
 #                                     log and the benchmarks' JSON there.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -137,7 +137,7 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const Language
                                      std::span<const std::vector<Token>> contexts, std::int32_t budget,
                                      std::uint64_t samples_per_tree, std::uint32_t seed, int threads, const Ranks& ranks = {});
 
-// The comparison of issue #8: from one warm-started drafter, the three objectives with the same
+// The ExitTrain comparison: from one warm-started drafter, the three objectives with the same
 // examples, steps, learning rate and λ; each evaluated on the held-out contexts at B/2, B and 2B.
 struct ComparisonConfig {
   TrainingConfig training;  // spec.objective is set per run; spec.budget is the training budget B
