@@ -170,11 +170,16 @@ double cantelli(double observed, double mean, double variance) {
 // The p-value a verdict may use (see the header): the asymptotic one where it lies beyond a factor
 // kTrustedFactor of every level it can meet (above the largest, or below the test's own), else
 // min(100·Cantelli, Monte Carlo / 0.99), valid at every level.
+// Where the asymptotic p-value decides alone: beyond kTrustedFactor above every level it can meet,
+// or `below` times under the test's own.
+bool far_above(double asymptotic, double level, double largest) { return asymptotic > kTrustedFactor * std::max(largest, level); }
+bool far_below(double asymptotic, double level, double below) { return asymptotic < level / below; }
+
 // `below`: how far below the level the asymptotic p-value must lie to decide alone.
 template <class Replicate>
 double valid_p_value(double asymptotic, double bound, double level, double largest, double below, Replicate&& replicate,
                      double observed, bool& simulated) {
-  if (level <= 0.0 || asymptotic > kTrustedFactor * std::max(largest, level) || asymptotic < level / below) return asymptotic;
+  if (level <= 0.0 || far_above(asymptotic, level, largest) || far_below(asymptotic, level, below)) return asymptotic;
   simulated = true;
   if (kTrustedFactor * bound <= level) return kTrustedFactor * bound;
   const auto cap = static_cast<std::uint64_t>(std::min(static_cast<double>(kMaxReplicates), std::ceil(kReplicatesPerLevel / level)));
@@ -318,9 +323,9 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<c
       r.rare_p_value = normal_upper(r.rare_z);
     }
   }
-  const bool binned_decides = level.level > 0.0 && r.binned_p_value < share / kTrustedFactor;
+  const bool binned_decides = level.level > 0.0 && far_below(r.binned_p_value, share, kTrustedFactor);
   // The statistic is skewed (rare collisions): its normal tail decides alone only far below the level.
-  const bool rare_decides = level.level > 0.0 && r.rare_p_value < share / (kTrustedFactor * kTrustedFactor);
+  const bool rare_decides = level.level > 0.0 && far_below(r.rare_p_value, share, kTrustedFactor * kTrustedFactor);
   if (binned_decides || rare_decides) {
     r.p_value = std::min(1.0, tests * (binned_decides ? r.binned_p_value : r.rare_p_value));
     return r;
@@ -397,8 +402,8 @@ NullCalibration binned_null_calibration(std::span<const double> probability, std
   for (double t : statistic) {
     const double p = boost::math::cdf(boost::math::complement(boost::math::chi_squared(dof), t));
     asymptotic += p <= level;
-    if (p > kTrustedFactor * std::max(largest_level, level)) continue;
-    if (p < level / kTrustedFactor || kTrustedFactor * cantelli(t, dof, variance) <= level) {
+    if (far_above(p, level, largest_level)) continue;
+    if (far_below(p, level, kTrustedFactor) || kTrustedFactor * cantelli(t, dof, variance) <= level) {
       used += 1.0;
       continue;
     }
