@@ -65,7 +65,8 @@ Command register_live(CLI::App& app, const RunContext& context) {
   live_cmd->add_option("--threads", live.judging.threads, "worker threads")->check(CLI::Range(1, 1024))->capture_default_str();
   live_cmd->add_option("--alpha", live.judging.alpha, "family-wise false-alarm level of the whole run")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
   live_cmd->add_option("--tv", live.judging.max_detectable_tv,
-                       "the TV every tree must guarantee for 'exact' without enumeration (every law this far rejected with 99 % power); in (0, 1)")
+                       "the TV every tree (with --drafts sampled: every first-word case) must guarantee for 'exact' without\n"
+                       "enumeration (every law this far rejected with 99 % power); in (0, 1)")
       ->check(open_unit_interval())->capture_default_str();
   live_cmd->add_option("--json", s->json_path, "also write the results as JSON");
   live_cmd->add_option("--dump", live.dump_dir, "write every live tree to this folder (tree-K.json; see the README for the format)");
@@ -106,6 +107,7 @@ Command register_live(CLI::App& app, const RunContext& context) {
               options.seed = s->live.judging.seed;
               options.threads = s->live.judging.threads;
               options.alpha = s->live.judging.alpha;
+              options.max_detectable_tv = s->live.judging.max_detectable_tv;
               ResultsWriter json(s->json_path, context);
               const SampledLiveResult result = run_sampled_live(s->live.models, options, std::cerr);
               print_live_sampled(options, result, std::cout);

@@ -373,7 +373,8 @@ SampledLiveResult run_sampled_live(const ModelSet& models, const SampledLiveOpti
   result.description = models.description;
   result.context = sample_contexts(*models.target, 1, o.context_length, o.seed, models.end_token).front();
   result.context_text = render_tokens(*models.target, result.context);
-  const VerdictPolicy policy{.alpha = o.alpha};
+  const VerdictPolicy policy{.alpha = o.alpha, .max_detectable_tv = o.max_detectable_tv};
+  validate(policy);
   const std::vector<SampledCase> cases = first_word_cases(o, o.first_word_depth);
   result.chi_square_level = policy.chi_square_level(cases.size() * models.drafters.size());
   result.exact_tolerance = policy.exact_tolerance;

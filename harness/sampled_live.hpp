@@ -85,6 +85,7 @@ struct SampledLiveOptions {
   std::uint32_t seed = 20261130;
   int threads = 1;
   double alpha = 1e-3;                  // family-wise over the whole run
+  double max_detectable_tv = VerdictPolicy{}.max_detectable_tv;  // the TV every first-word case must guarantee for 'exact'
 };
 
 // One first-word case: a verifier on trees one drafter samples by one policy.

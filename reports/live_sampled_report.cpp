@@ -65,7 +65,7 @@ nlohmann::json live_sampled_json(const SampledLiveOptions& o, const SampledLiveR
                  {"draft_width", o.draft_width},
                  {"top_k", o.top_k},                   {"temperature", o.temperature}, {"first_word_samples", o.first_word_samples},
                  {"rounds", o.rounds},                 {"draws_per_round", o.draws_per_round}, {"mutants", o.mutants},
-                 {"seed", o.seed},                     {"threads", o.threads},         {"alpha", o.alpha},
+                 {"seed", o.seed},                     {"threads", o.threads},         {"alpha", o.alpha},         {"max_detectable_tv", o.max_detectable_tv},
                  {"chi_square_level", r.chi_square_level}, {"exact_tolerance", r.exact_tolerance}};
   j["target"] = r.description;
   j["drafters"] = r.drafters;
@@ -97,7 +97,7 @@ void print_live_sampled(const SampledLiveOptions& o, const SampledLiveResult& r,
   out << "Target: " << r.description << "\nDrafters (each row cut to its top " << o.top_k << " words, renormalized):";
   for (std::size_t d = 0; d < r.drafters.size(); ++d) out << ' ' << r.drafters[d] << " (TV(p, q) at the context " << fixed(r.root_tv[d], 3) << ")";
   out << "\nDrafting depth D = " << o.draft_depth << " (first-word test: " << o.first_word_depth << "), width k = " << o.draft_width << ", temperature " << o.temperature << "; context \""
-      << r.context_text << "\"; seed " << o.seed << ", family-wise alpha " << o.alpha
+      << r.context_text << "\"; seed " << o.seed << ", family-wise alpha " << o.alpha << ", 'exact' needs TV@99% <= " << o.max_detectable_tv
       << " (half for the first word, half for TEV's tokens per round); row dev " << scientific(r.row_deviation) << '\n';
   print_first_word(r, o, out);
   print_rounds(r, o, out);
