@@ -54,7 +54,7 @@ std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t
   const CheckCase rare = rare_long_path_case(samples, 0.2);
   const ExitLaw rare_law = ExitLaw::compute(rare.tree, rare.rows);
   std::vector<CalibrationSeries> series(7);
-  series[0].test = "chi-square over bins, TEV completed law vs canonical";
+  series[0].test = "identity test, p-value as verdicts use it at levels 0.01 to 0.05, TEV completed law vs canonical";
   series[1].test = "E[L] below 1 + C_p (Chernoff bound), TEV";
   series[2].test = "exact binomial acceptance below P(u) of node " + std::to_string(probe) + " (P = " + std::to_string(law.prefix[probe]).substr(0, 6) + "), TEV";
   series[3].test = "homogeneity chi-square, TEV vs predraw";
@@ -70,10 +70,12 @@ std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t
     // Another tree id gives predraw its own uniforms: the two samples must be independent.
     plan.tree_id = 1;
     const BlockCounts predraw = run_monte_carlo(VerifierId::predraw, c.tree, c.rows, plan);
-    // Raw asymptotic p-values (no level: nothing simulated), as uniformity asks.
-    const TreeEvidence e = sampled_evidence(c.tree, c.rows, tev, TestLevel{});
+    // The identity test's p-value as a verdict holding it to the nominal rates uses it (simulated
+    // near them, a fresh null simulation per seed); the others are raw asymptotic p-values.
+    const TestLevel nominal{.level = kNominalRates[1], .largest_level = kNominalRates[0], .seed = kNullSimulationSeed, .id = seed};
+    const TreeEvidence e = sampled_evidence(c.tree, c.rows, tev, nominal);
     const TreeEvidence r = sampled_evidence(rare.tree, rare.rows, rare_tev, TestLevel{});
-    series[0].p_values.push_back(e.chi_square.binned_p_value);
+    series[0].p_values.push_back(e.chi_square.p_value);
     series[1].p_values.push_back(e.shortfall_p);
     series[2].p_values.push_back(e.acceptance_p[static_cast<std::size_t>(probe) - 1]);
     series[3].p_values.push_back(homogeneity_chi_square(tev.completed, predraw.completed).p_value);

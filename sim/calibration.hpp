@@ -10,6 +10,9 @@
 
 namespace tev {
 
+// The nominal rates the series are checked at: false alarms at each must not exceed it.
+inline constexpr double kNominalRates[] = {0.05, 0.01};
+
 struct CalibrationSeries {
   std::string test;              // which test's raw p-values
   std::string case_label;        // the tree they were computed on
@@ -26,9 +29,9 @@ struct CalibrationSeries {
 CheckCase rare_long_path_case(std::uint64_t samples, double rare_count);
 
 // For seeds 1..seeds, TEV and predraw (both exact and saturated) sample `samples` blocks on the
-// case; records the raw p-values of: χ² of TEV's completed law, the E[L] shortfall test (Chernoff
-// bound), the exact binomial acceptance test of the node whose P(u) is closest to 1/2, and the
-// TEV-vs-predraw homogeneity χ². Then, on rare_long_path_case(samples, 0.2): the E[L] shortfall
+// case; records the p-values of: the identity test of TEV's completed law (as a verdict at the
+// nominal rates uses it), the E[L] shortfall test (Chernoff bound), the exact binomial acceptance
+// test of the node whose P(u) is closest to 1/2, and the TEV-vs-predraw homogeneity χ². Then, on rare_long_path_case(samples, 0.2): the E[L] shortfall
 // and excess bounds (both used by the suite) and, descriptive, the two-sided z-test with the
 // exact null variance that they replace. Every null is true.
 std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t seeds, std::uint64_t samples, int threads,

@@ -173,7 +173,9 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
     CompositionResult result;
     result.verifier = entry.name;
     result.reuses_randomness = entry.reuse;
-    result.chi_square = pearson_chi_square(counts.cells, exact, one_group);
+    TestLevel level = config.level;
+    level.id = static_cast<std::uint32_t>(results.size());
+    result.chi_square = identity_test(counts.cells, exact, one_group, level);
     result.tokens_per_round = static_cast<double>(counts.length_sum) / static_cast<double>(counts.rounds);
     result.ceiling_per_round = static_cast<double>(counts.ceiling_fixed) / kFixedPoint / static_cast<double>(counts.rounds);
     result.exact_mass_checked = compensated_total(exact);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/identity_test.hpp"
 #include "core/statistics.hpp"
 #include "core/verifier_registry.hpp"
 #include "sim/ranks.hpp"
@@ -22,12 +23,13 @@ struct CompositionConfig {
   std::uint32_t seed = 20261130;
   int threads = 1;
   Ranks ranks{};                     // the processes the sequences are split over (sim/ranks.hpp)
+  TestLevel level{};                 // the level each verifier's identity test is held to (its id: the verifier's index)
 };
 
 struct CompositionResult {
   std::string verifier;
   bool reuses_randomness = false;  // the planted mutant: every round draws the same uniforms
-  ChiSquareResult chi_square;      // first n tokens vs the exact V^n law
+  ChiSquareResult chi_square;      // identity test: first n tokens vs the exact V^n law
   double tokens_per_round = 0.0;   // mean L over the fixed rounds
   double ceiling_per_round = 0.0;  // mean 1 + C_p of the realized trees over the same rounds
   double exact_mass_checked = 0.0; // Σ of the exact law (1 up to rounding)
