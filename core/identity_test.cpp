@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -339,10 +340,10 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<c
                                      largest_share, kTrustedFactor, chi_replicate, r.statistic, r.simulated);
   }
   if (tests == 2 && observed.null_variance > 0.0) {
-    std::vector<std::size_t> scratch;
+    oneapi::tbb::enumerable_thread_specific<std::vector<std::size_t>> scratch;  // one per thread: replicates run in parallel
     auto rare_replicate = [&](std::uint64_t replicate) {
       PhiloxEngine rng(DrawSite{level.seed, Stream::null_simulation, level.id, 2 * replicate + 1});
-      return replicate_rare_sum(layout, bin_counts, probability, n, rng, scratch);
+      return replicate_rare_sum(layout, bin_counts, probability, n, rng, scratch.local());
     };
     r.rare_p_value = valid_p_value(r.rare_p_value, cantelli(observed.sum, observed.centre, observed.null_variance), share, largest_share,
                                    kTrustedFactor * kTrustedFactor, rare_replicate, observed.sum, r.simulated);
@@ -388,10 +389,12 @@ NullCalibration binned_null_calibration(std::span<const double> probability, std
   const double dof = static_cast<double>(bins.bin_probability.size()) - 1.0;
   if (dof < 1.0 || replicates == 0) return out;
   std::vector<double> statistic(replicates);  // (replicates)
-  for (std::uint64_t r = 0; r < replicates; ++r) {
-    PhiloxEngine rng(DrawSite{seed, Stream::null_simulation, ~std::uint32_t{0}, r});
-    statistic[r] = replicate_chi_square(bins, samples, rng);
-  }
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, replicates, 1024), [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
+    for (std::uint64_t r = range.begin(); r < range.end(); ++r) {
+      PhiloxEngine rng(DrawSite{seed, Stream::null_simulation, ~std::uint32_t{0}, r});
+      statistic[r] = replicate_chi_square(bins, samples, rng);
+    }
+  });
   std::vector<double> sorted = statistic;
   std::sort(sorted.begin(), sorted.end());
   const double variance = chi_square_null_variance(bins, samples);

@@ -33,8 +33,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "core/statistics.hpp"
 
@@ -89,6 +92,8 @@ NullCalibration binned_null_calibration(std::span<const double> probability, std
 // The Besag & Clifford (1991) sequential Monte Carlo p-value: replicates are drawn until
 // `exceedances` of them reach the observed statistic (p = exceedances / replicates drawn) or
 // `max_replicates` are drawn (p = (exceedances + 1)/(max_replicates + 1)). Valid at every level.
+// Replicates are computed in parallel blocks (oneTBB) and scanned in index order, so the answer
+// is the sequential rule's for any thread count; `replicate` is called from several threads.
 struct SequentialPValue {
   double p_value = 1.0;
   std::uint64_t replicates = 0;
@@ -97,9 +102,19 @@ template <class Replicate>  // double(std::uint64_t replicate): the statistic of
 SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate, std::uint64_t exceedances, std::uint64_t max_replicates) {
   // Replicates that tie with the observed value (to rounding) count as exceedances: conservative.
   const double reach = observed - 1e-9 * std::max(1.0, std::abs(observed));
+  // Blocks grow from a few times what a large p-value needs, so an early stop wastes little.
+  constexpr std::uint64_t kFirstBlock = 256, kLargestBlock = 65536;
+  std::vector<double> block;  // (block size) the statistics of replicates r .. r + size − 1
   std::uint64_t hits = 0, r = 0;
-  while (r < max_replicates) {
-    if (replicate(r++) >= reach && ++hits == exceedances) return {static_cast<double>(hits) / static_cast<double>(r), r};
+  for (std::uint64_t size = kFirstBlock; r < max_replicates; size = std::min(2 * size, kLargestBlock)) {
+    block.resize(std::min(size, max_replicates - r));
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, block.size(), 64), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
+      for (std::size_t i = range.begin(); i < range.end(); ++i) block[i] = replicate(r + i);
+    });
+    for (std::size_t i = 0; i < block.size(); ++i) {
+      if (block[i] >= reach && ++hits == exceedances) return {static_cast<double>(hits) / static_cast<double>(r + i + 1), r + i + 1};
+    }
+    r += block.size();
   }
   return {(static_cast<double>(hits) + 1.0) / (static_cast<double>(max_replicates) + 1.0), r};
 }

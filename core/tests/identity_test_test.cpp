@@ -74,6 +74,25 @@ TEST(SequentialMonteCarlo, StopsAfterItsExceedances) {
   EXPECT_DOUBLE_EQ(sequential_monte_carlo_p(2.0, replicate, 20, 999).p_value, 1.0 / 1000.0);
 }
 
+// The blocks run in parallel, yet the answer is the one-at-a-time rule's: the same stopping
+// replicate and p-value, whether it stops in the first block, a later one or not at all.
+TEST(SequentialMonteCarlo, ParallelBlocksGiveTheSequentialAnswer) {
+  const auto replicate = [](std::uint64_t r) { return uniform(DrawSite{kSeed, Stream::null_simulation, 7, r}, 0); };
+  constexpr std::uint64_t kMax = 200'000;
+  for (const double observed : {0.5, 0.99, 0.9995, 2.0}) {
+    const double reach = observed - 1e-9 * std::max(1.0, observed);
+    std::uint64_t hits = 0, r = 0;
+    double p = -1.0;
+    while (r < kMax && p < 0.0) {
+      if (replicate(r++) >= reach && ++hits == 20) p = 20.0 / static_cast<double>(r);
+    }
+    if (p < 0.0) p = (static_cast<double>(hits) + 1.0) / (static_cast<double>(kMax) + 1.0);
+    const SequentialPValue got = sequential_monte_carlo_p(observed, replicate, 20, kMax);
+    EXPECT_EQ(got.replicates, r) << "observed " << observed;
+    EXPECT_DOUBLE_EQ(got.p_value, p) << "observed " << observed;
+  }
+}
+
 // Near a tiny level a p-value is simulated, not read from the asymptotic tail.
 TEST(IdentityTest, PValuesNearTheLevelAreSimulated) {
   const TailCase t;
