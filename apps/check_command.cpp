@@ -71,7 +71,7 @@ Command register_check(CLI::App& app, const RunContext& context) {
       ->check(CLI::Range(1e-12, 0.5))->capture_default_str();
   cmd->add_option("--tv", check.judging.max_detectable_tv,
                   "the TV every tree must guarantee for 'exact' without enumeration: every law this far from the canonical\n"
-                  "one, in any direction, rejected with 99 % power (else 'inconclusive'); in (0, 1)")
+                  "one, in any direction, rejected with 99 % power (else 'inconclusive'); in (0, 1); --drafts fixed only")
       ->check(open_unit_interval())->capture_default_str();
   cmd->add_option("--json", s->json_path, "also write the results as JSON to this file");
   cmd->add_option("--drafts", s->drafts,
@@ -95,6 +95,8 @@ Command register_check(CLI::App& app, const RunContext& context) {
             check.judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
             if (s->drafts == "sampled") {
               if (check.device == "gpu") throw std::invalid_argument("--drafts sampled runs on the CPU only");
+              // Every sampled-drafts case is enumerated, and the exact law decides at any sample count.
+              if (cmd->count("--tv") > 0) throw std::invalid_argument("--tv applies to --drafts fixed only: sampled drafts enumerate every case's exact law");
               SampledCheckOptions& sampled = s->sampled;
               if (cmd->count("--vocab") > 0) sampled.vocab = check.suite.vocab;
               if (cmd->count("--samples") > 0) sampled.samples = check.judging.samples;
