@@ -118,14 +118,14 @@ DrawingVerifier<std::decay_t<F>> drawing(F&& f) {
 struct CheckOptions {
   conformance::EmitConfig cases{};  // which fixed-tree cases and samples per case: `conformance emit`'s defaults
   double alpha = 1e-3;              // family-wise false-alarm level of the whole check
-  std::uint32_t seed = 20261130;    // the verifier's and the completions' randomness
+  std::uint32_t seed = kDefaultSeed;    // the verifier's and the completions' randomness
   int threads = 0;                  // 0: every hardware thread
 };
 
 struct ModelCheckOptions {
   conformance::ModelEmitConfig cases{};  // `conformance emit --model-cases`'s defaults
   double alpha = 1e-3;
-  std::uint32_t seed = 20261130;
+  std::uint32_t seed = kDefaultSeed;
   int threads = 0;
 };
 

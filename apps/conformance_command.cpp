@@ -7,6 +7,7 @@
 #include "apps/commands.hpp"
 #include "conformance/commands.hpp"
 #include "conformance/sample_router.hpp"
+#include "core/philox.hpp"
 #include "reports/conformance_report.hpp"
 #include "reports/results_writer.hpp"
 
@@ -22,7 +23,7 @@ struct ConformanceState {
   double alpha = 1e-3;
   double tv = VerdictPolicy{}.max_detectable_tv;
   VerdictPolicy policy() const { return {.alpha = alpha, .max_detectable_tv = tv}; }
-  std::uint32_t seed = 20261130;
+  std::uint32_t seed = kDefaultSeed;
   conformance::RunOptions run_options;
 };
 
@@ -60,7 +61,7 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
   auto* conf = app.add_subcommand(
       "conformance",
       "Check a verifier written elsewhere (any language) against the canonical law, through files or a subprocess.\n"
-      "Cases and samples are JSON lines (see the README for the schema). Verdicts per case and overall:\n"
+      "Cases and samples are JSON lines (the schema: docs/protocol.md). Verdicts per case and overall:\n"
       "exit 0 exact and saturated, 1 not exact, 3 exact but not saturated, 4 inconclusive (a case too small to\n"
       "reject every law at TV 0.05, in any direction, with 99 % power at its level: give it more samples), 5 exact but\n"
       "saturation inconclusive (too few samples to see an E[L] shortfall of 0.05 tokens), 2 bad input or a failing verifier.\n"

@@ -6,11 +6,12 @@
 #include <functional>
 #include <thread>
 
+#include "core/philox.hpp"
 #include "core/row_kernels.hpp"
-#include "sim/verdicts.hpp"
 #include "sim/monte_carlo.hpp"
-#include "sim/verdict_policy.hpp"
 #include "sim/suite.hpp"
+#include "sim/verdict_policy.hpp"
+#include "sim/verdicts.hpp"
 
 namespace tev {
 
@@ -37,7 +38,7 @@ struct TimedCall {
   std::function<void(std::uint64_t)> call;
   bool thread_cpu = true;
   std::uint64_t calls = 0;
-  std::vector<double> per_call, per_call_wall;  // seconds per call of each batch
+  std::vector<double> per_call{}, per_call_wall{};  // seconds per call of each batch
 
   double median() { return median_of(per_call); }
   double median_wall() { return median_of(per_call_wall); }
@@ -129,12 +130,12 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
   kernels.push_back({[&](std::uint64_t i) {
     const auto v = static_cast<NodeId>(i % static_cast<std::uint64_t>(w.tree.size()));
     scratch.row.compute(rows.row(v), w.temperature);
-    DrawCounter draws({20261130, Stream::verifier, 0, i});
+    DrawCounter draws({kDefaultSeed, Stream::verifier, 0, i});
     g_sink = g_sink + static_cast<std::uint64_t>(scratch.row.draw(draws.next(), {}, scratch.row.total()));
   }});
   for (const auto& [name, threads, verify] : cases) {
     kernels.push_back({[&verify = verify](std::uint64_t i) {
-                         DrawCounter draws({20261130, Stream::verifier, 0, i});
+                         DrawCounter draws({kDefaultSeed, Stream::verifier, 0, i});
                          const Block b = verify(draws);
                          g_sink = g_sink + static_cast<std::uint64_t>(b.exit) + static_cast<std::uint64_t>(b.bonus);
                        },

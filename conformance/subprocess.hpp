@@ -10,6 +10,7 @@
 #include "conformance/case_io.hpp"
 #include "conformance/judge.hpp"
 #include "conformance/model_judge.hpp"
+#include "core/philox.hpp"
 
 namespace tev::conformance {
 
@@ -51,7 +52,7 @@ class VerifierProcess {
 struct RunOptions {
   std::string command;
   double timeout_seconds = 60.0;  // longest wait for the verifier's next line
-  std::uint32_t seed = 20261130;  // completion stream
+  std::uint32_t seed = kDefaultSeed;  // completion stream
   VerdictPolicy policy;           // α, the detectable TV and the power the verdicts are held to
 };
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/device.hpp"
+#include "core/philox.hpp"
 
 namespace tev {
 
@@ -22,6 +23,9 @@ enum class Stream : std::uint32_t {
   sampled_live = 6, // live --drafts sampled: drafting and verification on live sampled trees
   null_simulation = 7,  // Monte Carlo p-values: replicates of a test's null law (test id, replicate)
 };
+
+// The seed every command, experiment and library check starts from unless told otherwise.
+inline constexpr std::uint32_t kDefaultSeed = 20261130;
 
 struct DrawSite {
   std::uint32_t seed = 0;

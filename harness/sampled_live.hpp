@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/philox.hpp"
 #include "core/statistics.hpp"
 #include "harness/models.hpp"
 #include "sim/language_model.hpp"
@@ -82,7 +83,7 @@ struct SampledLiveOptions {
   std::int32_t rounds = 40;             // speculative generation rounds per drafter × policy
   std::int32_t draws_per_round = 20;    // verifications of each round's tree per verifier
   bool mutants = true;                  // two q-based mutants in the first-word test
-  std::uint32_t seed = 20261130;
+  std::uint32_t seed = kDefaultSeed;
   int threads = 1;
   double alpha = 1e-3;                  // family-wise over the whole run
   double max_detectable_tv = VerdictPolicy{}.max_detectable_tv;  // the TV every first-word case must guarantee for 'exact'

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/identity_test.hpp"
+#include "core/philox.hpp"
 #include "core/statistics.hpp"
 #include "core/verifier_registry.hpp"
 #include "sim/ranks.hpp"
@@ -20,7 +21,7 @@ struct CompositionConfig {
   std::int32_t depth = 3;          // drafter horizon H
   std::int32_t rounds = 3;         // every sequence runs this many rounds (tokens per round over fixed rounds)
   std::uint64_t sequences = 100000;
-  std::uint32_t seed = 20261130;
+  std::uint32_t seed = kDefaultSeed;
   int threads = 1;
   Ranks ranks{};                     // the processes the sequences are split over (sim/ranks.hpp)
   TestLevel level{};                 // the level each verifier's identity test is held to (its id: the verifier's index)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/draft_tree.hpp"
+#include "core/philox.hpp"
 #include "sim/logit_verifiers.hpp"
 #include "sim/suite.hpp"
 
@@ -29,7 +30,7 @@ struct LiveWorkload {
 // runner-up chosen by the prefix, boosted so that the mean top-1 probability at this temperature
 // is about 0.6 (runner-up about 0.15). The drafter is the target with extra logit noise; DDTree
 // builds the tree from its per-depth marginals along its own most likely chain.
-LiveWorkload make_live_workload(std::int32_t budget, double temperature, std::int32_t vocab = kQwenVocab, std::uint32_t seed = 20261130);
+LiveWorkload make_live_workload(std::int32_t budget, double temperature, std::int32_t vocab = kQwenVocab, std::uint32_t seed = kDefaultSeed);
 
 struct StageTiming {
   std::string verifier;

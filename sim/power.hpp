@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/philox.hpp"
 #include "core/verifier_registry.hpp"
 #include "sim/ranks.hpp"
 #include "sim/suite.hpp"
@@ -35,7 +36,7 @@ struct PowerConfig {
   std::uint64_t default_budget = 200000;
   int replicates = 100;                // Monte Carlo replicates per spot check
   std::uint64_t spot_check_cap = 200000;  // spot checks need replicates × budget samples: skip above this
-  std::uint32_t seed = 20261130;
+  std::uint32_t seed = kDefaultSeed;
   int threads = 1;
   Ranks ranks{};                         // the processes the spot checks' samples are split over
 };

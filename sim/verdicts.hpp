@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/philox.hpp"
 #include "core/statistics.hpp"
 #include "core/verifier_registry.hpp"
 #include "sim/monte_carlo.hpp"
@@ -20,7 +21,7 @@ namespace tev {
 // How every verifier is judged on a suite: its samples, seed, threads, share of alpha, enumeration.
 struct JudgingConfig {
   std::uint64_t samples = 100000;  // per tree and verifier
-  std::uint32_t seed = 20261130;
+  std::uint32_t seed = kDefaultSeed;
   int threads = 1;
   // False-alarm budget of the whole check: Bonferroni over the verifiers that share it; each
   // verifier's share is one subject of the verdict policy (half for exactness, half for saturation).

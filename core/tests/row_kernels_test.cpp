@@ -294,7 +294,7 @@ TEST(RowKernels, CopiesAgreeOnTheBlockedPassBitForBit) {
 // 2^32 boundary of the sample word, batch sizes around the vector widths, several keys.
 TEST(RowKernels, PhiloxBlocksAreRandom123Blocks) {
   for (const RowKernels* k : available()) {
-    for (std::uint32_t seed : {0u, 1u, 20261130u, 0xffffffffu}) {
+    for (std::uint32_t seed : {0u, 1u, kDefaultSeed, 0xffffffffu}) {
       for (std::uint64_t first : {std::uint64_t{0}, std::uint64_t{0xfffffff0}, std::uint64_t{1} << 40}) {
         for (std::size_t count : {1, 3, 8, 16, 37}) {
           std::vector<std::uint32_t> out(4 * count);

@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 
+#include "core/philox.hpp"
 #include "harness/llama2c.hpp"
 
 int main(int argc, char** argv) {
@@ -11,7 +12,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    tev::write_llama2c(argv[1], tev::random_llama2c({32, 64, 4, 4, 2, 48, 128, false}, 20261130));
+    tev::write_llama2c(argv[1], tev::random_llama2c({32, 64, 4, 4, 2, 48, 128, false}, tev::kDefaultSeed));
   } catch (const std::exception& e) {
     std::cerr << e.what() << '\n';
     return 2;
