@@ -39,8 +39,8 @@ Command register_bench(CLI::App& app, const RunContext& context) {
   bench_mc->add_option("--repeats", s->repeats, "runs per measurement (best is kept)")->check(CLI::Range(1, 100))->capture_default_str();
   auto* bench_power = bench->add_subcommand(
       "power", "Detectable TV per minute: TEV's samples per second on the default check suite's trees (measured for --seconds,\n"
-               "extrapolated to --budget seconds), and per tree the smallest contamination TV detected with 99 % power at the level\n"
-               "the default check tests one tree at; then a Monte Carlo spot check of that predicted power at a small budget.");
+               "extrapolated to --budget seconds), and per tree the worst-direction TV detected with 99 % power at the level the\n"
+               "default check tests one tree at; then a Monte Carlo spot check of that predicted power at a small budget.");
   bench_power->add_option("--seconds", s->power_seconds, "seconds to measure the sampling rate")->check(CLI::Range(0.5, 600.0))->capture_default_str();
   bench_power->add_option("--budget", s->power_budget, "sampling budget in seconds to extrapolate to")->check(CLI::Range(1.0, 86400.0))->capture_default_str();
   bench_power->add_option("--replicates", s->power_replicates, "spot-check replicates (20,000 samples each)")->check(CLI::Range(10, 10000))->capture_default_str();

@@ -43,8 +43,8 @@ Command register_exittrain(CLI::App& app, const RunContext& context) {
       "under its real tree-parent context; weights are detached. Each trained drafter builds trees on held-out\n"
       "contexts at B/2, B and 2B: prints the exact mean 1 + C_p (mean +- sd over seeds), paired differences, and\n"
       "TEV's measured mean L against 1 + C_p. Exit 0 when TEV agrees everywhere, 1 when not, 2 on bad input.\n"
-      "Sim defaults take about 1 minute on 2 cores. --mode live trains a frequent-words block drafter against the\n"
-      "Sphinx English trigram; its defaults differ and take 8 to 11 minutes on 2 cores (--vocab: the drafter's K\n"
+      "Sim defaults take under a minute on 2 cores. --mode live trains a frequent-words block drafter against the\n"
+      "Sphinx English trigram; its defaults differ and take about 16 minutes on 2 cores (--vocab: the drafter's K\n"
       "frequent words): " + live_defaults_text() + ".");
   etr->add_option("--mode", exittrain.mode, "sim: synthetic Markov target and linear drafter; live: the Sphinx trigram and a frequent-words drafter")
       ->check(CLI::IsMember({"sim", "live"}))->capture_default_str();
@@ -63,7 +63,7 @@ Command register_exittrain(CLI::App& app, const RunContext& context) {
   etr->add_option("--horizon", exittrain.horizon, "H: drafter block size and the trees' depth limit")->check(CLI::Range(1, 64))->capture_default_str();
   etr->add_option("--batch", exittrain.batch, "contexts per training step")->check(CLI::Range(1, 4096))->capture_default_str();
   etr->add_option("--learning-rate", exittrain.learning_rate, "Adam learning rate, the same for every objective")->check(CLI::Range(1e-6, 10.0))->capture_default_str();
-  etr->add_option("--lambda", s->lambda, "weight of the tree term (default: B, fixed in advance; see the README)")->check(CLI::Range(0.0, 1e6));
+  etr->add_option("--lambda", s->lambda, "weight of the tree term (default: B, fixed in advance; see docs/commands/exittrain.md)")->check(CLI::Range(0.0, 1e6));
   etr->add_option("--test-contexts", exittrain.test_contexts, "held-out contexts per seed")->check(CLI::Range(1, 1000000))->capture_default_str();
   etr->add_option("--tev-samples", exittrain.tev_samples, "TEV rounds per held-out tree")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))->capture_default_str();
   etr->add_option("--alpha", exittrain.alpha, "family-wise level of the TEV mean-L check (Bonferroni over cells and seeds)")->check(CLI::Range(1e-12, 0.5))->capture_default_str();

@@ -57,7 +57,8 @@ Command register_live(CLI::App& app, const RunContext& context) {
       ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
   live_cmd->add_flag("--mutants", live.mutants, "also run the planted mutants (slow at V = 72,547: several redo O(N V) work per sample)");
   live_cmd->add_flag("--no-enumeration", s->no_enumeration,
-                     "skip the exact laws (lumped enumeration costs about N^2 V per verifier: seconds at B = 128, V = 151,936)");
+                     "skip the exact laws (lumped enumeration: O(V) per run of the tree plus one O(N V) pass per verifier; seconds at\n"
+                     "B = 128, V = 151,936)");
   live_cmd->add_option("--rounds", live.rounds, "speculative generation rounds per drafter x builder")->check(CLI::Range(1, 100000))->capture_default_str();
   live_cmd->add_option("--first-word-samples", live.first_word_samples, "TEV rounds for the first-word test")
       ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40))->capture_default_str();
@@ -69,7 +70,7 @@ Command register_live(CLI::App& app, const RunContext& context) {
                        "enumeration (every law this far rejected with 99 % power); in (0, 1)")
       ->check(open_unit_interval())->capture_default_str();
   live_cmd->add_option("--json", s->json_path, "also write the results as JSON");
-  live_cmd->add_option("--dump", live.dump_dir, "write every live tree to this folder (tree-K.json; see the README for the format)");
+  live_cmd->add_option("--dump", live.dump_dir, "write every live tree to this folder (tree-K.json; format: docs/protocol.md, live-tree dumps)");
   live_cmd->add_option("--from", live.from_dir, "check the live-tree dumps in this folder instead of building trees (no model needed)")
       ->check(CLI::ExistingDirectory);
   live_cmd->add_option("--drafts", s->drafts,

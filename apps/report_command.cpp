@@ -21,7 +21,7 @@ Command register_report(CLI::App& app, const RunContext& context) {
   auto* rep = app.add_subcommand(
       "report",
       "Render report.md, report.html and figures/ from any results file: theorem1's results.json, or the --json of exittrain,\n"
-      "check, check --drafts sampled, live and conformance check|run. A verdict report shows each case's (tree's) verdict with\n"
+      "check, check --drafts sampled, live, live --drafts sampled and conformance check|run. A verdict report shows each case's (tree's) verdict with\n"
       "its p-values and its power at the verdict's level (TV@99%), the first failing case spelled out, the chi-square bins\n"
       "farthest from the reference law (observed vs expected) and per-node acceptance against P(u) (a figure). Exit code: the\n"
       "one the command that wrote the file returned; 2 on a file of another kind or an incomplete one.");

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# GPU checks in two steps, because the device machine has CUDA's driver but no Debian -dev
-# libraries and installs nothing:
-#   scripts/device-check.sh prepare   (here) builds build-device/ for sm_90
-#                                     and packs the programs with the shared libraries they load
-#                                     from this machine into build-device/bundle/
-#   scripts/device-check.sh           (on the device machine, with build-device/bundle carried)
-#                                     runs the gpu tests (the ctest label gpu: the gpu_tests
-#                                     program, run directly since ctest's files hold this
-#                                     machine's paths), the CPU/GPU bit-identity test on >= 10^7
-#                                     samples per verifier, and the GPU benchmarks; prints a summary
-#                                     and, where $OUT is set (the folder whose files come back from the GPU machine), leaves the
-#                                     log and the benchmarks' JSON there.
+# GPU checks in two steps, for a GPU host that has CUDA's driver but not the Debian -dev libraries
+# the build needs:
+#   scripts/device-check.sh prepare   (on the build host) builds build-device/ for sm_90 and packs
+#                                     the programs with the shared libraries they load into
+#                                     build-device/bundle/
+#   scripts/device-check.sh           (on the GPU host, from a copy of the source tree holding
+#                                     build-device/bundle) runs the gpu tests (the ctest label gpu:
+#                                     the gpu_tests program, run directly since ctest's files hold
+#                                     the build host's paths), the CPU/GPU bit-identity test on
+#                                     >= 10^7 samples per verifier, and the GPU benchmarks; prints a
+#                                     summary and leaves the log and the benchmarks' JSON in $OUT
+#                                     (a temporary folder when OUT is not set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=build-device/bundle
@@ -24,17 +24,17 @@ if [[ "${1:-}" == prepare ]]; then
   rm -rf "$bundle" && mkdir -p "$bundle/lib"
   cp build-device/apps/tevsuite build-device/gpu/tests/gpu_tests "$bundle/"
   # Every library the programs load except the C library itself and the CUDA driver, which the
-  # device machine has (and must match its kernel).
+  # GPU host has (and must match its kernel).
   ldd "$bundle/tevsuite" "$bundle/gpu_tests" | awk '/=> \// {print $3}' | sort -u |
     grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libcuda)\.so' | xargs -r cp -L -t "$bundle/lib"
-  # The newest glibc symbol version anything packed asks for: the device machine needs at least that.
+  # The newest glibc symbol version anything packed asks for: the GPU host needs at least that.
   objdump -T "$bundle/tevsuite" "$bundle/gpu_tests" "$bundle"/lib/* | grep -o 'GLIBC_[0-9][0-9.]*' | sort -uV | tail -n 1 > "$bundle/glibc-needed"
   echo "packed $(ls "$bundle/lib" | wc -l) libraries ($(ls "$bundle/lib" | tr '\n' ' ')); needs $(cat "$bundle/glibc-needed")"
-  echo "carry $bundle ($(du -sh "$bundle" | cut -f1))"
+  echo "copy $bundle ($(du -sh "$bundle" | cut -f1)) to the GPU host"
   exit 0
 fi
 
-[[ -x "$bundle/tevsuite" ]] || { echo "no $bundle: run 'scripts/device-check.sh prepare' on the build machine and carry it" >&2; exit 2; }
+[[ -x "$bundle/tevsuite" ]] || { echo "no $bundle: run 'scripts/device-check.sh prepare' on the build host and copy it here" >&2; exit 2; }
 out_dir=${OUT:-$(mktemp -d)}
 {  # everything it prints also goes to $out_dir/device-check.log
 needed=$(cat "$bundle/glibc-needed" 2> /dev/null || echo "an unknown glibc")

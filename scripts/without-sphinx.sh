@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's build without sphinxbase (-DTEV_SPHINX=OFF): everything but the Sphinx trigram
+# The build without sphinxbase (-DTEV_SPHINX=OFF): everything but the Sphinx trigram
 # builds, the whole ctest suite of that configuration passes, and no program links sphinxbase.
 set -euo pipefail
 cd "$(dirname "$0")/.."

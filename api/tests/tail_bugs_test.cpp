@@ -136,7 +136,9 @@ TEST(TailBugsAtEngineVocab, EveryTailBugIsNotExact) {
     const TreeReport report = check_at_engine_vocab(bug);
     EXPECT_EQ(report.overall, Verdict::not_exact) << describe(report);
     for (const auto& r : report.cases) {
-      if (r.id == "c6") EXPECT_EQ(r.decision.verdict, Verdict::not_exact) << "the sparse-row case's tail is where the bug lives";
+      if (r.id == "c6") {
+        EXPECT_EQ(r.decision.verdict, Verdict::not_exact) << "the sparse-row case's tail is where the bug lives";
+      }
     }
   }
 }

@@ -199,7 +199,7 @@ TEST(ModelJudge, TooFewSamplesAreInconclusiveNeverExact) {
 // By enumeration: each emitted case's hinted verifier is exact on it, and each planted bug of the
 // example verifier that is also a core mutant (on the with-replacement cases, where the example's
 // code is the core's) has predicted χ² power ≥ 0.99 on some case at the default budget and the
-// level the verdict tests each case at. Prints the table the README quotes.
+// level the verdict tests each case at. Prints the table docs/commands/conformance.md quotes.
 TEST(ModelEmit, DefaultBudgetPowersThePlantedBugs) {
   const ModelEmitConfig config;
   const auto emitted = emit_model_cases(config);
