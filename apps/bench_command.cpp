@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "apps/bench_tables.hpp"
+#include "bench/tables.hpp"
 #include "apps/commands.hpp"
 
 namespace tev::apps {

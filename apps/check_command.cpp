@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "apps/commands.hpp"
 #include "gpu/gpu_engine.hpp"
@@ -97,6 +98,9 @@ Command register_check(CLI::App& app, const RunContext& context) {
               if (check.device == "gpu") throw std::invalid_argument("--drafts sampled runs on the CPU only");
               // Every sampled-drafts case is enumerated, and the exact law decides at any sample count.
               if (cmd->count("--tv") > 0) throw std::invalid_argument("--tv applies to --drafts fixed only: sampled drafts enumerate every case's exact law");
+              for (const char* flag : {"--trees", "--budget"}) {
+                if (cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts fixed only");
+              }
               SampledCheckOptions& sampled = s->sampled;
               if (cmd->count("--vocab") > 0) sampled.vocab = check.suite.vocab;
               if (cmd->count("--samples") > 0) sampled.samples = check.judging.samples;
@@ -104,6 +108,9 @@ Command register_check(CLI::App& app, const RunContext& context) {
               sampled.threads = check.judging.threads;
               sampled.alpha = check.judging.alpha;
               return run_sampled(sampled, s->json_path, context);
+            }
+            for (const char* flag : {"--draft-depth", "--draft-width"}) {
+              if (cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts sampled only");
             }
             return run_check(check, s->json_path, context);
           }};

@@ -8,7 +8,7 @@
 
 #include "apps/commands.hpp"
 #include "harness/live_checks.hpp"
-#include "harness/sampled_live.hpp"
+#include "harness/live_sampled.hpp"
 #include "reports/live_report.hpp"
 #include "reports/live_sampled_report.hpp"
 #include "reports/results_writer.hpp"
@@ -23,7 +23,7 @@ struct LiveState {
   bool no_enumeration = false;
   std::string json_path;
   std::string drafts = "fixed";
-  SampledLiveOptions sampled;
+  LiveSampledOptions sampled;
 };
 }  // namespace
 
@@ -81,7 +81,7 @@ Command register_live(CLI::App& app, const RunContext& context) {
                        "(chi-square; exact law over the root's drafts and tests), and tokens per round of TEV and each q-based\n"
                        "verifier on the same trees. About 3 minutes of CPU (7 minutes wall measured on 2 cores under heavy load).")
       ->check(CLI::IsMember({"fixed", "sampled"}))->capture_default_str();
-  SampledLiveOptions& sampled = s->sampled;
+  LiveSampledOptions& sampled = s->sampled;
   live_cmd->add_option("--draft-depth", sampled.draft_depth, "sampled drafts: drafting depth D of the rounds' trees")->check(CLI::Range(1, 4))->capture_default_str();
   live_cmd->add_option("--first-word-depth", sampled.first_word_depth,
                        "sampled drafts: drafting depth of the first-word test's trees (a q-based verifier's first word has the same law at\n"
@@ -100,7 +100,7 @@ Command register_live(CLI::App& app, const RunContext& context) {
                 if (live_cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts fixed only");
               }
               // The options both modes share; rounds and first-word samples keep the sampled defaults unless given.
-              SampledLiveOptions options = s->sampled;
+              LiveSampledOptions options = s->sampled;
               options.context_length = s->live.context_length;
               options.temperature = s->live.tree.temperature;
               if (live_cmd->count("--rounds") > 0) options.rounds = s->live.rounds;
@@ -110,7 +110,7 @@ Command register_live(CLI::App& app, const RunContext& context) {
               options.alpha = s->live.judging.alpha;
               options.max_detectable_tv = s->live.judging.max_detectable_tv;
               ResultsWriter json(s->json_path, context);
-              const SampledLiveResult result = run_sampled_live(s->live.models, options, std::cerr);
+              const LiveSampledResult result = run_live_sampled(s->live.models, options, std::cerr);
               print_live_sampled(options, result, std::cout);
               json.write(live_sampled_json(options, result), std::cout);
               return result.exit_code();

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/choosers.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 
 namespace tev {
 

@@ -5,6 +5,8 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/non_central_chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/special_functions/beta.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -19,33 +21,59 @@ namespace tev {
 
 namespace {
 
+// A p-value near the level is a weighted Bonferroni of three valid ones: a finite-sample bound
+// (Agrawal's relative-entropy bound over the χ²'s bins; exact binomial tails of the rare-cell
+// statistic's cells, Bonferroni over them), Cantelli's bound, and a Monte Carlo p-value. The
+// bounds decide strong rejections without simulation; the Monte Carlo p-value decides the rest.
+constexpr double kBoundWeight = 0.1;
+constexpr double kCantelliWeight = 0.01;
+constexpr double kMonteCarloWeight = 0.89;
 // Simulated p-values stop after this many replicates reach the observed statistic, and draw at
-// most kReplicatesPerLevel / level replicates, so a p-value at a tenth of the level is still
-// resolved; the cap bounds the cost of one test (at check's 3.75e-6 it can still reject: a
-// simulation with no exceedance gives 2.5e-6).
+// most kReplicatesPerLevel / (kMonteCarloWeight · level) replicates: a rejection then allows one
+// exceedance, so a true p-value at a twentieth of the level is rejected with probability 0.995
+// (see power_level). Each replicate more per level would shrink that factor and cost as much again.
 constexpr std::uint64_t kExceedances = 20;
-constexpr double kReplicatesPerLevel = 20.0;
-constexpr std::uint64_t kMaxReplicates = 400'000;
-// Cells expected fewer times than this stay out of the rare-cell statistic: one collision there
-// would add 2/(n·p_i), a jump no tail approximation follows (the cut of Acharya, Daskalakis &
-// Kamath); the worst-direction TV adds their mass as unseen.
+constexpr double kReplicatesPerLevel = 2.0;
+constexpr std::uint64_t kMaxReplicates = 20'000'000;
+// Powers are stated for the test as run: the Monte Carlo p-value rejects with probability at least
+// 1 − kMonteCarloMiss whenever the true p-value lies below the level powers are computed at.
+constexpr double kMonteCarloMiss = 0.005;
+// Cells expected fewer times than this are pooled, per bin, into one cell of the rare-cell
+// statistic: alone, one collision there would add 2/(n·p_i), a jump that says nothing about their
+// shares (the cut of Acharya, Daskalakis & Kamath); pooled, a law that moves mass into or out of
+// them is seen. A move among them stays unseen: the worst-direction TV adds their mass.
 constexpr double kMinRareExpected = 0.05;
-// The asymptotic p-value decides alone where it lies this factor beyond the levels: its error
-// there (at most 16× measured, for two bins at 1e-5) cannot move it across a level.
+// The asymptotic p-value stands for a test only where it lies this factor above every level it
+// can meet, where its error cannot carry it below a level; it never decides a rejection.
 constexpr double kTrustedFactor = 100.0;
 
 // A bin of several cells: the rare-cell statistic's unit.
+// The statistic's cells: each raw cell expected ≥ kMinRareExpected times, then (when there are
+// any) one pooled cell of the others.
 struct SharedBin {
-  std::vector<std::size_t> cells;  // (k) its cells, in cell order
-  std::vector<double> cumulative;  // (k) running sums of their reference probabilities
-  double mass = 0.0;               // p_b
+  std::vector<std::size_t> cells;   // raw cells of their own, in cell order
+  std::vector<std::size_t> pooled;  // raw cells expected fewer times, counted as one cell
+  double pooled_mass = 0.0;         // their reference mass
+  std::vector<double> cumulative;   // (k) running sums of the statistic's cells' reference masses
+  double mass = 0.0;                // p_b
+
+  std::size_t statistic_cells() const { return cells.size() + (pooled.empty() ? 0 : 1); }
+  // The reference mass of the statistic's cell j (the pooled cell last).
+  double cell_mass(std::span<const double> probability, std::size_t j) const { return j < cells.size() ? probability[cells[j]] : pooled_mass; }
+  // The samples in the statistic's cell j.
+  std::uint64_t cell_count(std::span<const std::uint64_t> counts, std::size_t j) const {
+    if (j < cells.size()) return counts[cells[j]];
+    std::uint64_t total = 0;
+    for (std::size_t i : pooled) total += counts[i];
+    return total;
+  }
 };
 
 struct Layout {
   Binning bins;
-  std::vector<SharedBin> shared;  // each bin's cells expected ≥ kMinRareExpected times, where ≥ 2
+  std::vector<SharedBin> shared;  // the bins of several raw cells whose statistic has ≥ 2 cells
   double shared_mass = 0.0;       // Σ p_b over shared bins
-  double unseen_mass = 0.0;       // mass of the cells of bins of several cells that no shared bin holds
+  double unseen_mass = 0.0;       // the pooled cells' mass, and the mass of bins whose raw cells are all pooled
 };
 
 Layout layout_of(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples) {
@@ -64,20 +92,22 @@ Layout layout_of(std::span<const double> probability, std::span<const std::int32
   for (std::size_t i = 0; i < probability.size(); ++i) {
     const std::int32_t b = out.bins.bin_of_cell[i];
     if (b < 0 || shared_of[static_cast<std::size_t>(b)] < 0) continue;
-    if (samples * probability[i] < kMinRareExpected) {
-      out.unseen_mass += probability[i];
-      continue;
-    }
     SharedBin& s = out.shared[static_cast<std::size_t>(shared_of[static_cast<std::size_t>(b)])];
-    s.mass += probability[i];
-    s.cells.push_back(i);
-    s.cumulative.push_back(s.mass);
+    if (samples * probability[i] < kMinRareExpected) {
+      s.pooled.push_back(i);
+      s.pooled_mass += probability[i];
+    } else {
+      s.cells.push_back(i);
+    }
   }
-  // A bin left with fewer than two such cells has nothing to compare inside it.
+  // A bin whose raw cells are all pooled has nothing to compare inside it: its mass is unseen.
+  // Elsewhere only the pooled cells' own mass is (a move among them).
   std::vector<SharedBin> kept;
   for (SharedBin& s : out.shared) {
-    if (s.cells.size() >= 2) {
+    for (std::size_t j = 0; j < s.statistic_cells(); ++j) s.cumulative.push_back(s.mass += s.cell_mass(probability, j));
+    if (s.statistic_cells() >= 2) {
       out.shared_mass += s.mass;
+      out.unseen_mass += s.pooled_mass;
       kept.push_back(std::move(s));
     } else {
       out.unseen_mass += s.mass;
@@ -102,49 +132,48 @@ RareSum observed_rare_sum(const Layout& layout, std::span<const std::uint64_t> c
   for (std::size_t s = 0; s < layout.shared.size(); ++s) {
     const SharedBin& bin = layout.shared[s];
     std::uint64_t m = 0;
-    for (std::size_t i : bin.cells) {
-      const auto c = static_cast<double>(counts[i]);
-      m += counts[i];
-      if (counts[i] >= 2) r.sum += c * (c - 1.0) / (n * probability[i]);
+    for (std::size_t j = 0; j < bin.statistic_cells(); ++j) {
+      const std::uint64_t count = bin.cell_count(counts, j);
+      const auto c = static_cast<double>(count);
+      m += count;
+      if (count >= 2) r.sum += c * (c - 1.0) / (n * bin.cell_mass(probability, j));
     }
     bin_counts[s] = m;
     const auto md = static_cast<double>(m);
     const double scale = n * bin.mass;
     r.centre += md * (md - 1.0) / scale;
-    r.null_variance += 2.0 * md * (md - 1.0) * (static_cast<double>(bin.cells.size()) - 1.0) / (scale * scale);
+    r.null_variance += 2.0 * md * (md - 1.0) * (static_cast<double>(bin.statistic_cells()) - 1.0) / (scale * scale);
   }
   return r;
 }
 
-// The same sum for one null replicate: each shared bin's m_b samples redrawn from its reference law.
+// The same sum for one null replicate: each shared bin's m_b samples redrawn from its reference
+// law, tallied per cell in `tally` (a caller's scratch).
 double replicate_rare_sum(const Layout& layout, std::span<const std::uint64_t> bin_counts, std::span<const double> probability, double n,
-                          PhiloxEngine& rng, std::vector<std::size_t>& scratch) {
+                          PhiloxEngine& rng, std::vector<std::uint32_t>& tally) {
   double sum = 0.0;
   for (std::size_t s = 0; s < layout.shared.size(); ++s) {
     if (bin_counts[s] < 2) continue;
     const SharedBin& bin = layout.shared[s];
-    scratch.resize(bin_counts[s]);
-    for (std::size_t& slot : scratch) {
+    tally.assign(bin.statistic_cells(), 0);
+    for (std::uint64_t k = 0; k < bin_counts[s]; ++k) {
       // u ∈ (0, 1]: the first cell whose running sum reaches u·p_b; rounding at the end of the
       // running sum falls back to the last cell.
       const double target = rng.uniform() * bin.mass;
       const auto at = std::lower_bound(bin.cumulative.begin(), bin.cumulative.end(), target) - bin.cumulative.begin();
-      slot = std::min(static_cast<std::size_t>(at), bin.cells.size() - 1);
+      ++tally[std::min(static_cast<std::size_t>(at), tally.size() - 1)];
     }
-    std::sort(scratch.begin(), scratch.end());
-    for (std::size_t a = 0; a < scratch.size();) {
-      std::size_t z = a;
-      while (z < scratch.size() && scratch[z] == scratch[a]) ++z;
-      const auto c = static_cast<double>(z - a);
-      if (z - a >= 2) sum += c * (c - 1.0) / (n * probability[bin.cells[scratch[a]]]);
-      a = z;
+    for (std::size_t j = 0; j < tally.size(); ++j) {
+      const auto c = static_cast<double>(tally[j]);
+      if (tally[j] >= 2) sum += c * (c - 1.0) / (n * bin.cell_mass(probability, j));
     }
   }
   return sum;
 }
 
-// Pearson's χ² of one null replicate of the binned multinomial, by conditional binomials.
-double replicate_chi_square(const Binning& bins, double n, PhiloxEngine& rng) {
+// Pearson's χ² of one null replicate of the binned multinomial, by conditional binomials; `kl`,
+// when given, receives the replicate's relative entropy from the bins' law (for its bound).
+double replicate_chi_square(const Binning& bins, double n, PhiloxEngine& rng, double* kl = nullptr) {
   auto left = static_cast<std::int64_t>(n);
   double mass_left = 1.0, statistic = 0.0;
   for (std::size_t b = 0; b < bins.bin_probability.size(); ++b) {
@@ -158,8 +187,67 @@ double replicate_chi_square(const Binning& bins, double n, PhiloxEngine& rng) {
     const double expected = n * p;
     const double diff = static_cast<double>(x) - expected;
     statistic += diff * diff / expected;
+    if (kl != nullptr && x > 0) *kl += static_cast<double>(x) / n * std::log(static_cast<double>(x) / expected);
   }
   return statistic;
+}
+
+// Agrawal (2020): the relative entropy of n samples' empirical law over k cells from their law has
+// a moment generating function below Gamma(k − 1, n)'s, so P(KL ≥ ε) ≤ e^{−nε}(e·n·ε/(k − 1))^{k−1}
+// for ε > (k − 1)/n: a p-value valid at every n.
+double relative_entropy_bound(double kl, double n, double cells) {
+  const double x = n * kl, d = cells - 1.0;
+  if (!(d >= 1.0) || !(x > d)) return 1.0;
+  return std::exp(std::min(0.0, -x + d * (1.0 + std::log(x / d))));
+}
+
+// Two-sided exact binomial tail of `count` among n draws of probability p: twice the smaller side.
+double binomial_two_sided(double count, double n, double p) {
+  if (!(p > 0.0) || !(p < 1.0)) return 1.0;
+  // P(X ≥ c) = I_p(c, n − c + 1); P(X ≤ c) = I_{1−p}(n − c, c + 1).
+  const double upper = count <= 0.0 ? 1.0 : boost::math::ibeta(count, n - count + 1.0, p);
+  const double lower = count >= n ? 1.0 : boost::math::ibeta(n - count, count + 1.0, 1.0 - p);
+  return std::min(1.0, 2.0 * std::min(upper, lower));
+}
+
+// A valid p-value of the binned counts: the smaller of Agrawal's bound on their relative entropy
+// (diffuse deviations) and the smallest two-sided exact binomial tail of one bin times the number
+// of bins (one bin far off), doubled (Bonferroni over the two).
+double binned_bound(const Binning& bins, std::span<const std::uint64_t> counts, double n) {
+  std::vector<double> in_bin(bins.bin_probability.size(), 0.0);  // (bins) counts
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (bins.bin_of_cell[i] >= 0) in_bin[static_cast<std::size_t>(bins.bin_of_cell[i])] += static_cast<double>(counts[i]);
+  }
+  double kl = 0.0, smallest = 1.0;
+  for (std::size_t b = 0; b < in_bin.size(); ++b) {
+    if (in_bin[b] > 0.0) kl += in_bin[b] / n * std::log(in_bin[b] / (n * bins.bin_probability[b]));
+    // Only bins 4 standard deviations off can matter; the others are not worth a tail.
+    const double expected = n * bins.bin_probability[b];
+    if (std::abs(in_bin[b] - expected) > 4.0 * std::sqrt(expected)) smallest = std::min(smallest, binomial_two_sided(in_bin[b], n, bins.bin_probability[b]));
+  }
+  const auto count = static_cast<double>(in_bin.size());
+  return std::min(1.0, 2.0 * std::min(relative_entropy_bound(kl, n, count), smallest * count));
+}
+
+// A valid p-value of the rare-cell statistic's cells given the bin counts: the smallest exact
+// binomial tail P(Binomial(m_b, r_j) ≥ N_j) over the cells with N_j ≥ 2, times the number of
+// cells (Bonferroni). It decides when one cell drew far more than its share.
+double rare_cell_bound(const Layout& layout, std::span<const std::uint64_t> counts, std::span<const std::uint64_t> bin_counts,
+                       std::span<const double> probability) {
+  double smallest = 1.0, cells = 0.0;
+  for (std::size_t s = 0; s < layout.shared.size(); ++s) {
+    const SharedBin& bin = layout.shared[s];
+    cells += static_cast<double>(bin.statistic_cells());
+    const auto m = static_cast<double>(bin_counts[s]);
+    for (std::size_t j = 0; j < bin.statistic_cells(); ++j) {
+      const auto c = static_cast<double>(bin.cell_count(counts, j));
+      if (c < 2.0) continue;
+      const double share = std::clamp(bin.cell_mass(probability, j) / bin.mass, 0.0, 1.0);
+      // P(X ≥ c) for X ~ Binomial(m, share) is the regularized incomplete beta I_share(c, m − c + 1).
+      smallest = std::min(smallest, share >= 1.0 ? 1.0 : boost::math::ibeta(c, m - c + 1.0, share));
+    }
+  }
+  return std::min(1.0, smallest * cells);
 }
 
 // One-sided Cantelli bound P(X − mean ≥ t) ≤ σ²/(σ² + t²), valid for any law with that variance.
@@ -168,24 +256,37 @@ double cantelli(double observed, double mean, double variance) {
   return t > 0.0 ? variance / (variance + t * t) : 1.0;
 }
 
-// The p-value a verdict may use (see the header): the asymptotic one where it lies beyond a factor
-// kTrustedFactor of every level it can meet (above the largest, or below the test's own), else
-// min(100·Cantelli, Monte Carlo / 0.99), valid at every level.
-// Where the asymptotic p-value decides alone: beyond kTrustedFactor above every level it can meet,
-// or `below` times under the test's own.
+// Where the asymptotic p-value stands for a test: beyond kTrustedFactor above every level it can
+// meet. Below that, only valid p-values decide.
 bool far_above(double asymptotic, double level, double largest) { return asymptotic > kTrustedFactor * std::max(largest, level); }
-bool far_below(double asymptotic, double level, double below) { return asymptotic < level / below; }
 
-// `below`: how far below the level the asymptotic p-value must lie to decide alone.
+// The p-value of the bounds alone (weighted), valid at every n.
+double bounds_p_value(double bound, double cantelli_bound) { return std::min({1.0, bound / kBoundWeight, cantelli_bound / kCantelliWeight}); }
+
+std::uint64_t monte_carlo_cap(double level) {
+  return static_cast<std::uint64_t>(std::min(static_cast<double>(kMaxReplicates), std::ceil(kReplicatesPerLevel / (kMonteCarloWeight * level))));
+}
+
+// The level a test's power is computed at: the largest true p-value at which the Monte Carlo
+// p-value (its cap, its weight) rejects at `level` with probability ≥ 1 − kMonteCarloMiss (then
+// at most `allowed` exceedances among the cap's replicates, a Poisson count). 0: it never can.
+double power_level(double level) {
+  const auto cap = static_cast<double>(monte_carlo_cap(level));
+  const double allowed = std::floor(kMonteCarloWeight * level * (cap + 1.0) - 1.0);
+  if (allowed < 0.0) return 0.0;
+  return std::min(kMonteCarloWeight * level, boost::math::gamma_q_inva(allowed + 1.0, 1.0 - kMonteCarloMiss) / cap);
+}
+
+// The p-value a verdict may use (see the header): the asymptotic one far above every level it
+// can meet, else the weighted Bonferroni of the bounds and, when they do not already decide, the
+// sequential Monte Carlo p-value.
 template <class Replicate>
-double valid_p_value(double asymptotic, double bound, double level, double largest, double below, Replicate&& replicate,
-                     double observed, bool& simulated) {
-  if (level <= 0.0 || far_above(asymptotic, level, largest) || far_below(asymptotic, level, below)) return asymptotic;
+double valid_p_value(double asymptotic, double bounds, double level, double largest, Replicate&& replicate, double observed, bool& simulated) {
+  if (level <= 0.0 || far_above(asymptotic, level, largest)) return asymptotic;
+  if (bounds <= level) return bounds;
   simulated = true;
-  if (kTrustedFactor * bound <= level) return kTrustedFactor * bound;
-  const auto cap = static_cast<std::uint64_t>(std::min(static_cast<double>(kMaxReplicates), std::ceil(kReplicatesPerLevel / level)));
-  const SequentialPValue mc = sequential_monte_carlo_p(observed, replicate, kExceedances, cap);
-  return std::min(1.0, std::min(kTrustedFactor * bound, mc.p_value / 0.99));
+  const SequentialPValue mc = sequential_monte_carlo_p(observed, replicate, kExceedances, monte_carlo_cap(level));
+  return std::min(bounds, mc.p_value / kMonteCarloWeight);
 }
 
 // The variance of Pearson's χ² over B bins under the multinomial null (exact at n):
@@ -219,9 +320,9 @@ void add_bin_moments(Moments& total, double m, double weight, double a, double b
 double rare_critical_z(const Layout& layout, std::span<const double> probability, double n, double level) {
   double k2 = 0.0, k3 = 0.0;
   for (const SharedBin& bin : layout.shared) {
-    for (std::size_t i : bin.cells) {
+    for (std::size_t j = 0; j < bin.statistic_cells(); ++j) {
       k2 += 2.0;
-      k3 += 8.0 + 4.0 / (n * probability[i]);
+      k3 += 8.0 + 4.0 / (n * bin.cell_mass(probability, j));
     }
   }
   const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), level));
@@ -233,7 +334,7 @@ double rare_null_sd(const Layout& layout, double n) {
   double v = 0.0;
   for (const SharedBin& bin : layout.shared) {
     const double m = n * bin.mass;
-    v += 2.0 * m * (m - 1.0) * (static_cast<double>(bin.cells.size()) - 1.0) / (m * m);
+    v += 2.0 * m * (m - 1.0) * (static_cast<double>(bin.statistic_cells()) - 1.0) / (m * m);
   }
   return std::sqrt(v);
 }
@@ -256,7 +357,7 @@ Moments flat_alternative_moments(const Layout& layout, double n, double ell) {
   Moments m;
   for (const SharedBin& bin : layout.shared) {
     const double count = n * bin.mass;
-    add_bin_moments(m, count, 1.0 / count, a, b, c_per_cell * static_cast<double>(bin.cells.size()));
+    add_bin_moments(m, count, 1.0 / count, a, b, c_per_cell * static_cast<double>(bin.statistic_cells()));
   }
   return m;
 }
@@ -265,12 +366,15 @@ Moments flat_alternative_moments(const Layout& layout, double n, double ell) {
 Moments alternative_moments(const Layout& layout, std::span<const double> probability, std::span<const double> alternative, double n) {
   Moments m;
   for (const SharedBin& bin : layout.shared) {
+    double pooled = 0.0;
+    for (std::size_t i : bin.pooled) pooled += alternative[i];
+    const auto alternative_mass = [&](std::size_t j) { return j < bin.cells.size() ? alternative[bin.cells[j]] : pooled; };
     double q = 0.0;
-    for (std::size_t i : bin.cells) q += alternative[i];
+    for (std::size_t j = 0; j < bin.statistic_cells(); ++j) q += alternative_mass(j);
     if (!(q > 0.0)) continue;
     double a = 0.0, b = 0.0, c = 0.0;
-    for (std::size_t i : bin.cells) {
-      const double s = alternative[i] / q, r = probability[i] / bin.mass;
+    for (std::size_t j = 0; j < bin.statistic_cells(); ++j) {
+      const double s = alternative_mass(j) / q, r = bin.cell_mass(probability, j) / bin.mass;
       a += s * s / r;
       b += s * s * s / (r * r);
       c += s * s / (r * r);
@@ -312,23 +416,32 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<c
   if (r.impossible > 0) return r;  // p = 0 already: nothing to refine
   const int tests = tests_in(layout);
   const double share = level.level / tests, largest_share = level.largest_level / tests;
-  // The rare-cell statistic (its asymptotic p first: where either statistic alone already rejects
-  // beyond the simulation zone, the case is rejected, and nothing is simulated for the other).
-  std::vector<std::uint64_t> bin_counts;
+  std::vector<std::uint64_t> bin_counts;  // (shared bins) samples in each
   RareSum observed;
   if (tests == 2) {
-    for (const SharedBin& bin : layout.shared) r.shared_cells += bin.cells.size();
+    for (const SharedBin& bin : layout.shared) r.shared_cells += bin.cells.size() + bin.pooled.size();
     observed = observed_rare_sum(layout, counts, probability, n, bin_counts);
     if (observed.null_variance > 0.0) {
       r.rare_z = (observed.sum - observed.centre) / std::sqrt(observed.null_variance);
       r.rare_p_value = normal_upper(r.rare_z);
     }
   }
-  const bool binned_decides = level.level > 0.0 && far_below(r.binned_p_value, share, kTrustedFactor);
-  // The statistic is skewed (rare collisions): its normal tail decides alone only far below the level.
-  const bool rare_decides = level.level > 0.0 && far_below(r.rare_p_value, share, kTrustedFactor * kTrustedFactor);
-  if (binned_decides || rare_decides) {
-    r.p_value = std::min(1.0, tests * (binned_decides ? r.binned_p_value : r.rare_p_value));
+  if (level.level <= 0.0) {  // asymptotic p-values only, as uniformity checks ask
+    r.p_value = std::min(1.0, tests * std::min(r.binned_p_value, r.rare_p_value));
+    return r;
+  }
+  // The bounds first: where either statistic's bounds alone reject, the case is rejected and
+  // nothing is simulated.
+  const double binned_bounds =
+      r.dof >= 1 ? bounds_p_value(binned_bound(layout.bins, counts, n), cantelli(r.statistic, r.dof, chi_square_null_variance(layout.bins, n))) : 1.0;
+  const bool rare_runs = tests == 2 && observed.null_variance > 0.0;
+  const double rare_bounds = rare_runs ? bounds_p_value(rare_cell_bound(layout, counts, bin_counts, probability),
+                                                        cantelli(observed.sum, observed.centre, observed.null_variance))
+                                       : 1.0;
+  if (std::min(binned_bounds, rare_bounds) <= share) {
+    r.binned_p_value = std::min(r.binned_p_value, binned_bounds);
+    r.rare_p_value = std::min(r.rare_p_value, rare_bounds);
+    r.p_value = std::min(1.0, tests * std::min(binned_bounds, rare_bounds));
     return r;
   }
   if (r.dof >= 1) {
@@ -336,17 +449,15 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<c
       PhiloxEngine rng(DrawSite{level.seed, Stream::null_simulation, level.id, 2 * replicate});
       return replicate_chi_square(layout.bins, n, rng);
     };
-    r.binned_p_value = valid_p_value(r.binned_p_value, cantelli(r.statistic, r.dof, chi_square_null_variance(layout.bins, n)), share,
-                                     largest_share, kTrustedFactor, chi_replicate, r.statistic, r.simulated);
+    r.binned_p_value = valid_p_value(r.binned_p_value, binned_bounds, share, largest_share, chi_replicate, r.statistic, r.simulated);
   }
-  if (tests == 2 && observed.null_variance > 0.0) {
-    oneapi::tbb::enumerable_thread_specific<std::vector<std::size_t>> scratch;  // one per thread: replicates run in parallel
+  if (rare_runs) {
+    oneapi::tbb::enumerable_thread_specific<std::vector<std::uint32_t>> scratch;  // one per thread: replicates run in parallel
     auto rare_replicate = [&](std::uint64_t replicate) {
       PhiloxEngine rng(DrawSite{level.seed, Stream::null_simulation, level.id, 2 * replicate + 1});
       return replicate_rare_sum(layout, bin_counts, probability, n, rng, scratch.local());
     };
-    r.rare_p_value = valid_p_value(r.rare_p_value, cantelli(observed.sum, observed.centre, observed.null_variance), share, largest_share,
-                                   kTrustedFactor * kTrustedFactor, rare_replicate, observed.sum, r.simulated);
+    r.rare_p_value = valid_p_value(r.rare_p_value, rare_bounds, share, largest_share, rare_replicate, observed.sum, r.simulated);
   }
   r.p_value = std::min(1.0, tests * std::min(r.binned_p_value, r.rare_p_value));
   return r;
@@ -356,9 +467,12 @@ std::optional<double> worst_case_detectable_tv(std::span<const double> probabili
                                                double samples, double level, double power) {
   if (!(samples > 0.0)) return std::nullopt;
   const Layout layout = layout_of(probability, group_of_cell, samples);
-  const double share = level / tests_in(layout);
+  // Each statistic at its share of the level, as run: its power level, and the power asked of the
+  // exact test raised so that the Monte Carlo p-value's misses still leave `power`.
+  const double share = power_level(level / tests_in(layout));
+  power /= 1.0 - kMonteCarloMiss;
   const double dof = static_cast<double>(layout.bins.bin_probability.size()) - 1.0;
-  if (dof < 1.0) return std::nullopt;  // one bin: the χ² sees nothing
+  if (dof < 1.0 || !(share > 0.0) || !(power < 1.0)) return std::nullopt;  // one bin: the χ² sees nothing
   const double critical = boost::math::quantile(boost::math::complement(boost::math::chi_squared(dof), share));
   // Between bins: λ ≥ n·A², so A₉₉ = √(λ₉₉/n); λ up to n·4 (A = 2).
   const double lambda = smallest_reaching([&](double l) { return chi_square_power_at(dof, l, critical); }, 4.0 * samples, power);
@@ -388,25 +502,26 @@ NullCalibration binned_null_calibration(std::span<const double> probability, std
   NullCalibration out{level, replicates, static_cast<std::int32_t>(bins.bin_probability.size()), 0.0, 0.0};
   const double dof = static_cast<double>(bins.bin_probability.size()) - 1.0;
   if (dof < 1.0 || replicates == 0) return out;
-  std::vector<double> statistic(replicates);  // (replicates)
+  std::vector<double> statistic(replicates), entropy(replicates, 0.0);  // (replicates) χ² and relative entropy
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, replicates, 1024), [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
     for (std::uint64_t r = range.begin(); r < range.end(); ++r) {
       PhiloxEngine rng(DrawSite{seed, Stream::null_simulation, ~std::uint32_t{0}, r});
-      statistic[r] = replicate_chi_square(bins, samples, rng);
+      statistic[r] = replicate_chi_square(bins, samples, rng, &entropy[r]);
     }
   });
   std::vector<double> sorted = statistic;
   std::sort(sorted.begin(), sorted.end());
   const double variance = chi_square_null_variance(bins, samples);
-  const auto cap = static_cast<std::uint64_t>(std::min(static_cast<double>(kMaxReplicates), std::ceil(kReplicatesPerLevel / level)));
-  // The Monte Carlo p/0.99 is ≤ level only when it ran to the cap with few exceedances.
-  const double most_exceedances = std::floor(0.99 * level * (static_cast<double>(cap) + 1.0) - 1.0);
+  const std::uint64_t cap = monte_carlo_cap(level);
+  // The Monte Carlo p / its weight is ≤ level only when it ran to the cap with few exceedances.
+  const double most_exceedances = std::floor(kMonteCarloWeight * level * (static_cast<double>(cap) + 1.0) - 1.0);
   double asymptotic = 0.0, used = 0.0;
-  for (double t : statistic) {
+  for (std::uint64_t r = 0; r < replicates; ++r) {
+    const double t = statistic[r];
     const double p = boost::math::cdf(boost::math::complement(boost::math::chi_squared(dof), t));
     asymptotic += p <= level;
     if (far_above(p, level, largest_level)) continue;
-    if (far_below(p, level, kTrustedFactor) || kTrustedFactor * cantelli(t, dof, variance) <= level) {
+    if (bounds_p_value(relative_entropy_bound(entropy[r], samples, dof + 1.0), cantelli(t, dof, variance)) <= level) {
       used += 1.0;
       continue;
     }
@@ -422,11 +537,12 @@ NullCalibration binned_null_calibration(std::span<const double> probability, std
 double identity_test_power(std::span<const double> probability, std::span<const double> alternative,
                            std::span<const std::int32_t> group_of_cell, double samples, double level) {
   const Layout layout = layout_of(probability, group_of_cell, samples);
-  const double share = level / tests_in(layout);
+  const double share = power_level(level / tests_in(layout));  // as run: see worst_case_detectable_tv
+  if (!(share > 0.0)) return 0.0;
   const double binned = binned_chi_square_power(layout.bins, probability, alternative, samples, share);
-  if (layout.shared.empty()) return binned;
+  if (layout.shared.empty()) return (1.0 - kMonteCarloMiss) * binned;
   const double z = rare_critical_z(layout, probability, samples, share) * rare_null_sd(layout, samples);
-  return std::max(binned, rare_power(alternative_moments(layout, probability, alternative, samples), z));
+  return (1.0 - kMonteCarloMiss) * std::max(binned, rare_power(alternative_moments(layout, probability, alternative, samples), z));
 }
 
 }  // namespace tev

@@ -14,27 +14,34 @@
 // The test rejects when either does, each at half the level (Bonferroni); without bins of several
 // cells only the χ² runs, at the whole level.
 //
-// p-values are valid at the level used: where the asymptotic p-value (χ² tail; normal tail for S)
-// lies within a factor 100 of a level it can meet (from the test's own level / 100 — / 10⁴ for the
-// skewed S — up to 100 × the largest level a step-down procedure may compare it with), the p-value is
-// min(100·Cantelli bound, Monte Carlo p / 0.99), the Monte Carlo p simulated under the null (the
-// binned multinomial; S given the bin counts) with Besag & Clifford's sequential stopping on the
-// null_simulation stream; both parts are valid at every n, so their combination is. Beyond that
-// factor the asymptotic p-value decides: its error there cannot carry it across the level.
-// Worst direction: any law q at TV δ splits 2δ ≤ A + D, A = Σ_b |q_b − p_b| (between bins),
-// D = Σ_b Σ_{i∈b} |q_i − p_i·q_b/p_b| (inside bins). The χ²'s noncentrality is at least n·A²
+// p-values are valid at the level used: the asymptotic p-value (χ² tail; normal tail for S) stands
+// only where it lies a factor 100 above every level it can meet (100 × the largest level a
+// step-down procedure may compare it with). Below that the p-value is a weighted Bonferroni of
+// valid ones: 0.1 to a finite-sample bound (Agrawal's relative-entropy bound over the bins; the
+// smallest exact binomial tail of S's cells given the bin counts, Bonferroni over them), 0.01 to
+// Cantelli's bound, and, when those do not already reject, 0.89 to a Monte Carlo p-value
+// simulated under the null (the binned multinomial; S given the bin counts) with Besag &
+// Clifford's sequential stopping on the null_simulation stream, drawn far enough to reach the
+// level. Every part is valid at every n, so their combination is.
+// Rare cells: cells expected fewer than 0.05 times are pooled, per bin, into one cell of S, so a
+// law that moves mass into or out of them is seen; a move among them is not, and their mass is
+// added to the guarantee below.
+// Worst direction: any law q at TV δ splits 2δ ≤ A + D + 2U, A = Σ_b |q_b − p_b| (between bins),
+// D = Σ_b Σ_{j∈b} |q_j − p_j·q_b/p_b| over S's cells j (inside bins), U below. The χ²'s
+// noncentrality is at least n·A²
 // (Cauchy–Schwarz over the bins), and S's mean at least n·D²/P_shared (P_shared: the reference
 // mass in bins of several cells), the least at the flat alternative that scales half a bin's mass
 // up and half down. With A₉₉ and D₉₉ the smallest A and D that each statistic detects with the
 // required power at its level, every q with TV ≥ (A₉₉ + D₉₉)/2 + U is rejected with at least that
-// power: that TV is the guarantee a verdict states. U is the mass of the cells the rare-cell
-// statistic leaves out (expected fewer than 0.05 times: one collision there is a jump no tail
-// approximation follows), where a move stays unseen.
+// power: that TV is the guarantee a verdict states. U is the pooled cells' mass (and that of bins
+// whose cells are all pooled), where a move stays unseen. Powers are computed at the level the
+// Monte Carlo p-value, as capped, reaches with probability 0.995, for 0.99 / 0.995 of the power.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 #include <optional>
 #include <span>
 #include <vector>
@@ -108,8 +115,11 @@ SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate
   std::uint64_t hits = 0, r = 0;
   for (std::uint64_t size = kFirstBlock; r < max_replicates; size = std::min(2 * size, kLargestBlock)) {
     block.resize(std::min(size, max_replicates - r));
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, block.size(), 64), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
-      for (std::size_t i = range.begin(); i < range.end(); ++i) block[i] = replicate(r + i);
+    // Isolated: a caller's own tasks never run on a thread waiting here (it may hold their state).
+    oneapi::tbb::this_task_arena::isolate([&] {
+      oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, block.size(), 64), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t i = range.begin(); i < range.end(); ++i) block[i] = replicate(r + i);
+      });
     });
     for (std::size_t i = 0; i < block.size(); ++i) {
       if (block[i] >= reach && ++hits == exceedances) return {static_cast<double>(hits) / static_cast<double>(r + i + 1), r + i + 1};

@@ -41,7 +41,7 @@ inline constexpr RandomUse completion{"completion after an in-tree bonus (tree o
 inline constexpr RandomUse composition{"composition check's verifier draws (round, sequence)", Stream::composition, kWholeStream};
 inline constexpr RandomUse drafting{"sampled-draft trees' draft tokens (tree word: instance · prefixes + prefix, sample)", Stream::drafting, kWholeStream};
 // Tree word: the node's index (drafting) or 2^24 + the verifier's (verification); sample word:
-// harness/sampled_live.hpp's key of (part: first word or rounds, drafter x policy, sample or draw).
+// harness/live_sampled.hpp's key of (part: first word or rounds, drafter x policy, sample or draw).
 inline constexpr RandomUse sampled_live{"live --drafts sampled: draft tokens per node and verifier draws (node or verifier, part/stream/sample)", Stream::sampled_live, kWholeStream};
 inline constexpr RandomUse synthetic_target_rows{"synthetic target rows (id: prefix hash)", Stream::generation, 0};
 inline constexpr RandomUse synthetic_draft_rows{"synthetic draft rows (id: prefix hash)", Stream::generation, 1};

@@ -256,7 +256,7 @@ double binned_chi_square_power(const Binning& bins, std::span<const double> prob
   return power_from_bins(bins, alt.bins, alt.impossible, samples, alpha);
 }
 
-std::optional<double> smallest_detectable_tv(std::span<const double> probability, std::span<const double> wrong,
+std::optional<double> detectable_tv_toward(std::span<const double> probability, std::span<const double> wrong,
                                              std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power) {
   // The binning depends on the null alone, and a mixture's binned mass is the mixture of the binned
   // masses: pool and bin once, then bisect over bins (cells can number millions on live trees).
@@ -292,14 +292,14 @@ std::vector<double> holm_adjust(std::span<const double> p_values) {
   return adjusted;
 }
 
-double mean_test_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0) {
+double mean_z_test_p(double sample_mean, std::uint64_t samples, double mean0, double var0) {
   if (samples == 0) throw std::invalid_argument("mean_test_p_value: no samples");
   if (!(var0 > 0.0)) return std::abs(sample_mean - mean0) <= 1e-9 * std::max(1.0, std::abs(mean0)) ? 1.0 : 0.0;
   const double z = (sample_mean - mean0) / std::sqrt(var0 / static_cast<double>(samples));
   return std::erfc(std::abs(z) / std::sqrt(2.0));
 }
 
-double mean_below_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0) {
+double mean_below_z_test_p(double sample_mean, std::uint64_t samples, double mean0, double var0) {
   if (samples == 0) throw std::invalid_argument("mean_below_p_value: no samples");
   if (!(var0 > 0.0)) return sample_mean < mean0 - 1e-9 * std::max(1.0, std::abs(mean0)) ? 0.0 : 1.0;
   const double z = (sample_mean - mean0) / std::sqrt(var0 / static_cast<double>(samples));
@@ -335,7 +335,7 @@ Tilted tilt(std::span<const DrawnLaw> laws, double theta) {
 
 }  // namespace
 
-double sum_below_bound_p(double observed_sum, std::span<const DrawnLaw> laws) {
+double sum_below_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws) {
   // The sum's smallest possible value, its probability, and its mean.
   double lowest = 0.0, log_lowest_mass = 0.0;
   CompensatedSum mean;
@@ -373,7 +373,7 @@ double sum_below_bound_p(double observed_sum, std::span<const DrawnLaw> laws) {
   return std::min(1.0, std::exp(-std::max(0.0, rate)));
 }
 
-double sum_above_bound_p(double observed_sum, std::span<const DrawnLaw> laws) {
+double sum_above_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws) {
   std::vector<std::vector<double>> negated;
   std::vector<DrawnLaw> mirrored;
   negated.reserve(laws.size());
@@ -382,11 +382,11 @@ double sum_above_bound_p(double observed_sum, std::span<const DrawnLaw> laws) {
     for (double& v : negated.back()) v = -v;
     mirrored.push_back({negated.back(), law.probabilities, law.draws});
   }
-  return sum_below_bound_p(-observed_sum, mirrored);
+  return sum_below_chernoff_p(-observed_sum, mirrored);
 }
 
-double sum_two_sided_bound_p(double observed_sum, std::span<const DrawnLaw> laws) {
-  return std::min(1.0, 2.0 * std::min(sum_below_bound_p(observed_sum, laws), sum_above_bound_p(observed_sum, laws)));
+double sum_two_sided_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws) {
+  return std::min(1.0, 2.0 * std::min(sum_below_chernoff_p(observed_sum, laws), sum_above_chernoff_p(observed_sum, laws)));
 }
 
 namespace {
@@ -396,16 +396,16 @@ DrawnLaw one_law(std::uint64_t samples, std::span<const double> values, std::spa
 }
 }  // namespace
 
-double mean_below_bound_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
+double mean_below_chernoff_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
                           std::span<const double> probabilities) {
   const DrawnLaw law = one_law(samples, values, probabilities);
-  return sum_below_bound_p(sample_mean * law.draws, std::span(&law, 1));
+  return sum_below_chernoff_p(sample_mean * law.draws, std::span(&law, 1));
 }
 
-double mean_above_bound_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
+double mean_above_chernoff_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
                           std::span<const double> probabilities) {
   const DrawnLaw law = one_law(samples, values, probabilities);
-  return sum_above_bound_p(sample_mean * law.draws, std::span(&law, 1));
+  return sum_above_chernoff_p(sample_mean * law.draws, std::span(&law, 1));
 }
 
 }  // namespace tev

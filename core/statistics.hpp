@@ -94,7 +94,7 @@ double binned_chi_square_power(const Binning& bins, std::span<const double> prob
 // The smallest TV from `probability` of a contamination (1 − ε)·probability + ε·wrong that the χ²
 // test at alpha with `samples` samples detects with at least `power`; none when even `wrong` itself
 // is not detected that often.
-std::optional<double> smallest_detectable_tv(std::span<const double> probability, std::span<const double> wrong,
+std::optional<double> detectable_tv_toward(std::span<const double> probability, std::span<const double> wrong,
                               std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power = 0.99);
 
 // Holm's step-down adjusted p-values, in the input's order.
@@ -102,9 +102,9 @@ std::vector<double> holm_adjust(std::span<const double> p_values);
 
 // Two-sided z-test of a sample mean against mean0 using the exact null variance var0 (never the
 // sample variance, which is 0 on near-deterministic rows). With var0 = 0 the mean must equal mean0.
-double mean_test_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0);
+double mean_z_test_p(double sample_mean, std::uint64_t samples, double mean0, double var0);
 // One-sided version: small when the sample mean lies significantly below mean0.
-double mean_below_p_value(double sample_mean, std::uint64_t samples, double mean0, double var0);
+double mean_below_z_test_p(double sample_mean, std::uint64_t samples, double mean0, double var0);
 
 // Tests of a sum of independent draws from known laws on a few values (E[L]: exit depth + 1, with
 // the exit law's mass at each depth; over many rounds, one law per round's tree). The p-value is
@@ -118,15 +118,15 @@ struct DrawnLaw {
   double draws = 1.0;                     // how many independent draws from it the sum holds
 };
 // Below: small when the observed sum lies below its mean (an unsaturated verifier's gap).
-double sum_below_bound_p(double observed_sum, std::span<const DrawnLaw> laws);
+double sum_below_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws);
 // Above: small when the observed sum lies above its mean (what Theorem 1, eq. 9 forbids).
-double sum_above_bound_p(double observed_sum, std::span<const DrawnLaw> laws);
+double sum_above_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws);
 // Two-sided: twice the smaller one-sided bound.
-double sum_two_sided_bound_p(double observed_sum, std::span<const DrawnLaw> laws);
+double sum_two_sided_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws);
 // The same for the mean of n draws from one law.
-double mean_below_bound_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
+double mean_below_chernoff_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
                           std::span<const double> probabilities);
-double mean_above_bound_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
+double mean_above_chernoff_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
                           std::span<const double> probabilities);
 
 }  // namespace tev

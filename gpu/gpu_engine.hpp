@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 #include "gpu/device_api.hpp"
 #include "sim/logit_verifiers.hpp"
 #include "sim/monte_carlo.hpp"

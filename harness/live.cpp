@@ -125,7 +125,7 @@ double Generation::length_p() const {
   if (rounds == 0) return 1.0;
   std::vector<DrawnLaw> laws;
   for (const LengthLaw& l : length_laws) laws.push_back({l.lengths, l.mass, 1.0});
-  return sum_two_sided_bound_p(static_cast<double>(emitted), laws);
+  return sum_two_sided_chernoff_p(static_cast<double>(emitted), laws);
 }
 
 Generation speculative_generate(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> prompt,

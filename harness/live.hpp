@@ -10,7 +10,7 @@
 #include "core/draft_tree.hpp"
 #include "core/exit_law.hpp"
 #include "core/target_rows.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 #include "sim/language_model.hpp"
 
 namespace tev {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/statistics.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 #include "reports/theorem1.hpp"
 
 namespace tev {

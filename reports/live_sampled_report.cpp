@@ -18,7 +18,7 @@ std::string first_word_verdict(const FirstWordCase& f) {
 
 std::string optional_text(const std::optional<double>& x) { return x ? scientific(*x) : "-"; }
 
-void print_first_word(const SampledLiveResult& r, const SampledLiveOptions& o, std::ostream& out) {
+void print_first_word(const LiveSampledResult& r, const LiveSampledOptions& o, std::ostream& out) {
   out << "\nFirst generated word, " << o.first_word_samples << " samples per case, each on a freshly drafted tree, against the target's\n"
       << "next-word row at the context (Pearson chi-square, pooled; verdict policy: Holm at alpha/2 over " << r.first_word.size()
       << " cases, " << scientific(r.chi_square_level) << " each at Bonferroni)\n\n";
@@ -38,7 +38,7 @@ void print_first_word(const SampledLiveResult& r, const SampledLiveOptions& o, s
       << "every tree); power: of the chi-square at its level against that law. A mutant must be caught wherever power >= 0.99.\n";
 }
 
-void print_rounds(const SampledLiveResult& r, const SampledLiveOptions& o, std::ostream& out) {
+void print_rounds(const LiveSampledResult& r, const LiveSampledOptions& o, std::ostream& out) {
   out << "\nTokens per round on the same sampled trees: " << o.rounds << " rounds of generation per drafter x policy (TEV's text\n"
       << "advances), each round's drafted tree verified " << o.draws_per_round << " times by TEV and by the q-based verifier; mean +- standard\n"
       << "error over rounds; TEV's exact E[L | T] = 1 + C_p(T) beside it (two-sided Chernoff bound of TEV's sum, Holm at alpha/2):\n\n";
@@ -55,7 +55,7 @@ void print_rounds(const SampledLiveResult& r, const SampledLiveOptions& o, std::
 
 }  // namespace
 
-nlohmann::json live_sampled_json(const SampledLiveOptions& o, const SampledLiveResult& r) {
+nlohmann::json live_sampled_json(const LiveSampledOptions& o, const LiveSampledResult& r) {
   nlohmann::json j;
   j["format_version"] = 1;
   j["command"] = "live";
@@ -93,12 +93,13 @@ nlohmann::json live_sampled_json(const SampledLiveOptions& o, const SampledLiveR
   return j;
 }
 
-void print_live_sampled(const SampledLiveOptions& o, const SampledLiveResult& r, std::ostream& out) {
+void print_live_sampled(const LiveSampledOptions& o, const LiveSampledResult& r, std::ostream& out) {
   out << "Target: " << r.description << "\nDrafters (each row cut to its top " << o.top_k << " words, renormalized):";
   for (std::size_t d = 0; d < r.drafters.size(); ++d) out << ' ' << r.drafters[d] << " (TV(p, q) at the context " << fixed(r.root_tv[d], 3) << ")";
   out << "\nDrafting depth D = " << o.draft_depth << " (first-word test: " << o.first_word_depth << "), width k = " << o.draft_width << ", temperature " << o.temperature << "; context \""
-      << r.context_text << "\"; seed " << o.seed << ", family-wise alpha " << o.alpha << ", 'exact' needs TV@99% <= " << o.max_detectable_tv
-      << " (half for the first word, half for TEV's tokens per round); row dev " << scientific(r.row_deviation) << '\n';
+      << r.context_text << "\"; seed " << o.seed << ", family-wise alpha " << o.alpha
+      << " (half for the first word, half for TEV's tokens per round), 'exact' needs TV@99% <= " << o.max_detectable_tv << "; row dev "
+      << scientific(r.row_deviation) << '\n';
   print_first_word(r, o, out);
   print_rounds(r, o, out);
   out << "\nTEV's generated text per drafter x policy:\n";

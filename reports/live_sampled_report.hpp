@@ -3,13 +3,13 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
-#include "harness/sampled_live.hpp"
+#include "harness/live_sampled.hpp"
 
 namespace tev {
 
 // The target and drafters, the first-word table, tokens per round on the same sampled trees,
 // TEV's generated text and the PASS line.
-void print_live_sampled(const SampledLiveOptions& options, const SampledLiveResult& result, std::ostream& out);
-nlohmann::json live_sampled_json(const SampledLiveOptions& options, const SampledLiveResult& result);
+void print_live_sampled(const LiveSampledOptions& options, const LiveSampledResult& result, std::ostream& out);
+nlohmann::json live_sampled_json(const LiveSampledOptions& options, const LiveSampledResult& result);
 
 }  // namespace tev

@@ -107,9 +107,10 @@ Document build(const json& r) {
                    "binomial tests, which gate the calibration claim). A test whose p-value is a bound (the Chernoff E[L] tests) or "
                    "discrete (binomial) is conservative, so its p-values are not uniform: the Kolmogorov–Smirnov columns are descriptive. "
                    "Series marked descriptive gate nothing: the E[L] z-test on a tree whose variance rests on a rare long path is "
-                   "shown to say why the suite replaced it. Holm-adjusted minima are not uniform, so only raw p-values are calibrated. "
-                   "The identity test's p-value is the one a verdict held to levels 0.01 to 0.05 uses (simulated under the null near "
-                   "them); at the far smaller levels verdicts use it is simulated the same way near each, so it holds them by construction.");
+                   "shown to say why the suite replaced it. Holm-adjusted minima are not uniform, so they are not calibrated. The identity "
+                   "test's p-value is the one a verdict held to levels 0.01 to 0.05 uses: below 100 times those levels it is made of "
+                   "finite-sample bounds and a Monte Carlo p-value, each valid at every n, as it is near the far smaller levels verdicts "
+                   "use; being partly discrete, its KS column is descriptive too.");
   Table calt{{"test", "tree", "gates", "KS D", "KS p", "false alarms at 0.05", "false alarms at 0.01"}, {}};
   for (const json& s : cal.at("series")) {
     calt.rows.push_back({s.at("test"), s.at("case"), s.at("gates").get<bool>() ? "yes" : "descriptive", num(s.at("ks_statistic").get<double>()),
@@ -235,17 +236,35 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
   out.files.push_back(options.out_dir / "report.md");
   out.files.push_back(options.out_dir / "report.html");
   if (figures.empty()) return out;
+  const std::filesystem::path script = plot_script();
+  if (script.empty()) {
+    out.warning = std::string("figures were not drawn: plot_figures.py is neither installed beside this program nor in its source tree (") +
+                  TEV_PLOT_SCRIPT_SOURCE + ")";
+    return out;
+  }
   std::filesystem::create_directories(options.out_dir / "figures");
-  const std::string command = shell_quote(options.python) + " " + shell_quote(TEV_PLOT_SCRIPT) + " " + shell_quote(json_path.string()) + " " +
+  const std::string command = shell_quote(options.python) + " " + shell_quote(script.string()) + " " + shell_quote(json_path.string()) + " " +
                               shell_quote((options.out_dir / "figures").string());
   const int status = std::system(command.c_str());
   if (status != 0) {
     out.warning = "figures were not drawn (" + command + " failed with status " + std::to_string(status) +
                   "); install Debian's python3-matplotlib, or pass --python";
   } else {
+    out.figure_script = script;
     for (const char* name : figures) out.files.push_back(options.out_dir / "figures" / name);
   }
   return out;
+}
+
+std::filesystem::path plot_script() {
+  std::error_code error;
+  const std::filesystem::path program = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path installed = (program.parent_path() / TEV_PLOT_SCRIPT_FROM_PROGRAM).lexically_normal();
+    if (std::filesystem::exists(installed, error)) return installed;
+  }
+  if (std::filesystem::exists(TEV_PLOT_SCRIPT_SOURCE, error)) return TEV_PLOT_SCRIPT_SOURCE;
+  return {};
 }
 
 }  // namespace tev

@@ -42,6 +42,7 @@ int render_results_file(const std::string& results_path, const RenderOptions& re
     if (kind == ResultsKind::exittrain) return finish_exittrain_report(results, render, out);
     const RenderResult written = render_report(results, render);
     for (const auto& file : written.files) out << "wrote " << file.string() << '\n';
+    if (!written.figure_script.empty()) out << "figures drawn by " << written.figure_script.string() << '\n';
     if (!written.warning.empty()) out << "warning: " << written.warning << '\n';
     const VerdictSummary summary = verdict_summary(results, kind);
     out << summary.line << '\n';

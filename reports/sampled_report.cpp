@@ -36,7 +36,7 @@ void print_table(const std::vector<SampledVerdict>& verdicts, const std::vector<
       cond_tv = std::max(cond_tv, e->conditional.max_tv);
       min_p = std::min(min_p, e->chi_square.p_value);
       power = std::max(power, e->predicted_power);
-      detectable = std::max(detectable, e->smallest_detectable_tv.value_or(0.0));
+      detectable = std::max(detectable, e->detectable_tv_toward.value_or(0.0));
       excess = std::max(excess, e->conditional.max_excess_over_ceiling);
       lengths += fixed(e->exact.mean_length, 3) + " ";
     }

@@ -438,7 +438,7 @@ json run_theorem1(const Theorem1Options& options, std::ostream& progress) {
   pj["default_budget"] = power.default_budget;
   for (const PowerCurve& c : mutant_power(calibration_case, power)) pj["mutants"].push_back(curve_json(c));
   for (const PowerCurve& c : contamination_power(calibration_case, {0.01, 0.003, 0.001}, power)) pj["contamination"].push_back(curve_json(c));
-  pj["smallest_detectable_tv"] = optional_json(smallest_detectable_tv(calibration_case, power));
+  pj["smallest_detectable_tv"] = optional_json(detectable_tv_toward(calibration_case, power));
   pj["power_at_tv_0006"] = contamination_power_at_tv(calibration_case, power, 0.006);
 
   // 6. Multi-round composition.

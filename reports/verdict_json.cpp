@@ -136,7 +136,7 @@ nlohmann::json sampled_pair_json(const SampledEvidence& e, const LanguagePair& p
                       {"impossible", e.chi_square.impossible},
                       {"length_p_value", e.length_p_value},
                       {"predicted_power", e.predicted_power},
-                      {"smallest_detectable_tv", optional_json(e.smallest_detectable_tv)}};
+                      {"smallest_detectable_tv", optional_json(e.detectable_tv_toward)}};
   // Binned as judge_statistics bins them: groups are the first H − 1 tokens of a sequence.
   const std::vector<double> reference = pair.sequence_law();
   const auto vocab = static_cast<std::size_t>(pair.vocab());

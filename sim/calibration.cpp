@@ -81,7 +81,7 @@ std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t
     series[3].p_values.push_back(homogeneity_chi_square(tev.completed, predraw.completed).p_value);
     series[4].p_values.push_back(r.shortfall_p);
     series[5].p_values.push_back(r.excess_p);
-    series[6].p_values.push_back(mean_test_p_value(r.mean_length, rare_tev.samples, rare_law.ceiling(), rare_law.length_variance));
+    series[6].p_values.push_back(mean_z_test_p(r.mean_length, rare_tev.samples, rare_law.ceiling(), rare_law.length_variance));
   }
   for (CalibrationSeries& s : series) summarize(s);
   return series;

@@ -9,7 +9,7 @@
 #include "core/identity_test.hpp"
 #include "core/philox.hpp"
 #include "core/statistics.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 #include "sim/ranks.hpp"
 
 namespace tev {

@@ -90,7 +90,7 @@ struct SharedNodeChooser {
 
 // Draws each node's drafts the first time node() is asked for it (the verifier entered it).
 // Pair: LanguagePair, or any source of p(prefix), q(prefix) spans and a node index(prefix) that
-// keys the node's drafting draws (harness/sampled_live.hpp's rows after a live context).
+// keys the node's drafting draws (harness/live_sampled.hpp's rows after a live context).
 template <class NodeChoosers, class Pair = LanguagePair>
 class LazyDrafts {
  public:

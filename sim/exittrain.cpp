@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/statistics.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/trees.hpp"
 #include "core/softmax.hpp"
@@ -219,7 +219,7 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const Language
   e.tev_standard_error = std::sqrt(mean_variance / static_cast<double>(e.tev_samples));
   std::vector<DrawnLaw> laws;
   for (const LengthLaw& l : length_laws) laws.push_back({l.lengths, l.mass, static_cast<double>(samples_per_tree)});
-  e.tev_p_value = sum_two_sided_bound_p(static_cast<double>(length_sum), laws);
+  e.tev_p_value = sum_two_sided_chernoff_p(static_cast<double>(length_sum), laws);
   return e;
 }
 

@@ -14,7 +14,7 @@
 #include "core/choosers.hpp"
 #include "core/fast_verifiers.hpp"
 #include "core/row_kernels.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 #include "sim/ranks.hpp"
 
 namespace tev {

@@ -144,10 +144,10 @@ PowerSpotCheck noise_contamination_spot_check(const CheckCase& c, double tv, std
   });
 }
 
-std::optional<double> smallest_detectable_tv(const CheckCase& c, const PowerConfig& config) {
+std::optional<double> detectable_tv_toward(const CheckCase& c, const PowerConfig& config) {
   const Laws laws = laws_of(c);
   const std::vector<double> wrong = enumerate_verifier(VerifierId::mutant_bonus_from_full_row, c.tree, c.rows).completed;
-  return tev::smallest_detectable_tv(laws.canonical, wrong, laws.groups, static_cast<double>(config.default_budget), config.alpha, kTarget);
+  return tev::detectable_tv_toward(laws.canonical, wrong, laws.groups, static_cast<double>(config.default_budget), config.alpha, kTarget);
 }
 
 }  // namespace tev

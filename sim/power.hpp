@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/philox.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 #include "sim/ranks.hpp"
 #include "sim/suite.hpp"
 
@@ -53,7 +53,7 @@ std::vector<PowerCurve> contamination_power(const CheckCase& c, const std::vecto
 // The smallest TV from the canonical law (along the same contamination direction) that a single
 // χ² test at config.alpha with config.default_budget samples detects with ≥ 99 % power; none when
 // even the uncontaminated wrong law is missed.
-std::optional<double> smallest_detectable_tv(const CheckCase& c, const PowerConfig& config);
+std::optional<double> detectable_tv_toward(const CheckCase& c, const PowerConfig& config);
 
 // Predicted power of that test against the contamination of the given TV (≤ the wrong law's TV).
 double contamination_power_at_tv(const CheckCase& c, const PowerConfig& config, double tv);

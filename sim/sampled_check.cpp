@@ -1,4 +1,5 @@
 #include "sim/sampled_check.hpp"
+#include "sim/verdict_policy.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -33,6 +34,8 @@ SampledCheckResult run_sampled_check(const SampledCheckOptions& o, std::ostream&
     }
   }
   result.test_alpha = sampled_test_alpha(o.alpha, cases.size() * result.pairs.size());
+  // Holm compares a case's p-value with levels up to the whole exactness family's α.
+  TestLevel level{result.test_alpha, VerdictPolicy{.alpha = o.alpha}.exactness_alpha(), kNullSimulationSeed, 0};
   for (const SampledCase& c : cases) {
     progress << "  " << c.label() << "\n";
     for (std::size_t i = 0; i < result.pairs.size(); ++i) {
@@ -42,7 +45,8 @@ SampledCheckResult run_sampled_check(const SampledCheckOptions& o, std::ostream&
       e.exact = enumerate_marginal(result.pairs[i], c);
       e.conditional = enumerate_conditional(result.pairs[i], c);
       e.counts = sample_case(result.pairs[i], c, {o.seed, static_cast<std::uint32_t>(i), o.samples, o.threads});
-      judge_statistics(result.pairs[i], e, result.test_alpha);
+      judge_statistics(result.pairs[i], e, level);
+      ++level.id;  // each case and pair its own null simulation
       result.evidence.push_back(std::move(e));
     }
   }

@@ -218,19 +218,20 @@ DraftedTree sampled_tree(const LanguagePair& pair, const Drafting& drafting, con
 
 double sampled_test_alpha(double alpha, std::size_t cases) { return VerdictPolicy{.alpha = alpha}.chi_square_level(cases); }
 
-void judge_statistics(const LanguagePair& pair, SampledEvidence& e, double test_alpha) {
+void judge_statistics(const LanguagePair& pair, SampledEvidence& e, const TestLevel& level) {
+  const double test_alpha = level.level;
   const std::vector<double> reference = pair.sequence_law();
   // Pool by the first H − 1 tokens, as the block law pools by exit node.
   const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / static_cast<std::size_t>(pair.vocab())), pair.vocab());
-  e.chi_square = identity_test(e.counts.cells, reference, groups, TestLevel{test_alpha, test_alpha, kNullSimulationSeed, 0});
+  e.chi_square = identity_test(e.counts.cells, reference, groups, level);
   // The sampler against the enumeration: Σ L of the emitted blocks under L's exact law.
   std::vector<double> lengths(e.exact.length_mass.size());
   std::iota(lengths.begin(), lengths.end(), 0.0);
   const DrawnLaw law{lengths, e.exact.length_mass, static_cast<double>(e.counts.samples)};
-  e.length_p_value = sum_two_sided_bound_p(e.counts.mean_length() * static_cast<double>(e.counts.samples), std::span(&law, 1));
+  e.length_p_value = sum_two_sided_chernoff_p(e.counts.mean_length() * static_cast<double>(e.counts.samples), std::span(&law, 1));
   e.predicted_power = identity_test_power(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
   if (e.exact.tv > kSampledExactTolerance) {
-    e.smallest_detectable_tv = smallest_detectable_tv(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
+    e.detectable_tv_toward = detectable_tv_toward(reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/identity_test.hpp"
 #include "core/statistics.hpp"
 #include "sim/sampled_verifiers.hpp"
 
@@ -120,7 +121,7 @@ struct SampledEvidence {
   ChiSquareResult chi_square;    // counts vs p's H-token law, pooled by H−1 token prefix
   double length_p_value = 1.0;   // measured Σ L vs L's enumerated law (two-sided Chernoff bound): sampler ≡ enumeration
   double predicted_power = 0.0;  // of the χ² test at the per-test α, from the exact laws
-  std::optional<double> smallest_detectable_tv;  // along this law's direction from p's: 99 % power at the per-test α (none when exact or undetectable)
+  std::optional<double> detectable_tv_toward;  // along this law's direction from p's: 99 % power at the per-test α (none when exact or undetectable)
 };
 
 // The verdict on one case (a verifier on a drafting policy) over every language pair it ran on.
@@ -141,7 +142,7 @@ struct SampledVerdict {
 double sampled_test_alpha(double alpha, std::size_t cases);
 
 // Fills the χ², E[L] test and predicted power of one case's evidence at the per-test α.
-void judge_statistics(const LanguagePair& pair, SampledEvidence& e, double test_alpha);
+void judge_statistics(const LanguagePair& pair, SampledEvidence& e, const TestLevel& level);
 
 // The one decision: a verdict per case (grouped by case label, in first-appearance order) from the
 // evidence of every (case, pair) at family-wise α, through the verdict policy (sim/verdict_policy.hpp):

@@ -9,7 +9,7 @@
 
 #include "core/sampled_mutants.hpp"
 #include "core/typical_acceptance.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 #include "sim/drafting.hpp"
 
 namespace tev {

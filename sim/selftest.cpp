@@ -77,7 +77,7 @@ std::vector<KnownAnswer> run_selftest() {
 
   // Mean 0.3 of 100 fair coins: the Chernoff bound is e^{−100 KL(0.3 ‖ 0.5)} (Bernoulli KL in closed form).
   const double kl = 0.3 * std::log(0.3 / 0.5) + 0.7 * std::log(0.7 / 0.5);
-  out.push_back(known_answer("Chernoff bound of a mean", mean_below_bound_p(0.3, 100, std::vector<double>{0.0, 1.0}, std::vector<double>{.5, .5}),
+  out.push_back(known_answer("Chernoff bound of a mean", mean_below_chernoff_p(0.3, 100, std::vector<double>{0.0, 1.0}, std::vector<double>{.5, .5}),
                              std::exp(-100.0 * kl), 1e-12));
 
   // P(K ≤ 1) = 1 − 2 Σ (−1)^{k−1} e^{−2k²}, tabulated 0.730000328322645.

@@ -44,8 +44,8 @@ TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, con
   const LengthLaw length = length_law(tree, law);
   e.lengths = length.lengths;
   e.length_mass = length.mass;
-  e.shortfall_p = mean_below_bound_p(e.mean_length, counts.samples, length.lengths, length.mass);
-  e.excess_p = mean_above_bound_p(e.mean_length, counts.samples, length.lengths, length.mass);
+  e.shortfall_p = mean_below_chernoff_p(e.mean_length, counts.samples, length.lengths, length.mass);
+  e.excess_p = mean_above_chernoff_p(e.mean_length, counts.samples, length.lengths, length.mass);
   e.completions = counts.completions;
   double second_moment = 0.0;
   for (NodeId v = 0; v < tree.size(); ++v) {
@@ -102,11 +102,11 @@ std::optional<double> detectable_shortfall(std::span<const double> lengths, std:
   const double lowest = *std::min_element(lengths.begin(), lengths.end());
   if (!(mean - lowest > 1e-12)) return 0.0;  // L takes one value: no verifier can fall short of it
   // The largest sample mean the bound rejects at `level` (the bound falls as the mean falls).
-  if (mean_below_bound_p(lowest, samples, lengths, mass) > level) return std::nullopt;
+  if (mean_below_chernoff_p(lowest, samples, lengths, mass) > level) return std::nullopt;
   double lo = lowest, hi = mean;
   for (int i = 0; i < 100; ++i) {
     const double mid = 0.5 * (lo + hi);
-    (mean_below_bound_p(mid, samples, lengths, mass) <= level ? lo : hi) = mid;
+    (mean_below_chernoff_p(mid, samples, lengths, mass) <= level ? lo : hi) = mid;
   }
   const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), 1.0 - power));
   // A verifier whose E[L] sits this far below the ceiling has its sample mean below `lo` with

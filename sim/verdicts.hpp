@@ -11,7 +11,7 @@
 
 #include "core/philox.hpp"
 #include "core/statistics.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/suite.hpp"
 #include "sim/verdict_policy.hpp"

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "api/tests/simple_verifiers.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 
 namespace tev::api {
 namespace {

@@ -7,7 +7,7 @@
 #include "conformance/emit.hpp"
 #include "conformance/judge.hpp"
 #include "core/choosers.hpp"
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 
 namespace tev::conformance {
 namespace {

@@ -77,13 +77,13 @@ TEST(Power, EqualsAlphaUnderTheNullAndGrowsWithTheEffect) {
 
 TEST(MeanTest, UsesTheExactNullVariance) {
   // Mean 2.1 vs 2.0 with Var 1 and n = 100: z = 1, two-sided p = 0.31731050786291415.
-  EXPECT_NEAR(mean_test_p_value(2.1, 100, 2.0, 1.0), 0.31731050786291415, 1e-12);
+  EXPECT_NEAR(mean_z_test_p(2.1, 100, 2.0, 1.0), 0.31731050786291415, 1e-12);
   // Zero null variance: exact equality passes, any deviation fails.
-  EXPECT_EQ(mean_test_p_value(3.0, 10, 3.0, 0.0), 1.0);
-  EXPECT_EQ(mean_test_p_value(2.9, 10, 3.0, 0.0), 0.0);
+  EXPECT_EQ(mean_z_test_p(3.0, 10, 3.0, 0.0), 1.0);
+  EXPECT_EQ(mean_z_test_p(2.9, 10, 3.0, 0.0), 0.0);
   // One-sided: z = −1 gives Φ(−1) = 0.15865525393145707; z = +1 gives 0.8413447460685429.
-  EXPECT_NEAR(mean_below_p_value(1.9, 100, 2.0, 1.0), 0.15865525393145707, 1e-12);
-  EXPECT_NEAR(mean_below_p_value(2.1, 100, 2.0, 1.0), 0.8413447460685429, 1e-12);
+  EXPECT_NEAR(mean_below_z_test_p(1.9, 100, 2.0, 1.0), 0.15865525393145707, 1e-12);
+  EXPECT_NEAR(mean_below_z_test_p(2.1, 100, 2.0, 1.0), 0.8413447460685429, 1e-12);
 }
 
 TEST(Binomial, ExactTestsAgainstBruteForceSums) {
@@ -146,11 +146,11 @@ namespace {
 TEST(MeanBound, MatchesTheBernoulliClosedForm) {
   const std::vector<double> values = {0.0, 1.0}, probs = {.5, .5};
   const double kl = 0.3 * std::log(0.6) + 0.7 * std::log(1.4);
-  EXPECT_NEAR(mean_below_bound_p(0.3, 100, values, probs), std::exp(-100.0 * kl), 1e-12);
-  EXPECT_NEAR(mean_above_bound_p(0.7, 100, values, probs), std::exp(-100.0 * kl), 1e-12);
-  EXPECT_EQ(mean_below_bound_p(0.6, 100, values, probs), 1.0);  // on the other side of the mean
-  EXPECT_NEAR(mean_below_bound_p(0.0, 10, values, probs), std::pow(0.5, 10), 1e-15);  // every sample at the bottom
-  EXPECT_EQ(mean_below_bound_p(-0.1, 10, values, probs), 0.0);  // below every value the law allows
+  EXPECT_NEAR(mean_below_chernoff_p(0.3, 100, values, probs), std::exp(-100.0 * kl), 1e-12);
+  EXPECT_NEAR(mean_above_chernoff_p(0.7, 100, values, probs), std::exp(-100.0 * kl), 1e-12);
+  EXPECT_EQ(mean_below_chernoff_p(0.6, 100, values, probs), 1.0);  // on the other side of the mean
+  EXPECT_NEAR(mean_below_chernoff_p(0.0, 10, values, probs), std::pow(0.5, 10), 1e-15);  // every sample at the bottom
+  EXPECT_EQ(mean_below_chernoff_p(-0.1, 10, values, probs), 0.0);  // below every value the law allows
 }
 
 // The bound is a valid p-value: for every outcome k of Binomial(n, q), the bound at k/n is at least
@@ -163,7 +163,7 @@ TEST(MeanBound, NeverBelowTheExactTail) {
     for (std::uint64_t k = 0; k <= std::min<std::uint64_t>(n, 200); ++k) {
       tail += term;
       const double mean = static_cast<double>(k) / static_cast<double>(n);
-      EXPECT_GE(mean_below_bound_p(mean, n, values, probs) * (1.0 + 1e-9), std::min(1.0, tail)) << "n " << n << " q " << q << " k " << k;
+      EXPECT_GE(mean_below_chernoff_p(mean, n, values, probs) * (1.0 + 1e-9), std::min(1.0, tail)) << "n " << n << " q " << q << " k " << k;
       term *= static_cast<double>(n - k) / static_cast<double>(k + 1) * q / (1.0 - q);
     }
   }
@@ -176,9 +176,9 @@ TEST(MeanBound, RareEventsDoNotFoolIt) {
   const double q = 2e-4;
   const std::vector<double> values = {0.0, 10.0}, probs = {1.0 - q, q};
   const double mean = 3.0 * 10.0 / static_cast<double>(n);
-  EXPECT_LT(mean_test_p_value(mean, n, 10.0 * q, 100.0 * q * (1.0 - q)), 1e-8);
+  EXPECT_LT(mean_z_test_p(mean, n, 10.0 * q, 100.0 * q * (1.0 - q)), 1e-8);
   // Exact: P(X ≥ 3) for X ~ Binomial(1000, 2e-4) ≈ 1.1e-3; the bound must not be below it.
-  EXPECT_GT(mean_above_bound_p(mean, n, values, probs), 1.1e-3);
+  EXPECT_GT(mean_above_chernoff_p(mean, n, values, probs), 1.1e-3);
 }
 
 }  // namespace

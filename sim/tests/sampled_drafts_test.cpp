@@ -9,6 +9,7 @@
 
 #include "core/exit_law.hpp"
 #include "sim/sampled_law.hpp"
+#include "sim/verdict_policy.hpp"
 
 namespace tev {
 namespace {
@@ -195,6 +196,7 @@ TEST(SampledStatistical, DecisionsOnTheDefaultPairing) {
   const double alpha = 1e-3;
   const double test_alpha = sampled_test_alpha(alpha, cases.size());
   std::vector<SampledEvidence> evidence;
+  TestLevel level{test_alpha, alpha / 2.0, kNullSimulationSeed, 0};
   for (const SampledCase& c : cases) {
     SampledEvidence e;
     e.c = c;
@@ -202,7 +204,8 @@ TEST(SampledStatistical, DecisionsOnTheDefaultPairing) {
     e.exact = enumerate_marginal(pair, c);
     e.conditional = enumerate_conditional(pair, c);
     e.counts = sample_case(pair, c, {20261201, 0, 30000, 2});
-    judge_statistics(pair, e, test_alpha);
+    judge_statistics(pair, e, level);
+    ++level.id;
     evidence.push_back(std::move(e));
   }
   const auto verdicts = decide_sampled(evidence, alpha);

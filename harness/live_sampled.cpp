@@ -1,4 +1,4 @@
-#include "harness/sampled_live.hpp"
+#include "harness/live_sampled.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -202,7 +202,7 @@ class FixedTrees {
 
 // The first emitted word of `samples` runs, each on a freshly drafted tree (key: sample index).
 std::vector<std::uint64_t> sample_first_words(const LiveLanguagePair& pair, const SampledCase& c, std::uint32_t stream,
-                                              const SampledLiveOptions& o) {
+                                              const LiveSampledOptions& o) {
   using Counts = std::vector<std::uint64_t>;
   const auto vocab = static_cast<std::size_t>(pair.vocab());
   const bool target_only = sampled_verifier_info(c.verifier).kind == SampledKind::target_only;
@@ -253,7 +253,7 @@ double standard_error(const std::vector<double>& x) {
 // q-based verifier each verify it `draws_per_round` times, and TEV's first block extends the text.
 RoundsComparison run_rounds(const LanguageModel& target, const LanguageModel& drafter, const std::string& drafter_name,
                             const Drafting& drafting, SampledVerifierId q_verifier, std::uint32_t stream, std::span<const Token> prompt,
-                            const SampledLiveOptions& o, double& row_deviation) {
+                            const LiveSampledOptions& o, double& row_deviation) {
   RoundsComparison out;
   out.drafter = drafter_name;
   out.drafting = drafting;
@@ -304,13 +304,13 @@ RoundsComparison run_rounds(const LanguageModel& target, const LanguageModel& dr
   out.ceiling_mean = out.rounds ? ceiling.value() / out.rounds : 0.0;
   std::vector<DrawnLaw> drawn;
   for (const LengthLaw& l : laws) drawn.push_back({l.lengths, l.mass, static_cast<double>(draws)});
-  out.tev_p = out.rounds ? sum_two_sided_bound_p(static_cast<double>(tev_sum), drawn) : 1.0;
+  out.tev_p = out.rounds ? sum_two_sided_chernoff_p(static_cast<double>(tev_sum), drawn) : 1.0;
   return out;
 }
 
 // The cases of one drafter: TEV and the q-based verifier on each policy, and two q-based mutants
 // that act at the root (where the first word is decided).
-std::vector<SampledCase> first_word_cases(const SampledLiveOptions& o, std::int32_t depth) {
+std::vector<SampledCase> first_word_cases(const LiveSampledOptions& o, std::int32_t depth) {
   using Id = SampledVerifierId;
   const Drafting chain{DraftPolicy::chain, 1, depth};
   const Drafting iid{DraftPolicy::iid_children, o.draft_width, depth};
@@ -325,7 +325,7 @@ std::vector<SampledCase> first_word_cases(const SampledLiveOptions& o, std::int3
 }
 
 // The comparison streams: the q-based verifier of each policy against TEV.
-std::vector<SampledCase> rounds_cases(const SampledLiveOptions& o) {
+std::vector<SampledCase> rounds_cases(const LiveSampledOptions& o) {
   std::vector<SampledCase> out;
   for (const SampledCase& c : first_word_cases(o, o.draft_depth)) {
     if (sampled_verifier_info(c.verifier).kind == SampledKind::q_based) out.push_back(c);
@@ -363,12 +363,12 @@ std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, 
   return law;
 }
 
-int SampledLiveResult::exit_code() const { return passed ? 0 : only_inconclusive ? verdict_exit_code(Verdict::inconclusive) : 1; }
+int LiveSampledResult::exit_code() const { return passed ? 0 : only_inconclusive ? verdict_exit_code(Verdict::inconclusive) : 1; }
 
-SampledLiveResult run_sampled_live(const ModelSet& models, const SampledLiveOptions& o, std::ostream& progress) {
+LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOptions& o, std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
   if (o.first_word_samples < 1 || o.rounds < 1 || o.draws_per_round < 1) throw std::invalid_argument("live --drafts sampled: samples, rounds and draws must be positive");
-  SampledLiveResult result;
+  LiveSampledResult result;
   result.target = models.target->name();
   result.description = models.description;
   result.context = sample_contexts(*models.target, 1, o.context_length, o.seed, models.end_token).front();
@@ -466,11 +466,11 @@ SampledLiveResult run_sampled_live(const ModelSet& models, const SampledLiveOpti
   return result;
 }
 
-SampledLiveResult run_sampled_live(const ModelRequest& request, const SampledLiveOptions& o, std::ostream& progress) {
+LiveSampledResult run_live_sampled(const ModelRequest& request, const LiveSampledOptions& o, std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
   progress << "loading models ...\n";
   const ModelSet models = load_models(request);
-  SampledLiveResult result = run_sampled_live(models, o, progress);
+  LiveSampledResult result = run_live_sampled(models, o, progress);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

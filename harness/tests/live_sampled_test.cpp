@@ -9,7 +9,7 @@
 
 #include "core/compensated_sum.hpp"
 #include "core/exit_law.hpp"
-#include "harness/sampled_live.hpp"
+#include "harness/live_sampled.hpp"
 #include "harness/tests/sphinx_fixture.hpp"
 
 namespace tev {
@@ -84,8 +84,8 @@ TEST(FirstWordLaw, IsTheTargetsRowForQBasedVerifiersAndNotForRootMutants) {
   EXPECT_FALSE(first_word_law(s.pair, {Id::tree_exit, iid}).has_value());
 }
 
-SampledLiveOptions tiny(int threads) {
-  SampledLiveOptions o;
+LiveSampledOptions tiny(int threads) {
+  LiveSampledOptions o;
   o.context_length = 3;
   o.top_k = 4;
   o.first_word_samples = 300;
@@ -103,8 +103,8 @@ TEST(SampledLive, SmallRunIsTheSameForAnyThreadCount) {
   request.drafters = {"bigram"};
   const ModelSet models = load_models(request);
   std::ostringstream progress;
-  const SampledLiveResult one = run_sampled_live(models, tiny(1), progress);
-  const SampledLiveResult two = run_sampled_live(models, tiny(2), progress);
+  const LiveSampledResult one = run_live_sampled(models, tiny(1), progress);
+  const LiveSampledResult two = run_live_sampled(models, tiny(2), progress);
   ASSERT_EQ(one.first_word.size(), 8u);  // TEV and the q-based verifier on three policies, two mutants
   ASSERT_EQ(one.rounds.size(), 3u);
   EXPECT_EQ(one.context.size(), 4u);

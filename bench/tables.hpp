@@ -1,6 +1,6 @@
 #pragma once
-// `tevsuite bench [--device cpu|gpu] verifier | montecarlo | power`: measured tables with the ratios the goals are stated in
-// (still in apps/: bench/ is a library below reports, and its CMake is being reworked).
+// `tevsuite bench [--device cpu|gpu] verifier | montecarlo | power`: measured tables with the ratios the goals are stated in,
+// printed and written as JSON (the measurements themselves: bench/measurements.hpp).
 #include <cstdint>
 #include <iosfwd>
 #include <string>

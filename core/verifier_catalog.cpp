@@ -1,4 +1,4 @@
-#include "core/verifier_registry.hpp"
+#include "core/verifier_catalog.hpp"
 
 #include <array>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "apps/bench_tables.hpp"
+#include "bench/tables.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

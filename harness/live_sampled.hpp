@@ -70,7 +70,7 @@ class LiveLanguagePair {
   mutable double row_deviation_ = 0.0;
 };
 
-struct SampledLiveOptions {
+struct LiveSampledOptions {
   std::int32_t context_length = 5;      // tokens sampled from the target after <s> (the first-word context, the rounds' prompt)
   std::int32_t draft_depth = 2;         // D: the rounds' trees
   // The first-word test's trees. A q-based verifier decides the first word at the root, so its
@@ -119,7 +119,7 @@ struct RoundsComparison {
   std::string prompt_text, continuation_text;  // tokens rendered by the target: the prompt, and what TEV generated after it
 };
 
-struct SampledLiveResult {
+struct LiveSampledResult {
   std::string target, description;
   std::vector<std::string> drafters;
   std::vector<double> root_tv;            // (drafters) TV(p, top-k q) at the first-word context: speculative sampling's rejection rate there
@@ -144,8 +144,8 @@ struct SampledLiveResult {
 // root), the root's bonus kept as one weighted row. None for target-only verifiers.
 std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, const SampledCase& c);
 
-SampledLiveResult run_sampled_live(const ModelSet& models, const SampledLiveOptions& options, std::ostream& progress);
+LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOptions& options, std::ostream& progress);
 // Loads the models the request names, then runs the above (`tevsuite live --drafts sampled`).
-SampledLiveResult run_sampled_live(const ModelRequest& request, const SampledLiveOptions& options, std::ostream& progress);
+LiveSampledResult run_live_sampled(const ModelRequest& request, const LiveSampledOptions& options, std::ostream& progress);
 
 }  // namespace tev

@@ -1,0 +1,21 @@
+# A moved install still draws figures: install into one prefix, move the prefix elsewhere, and
+# render a report with the moved program, which must run the plot script installed beside it.
+# -DBUILD_DIR: the build to install; -DWORK_DIR: scratch folder (emptied first).
+file(REMOVE_RECURSE ${WORK_DIR})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/installed RESULT_VARIABLE status OUTPUT_QUIET)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "cmake --install failed (${status})")
+endif()
+file(RENAME ${WORK_DIR}/installed ${WORK_DIR}/moved)
+set(program ${WORK_DIR}/moved/bin/tevsuite)
+execute_process(COMMAND ${program} check --trees 1 --samples 1000 --json ${WORK_DIR}/check.json RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
+if(NOT EXISTS ${WORK_DIR}/check.json)
+  message(FATAL_ERROR "the moved program wrote no results (status ${status})")
+endif()
+execute_process(COMMAND ${program} report ${WORK_DIR}/check.json --out ${WORK_DIR}/report OUTPUT_VARIABLE printed ERROR_VARIABLE errors)
+set(expected "figures drawn by ${WORK_DIR}/moved/share/tevsuite/plot_figures.py")
+string(FIND "${printed}" "${expected}" at)
+if(at EQUAL -1 OR NOT EXISTS ${WORK_DIR}/report/figures/acceptance_vs_prefix.png)
+  message(FATAL_ERROR "expected \"${expected}\" and a drawn figure; report printed:\n${printed}${errors}")
+endif()
+message(STATUS "${expected}")
