@@ -1,4 +1,4 @@
-// The C API (api/tevsuite_check.h) over the C++ one: the callbacks wrapped as verifiers, the
+// The C API (<tevsuite/check.h>) over the C++ one (<tevsuite/check.hpp>): the callbacks wrapped as verifiers, the
 // reports held behind an opaque handle. No exception crosses into C: an error becomes TEV_ERROR
 // with its message as the description.
 #include <cmath>
@@ -9,11 +9,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "api/tevsuite_check.h"
-#include "api/verifier_check.hpp"
+#include <tevsuite/check.h>
+#include <tevsuite/check.hpp>
 
 struct tev_randomness {
-  tev::api::Randomness* randomness;
+  tevsuite::Randomness* randomness;
 };
 
 struct tev_check_result {
@@ -29,15 +29,15 @@ struct tev_check_result {
 
 namespace {
 
-using namespace tev;
+using namespace tevsuite;
 
-tev_verdict c_verdict(Verdict v) { return static_cast<tev_verdict>(verdict_exit_code(v)); }
+tev_verdict c_verdict(Verdict v) { return static_cast<tev_verdict>(v); }
 
 // A callback's block: its return code checked, its length within the room it was given.
 template <class Callback, class CaseT>
-api::EmittedBlock call(Callback callback, void* user, const CaseT& c, api::Randomness& randomness, std::int32_t capacity) {
+Block call(Callback callback, void* user, const CaseT& c, Randomness& randomness, std::int32_t capacity) {
   tev_randomness r{&randomness};
-  api::EmittedBlock block;
+  Block block;
   block.accepted.resize(static_cast<std::size_t>(capacity));
   std::int32_t length = 0;
   if (const int code = callback(user, &c, &r, block.accepted.data(), capacity, &length, &block.bonus); code != 0) {
@@ -51,13 +51,10 @@ api::EmittedBlock call(Callback callback, void* user, const CaseT& c, api::Rando
   return block;
 }
 
-template <class Report>
 void add_cases(tev_check_result& out, const Report& report) {
-  out.verdict = c_verdict(report.overall);
-  for (const auto& r : report.cases) {
-    out.cases.push_back({r.id, c_verdict(r.decision.verdict), r.evidence.chi_square.p_value, r.decision.exactness_p_holm,
-                         r.evidence.detectable_tv.value_or(NAN)});
-  }
+  out.verdict = c_verdict(report.verdict);
+  out.description = report.description;
+  for (const CaseResult& r : report.cases) out.cases.push_back({r.id, c_verdict(r.verdict), r.p_value, r.p_holm, r.detectable_tv.value_or(NAN)});
 }
 
 // Runs `check` into a new result, turning any exception into TEV_ERROR.
@@ -80,17 +77,17 @@ tev_check_result* run_check(bool has_verifier, Check&& check) {
   return out;
 }
 
-// The C options of a C++ options struct (CheckOptions or ModelCheckOptions), and back.
+// The C options of a C++ options struct (TreeCheckOptions or ModelCheckOptions), and back.
 template <class Options>
 tev_check_options c_options(const Options& o) {
-  return {o.cases.cases, o.cases.samples, o.seed, o.alpha, o.threads};
+  return {o.cases, o.samples, o.seed, o.alpha, o.threads};
 }
 template <class Options>
 Options cpp_options(const tev_check_options* given) {
   Options o;
   const tev_check_options c = given ? *given : c_options(o);
-  o.cases.cases = c.cases;
-  o.cases.samples = c.samples;
+  o.cases = c.cases;
+  o.samples = c.samples;
   o.seed = c.seed;
   o.alpha = c.alpha;
   o.threads = c.threads;
@@ -108,7 +105,7 @@ T field(const tev_check_result* r, int32_t k, T tev_check_result::Case::*member,
   return c ? c->*member : absent;
 }
 
-const tev::LanguagePair& pair_of(const tev_model_case* c) { return *static_cast<const tev::LanguagePair*>(c->rows); }
+const ModelCase& model_of(const tev_model_case* c) { return *static_cast<const ModelCase*>(c->rows); }
 
 // A prefix the case has rows for: 0 to D tokens, each in [0, V).
 bool valid_prefix(const tev_model_case* c, const int32_t* prefix, int32_t length) {
@@ -127,39 +124,36 @@ double tev_uniform(tev_randomness* r) { return r->randomness->uniform(); }
 uint64_t tev_random_bits(tev_randomness* r) { return r->randomness->bits(); }
 
 const double* tev_model_p(const tev_model_case* c, const int32_t* prefix, int32_t length) {
-  return valid_prefix(c, prefix, length) ? pair_of(c).p({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
+  return valid_prefix(c, prefix, length) ? model_of(c).p({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
 }
 const double* tev_model_q(const tev_model_case* c, const int32_t* prefix, int32_t length) {
-  return valid_prefix(c, prefix, length) ? pair_of(c).q({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
+  return valid_prefix(c, prefix, length) ? model_of(c).q({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
 }
 
-tev_check_options tev_tree_check_defaults(void) { return c_options(api::CheckOptions{}); }
-tev_check_options tev_model_check_defaults(void) { return c_options(api::ModelCheckOptions{}); }
+tev_check_options tev_tree_check_defaults(void) { return c_options(TreeCheckOptions{}); }
+tev_check_options tev_model_check_defaults(void) { return c_options(ModelCheckOptions{}); }
 
 tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user, const tev_check_options* options) {
   return run_check(verifier != nullptr, [&](tev_check_result& out) {
-    const api::TreeReport report = api::check_tree_verifier(
-        [&](const api::TreeCaseView& view, api::Randomness& randomness) {
-          // The views' strings are the cases' own std::strings: null-terminated.
-          const tev_tree_case c{view.id.data(), view.label.data(), view.vocab, view.nodes(), view.parents.data(), view.tokens.data(), view.probs.data()};
-          return call(verifier, user, c, randomness, view.nodes() - 1);
-        },
-        cpp_options<api::CheckOptions>(options));
-    add_cases(out, report);
-    out.description = api::describe(report);
+    add_cases(out, check_tree_verifier(
+                       [&](const TreeCase& view, Randomness& randomness) {
+                         // The views' strings are the cases' own std::strings: null-terminated.
+                         const tev_tree_case c{view.id.data(), view.label.data(), view.vocab, view.nodes(), view.parents.data(), view.tokens.data(),
+                                               view.probs.data()};
+                         return call(verifier, user, c, randomness, view.nodes() - 1);
+                       },
+                       cpp_options<TreeCheckOptions>(options)));
   });
 }
 
 tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* user, const tev_check_options* options) {
   return run_check(verifier != nullptr, [&](tev_check_result& out) {
-    const api::ModelReport report = api::check_model_verifier(
-        [&](const api::ModelCaseView& view, api::Randomness& randomness) {
-          const tev_model_case c{view.id.data(), view.label.data(), view.vocab, view.depth, view.pair};
-          return call(verifier, user, c, randomness, view.depth);
-        },
-        cpp_options<api::ModelCheckOptions>(options));
-    add_cases(out, report);
-    out.description = api::describe(report);
+    add_cases(out, check_model_verifier(
+                       [&](const ModelCase& view, Randomness& randomness) {
+                         const tev_model_case c{view.id.data(), view.label.data(), view.vocab, view.depth, &view};
+                         return call(verifier, user, c, randomness, view.depth);
+                       },
+                       cpp_options<ModelCheckOptions>(options)));
   });
 }
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/tevsuite_check.h"
+#include <tevsuite/check.h>
 
 static int failures = 0;
 #define CHECK(condition)                                          \

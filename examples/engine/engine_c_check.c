@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <tevsuite/api/tevsuite_check.h>
+#include <tevsuite/check.h>
 
 static int32_t draw(const double* row, int32_t vocab, double u) {
   double below = 0.0;

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <string>
 
-#include <tevsuite/api/verifier_check.hpp>
+#include <tevsuite/check.hpp>
 
 #include "engine_adapters.hpp"
 
@@ -15,8 +15,8 @@ int main() {
   std::uint64_t seed = 20261201;
   while (std::getline(std::cin, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const tev::conformance::Case c = tev::conformance::parse_case(line, "stdin");
-    const engine::TreeView view = engine::engine_view(tev::api::view_of(c));
+    const tevsuite::OwnedTreeCase c = tevsuite::read_tree_case(line);
+    const engine::TreeView view = engine::engine_view(c.view());
     for (std::uint64_t s = 0; s < c.samples; ++s) {
       engine::Rng rng(++seed);
       const engine::Block b = engine::verify_tree(view, rng);

@@ -1,5 +1,5 @@
 /* tevsuite's conformance check for C engines and other languages' FFIs (C99). The same check as
- * api/verifier_check.hpp: the cases `tevsuite conformance emit` writes, the verifier called in
+ * <tevsuite/check.hpp>: the cases `tevsuite conformance emit` writes, the verifier called in
  * process once per sample, the one verdict policy. The verifier is called from several threads at
  * once (options.threads): it must not share mutable state between calls without locking. */
 #ifndef TEVSUITE_CHECK_H

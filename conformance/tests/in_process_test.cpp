@@ -1,17 +1,17 @@
 // The in-process check: every registered verifier through the drawing form lands on its kind's
 // verdict (mutants caught by enumeration on some case, always), seeded verifiers are judged by
 // sampling, bad blocks are impossible events, and results do not depend on the threads.
-#include "api/verifier_check.hpp"
+#include "conformance/in_process.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 
-#include "api/tests/simple_verifiers.hpp"
+#include "conformance/tests/in_process_verifiers.hpp"
 #include "core/verifier_catalog.hpp"
 
-namespace tev::api {
+namespace tev::conformance {
 namespace {
 
 // Fewer samples than the default (20,000 per case), and the sparse case over V = 64 instead of
@@ -28,18 +28,18 @@ CheckOptions small_options() {
 // A registered verifier as a drawing verifier: the view's case looked up by id.
 struct RegisteredVerifier {
   VerifierId id;
-  const std::map<std::string, conformance::Case, std::less<>>* cases;
+  const std::map<std::string, Case, std::less<>>* cases;
   template <class Draws>
   EmittedBlock operator()(const TreeCaseView& view, Draws& draws) const {
-    const conformance::Case& c = cases->find(view.id)->second;
+    const Case& c = cases->find(view.id)->second;
     const Block b = run_verifier(id, c.tree, c.rows, draws.chooser());
     return {c.tree.path_tokens(b.exit), b.bonus};
   }
 };
 
-std::map<std::string, conformance::Case, std::less<>> cases_by_id(const CheckOptions& options) {
-  std::map<std::string, conformance::Case, std::less<>> out;
-  for (conformance::Case& c : tree_cases(options.cases)) out.emplace(c.id, std::move(c));
+std::map<std::string, Case, std::less<>> cases_by_id(const CheckOptions& options) {
+  std::map<std::string, Case, std::less<>> out;
+  for (Case& c : tree_cases(options.cases)) out.emplace(c.id, std::move(c));
   return out;
 }
 
@@ -183,4 +183,4 @@ TEST(Randomness, BitsAndUniformsAreReproducible) {
 }
 
 }  // namespace
-}  // namespace tev::api
+}  // namespace tev::conformance

@@ -1,4 +1,4 @@
-#include "api/verifier_check.hpp"
+#include "conformance/in_process.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
@@ -11,7 +11,7 @@
 
 #include "core/format.hpp"
 
-namespace tev::api {
+namespace tev::conformance {
 
 std::uint64_t Randomness::bits() {
   // The top 32 bits of each uniform in [0, 1) are uniform over 32-bit values.
@@ -22,7 +22,7 @@ std::uint64_t Randomness::bits() {
 
 namespace {
 
-template <class CaseT, CaseT (*Parse)(std::string_view, const std::string&, const conformance::CaseLimits&)>
+template <class CaseT, CaseT (*Parse)(std::string_view, const std::string&, const CaseLimits&)>
 std::deque<CaseT> read_back(const std::vector<std::string>& lines) {
   std::deque<CaseT> cases;
   for (std::size_t k = 0; k < lines.size(); ++k) cases.push_back(Parse(lines[k], "emitted case " + std::to_string(k), {}));
@@ -73,7 +73,7 @@ std::string p_text(double p, std::uint64_t impossible) { return p > 0.0 || impos
 
 // The first failing case spelled out: what it is, its tests at the verdict's level, and the χ²
 // bins farthest from the canonical law.
-void append_case(std::ostringstream& out, const conformance::CaseResult& r) {
+void append_case(std::ostringstream& out, const CaseResult& r) {
   const TreeEvidence& e = r.evidence;
   out << "first failing case: " << r.id << " (" << r.label << "): " << verdict_text(r.decision.verdict) << "\n";
   out << "  samples " << r.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
@@ -114,29 +114,29 @@ std::string sequence_name(std::int64_t cell, std::int32_t vocab, std::int32_t ho
 
 }  // namespace
 
-TreeCaseView view_of(const conformance::Case& c) {
+TreeCaseView view_of(const Case& c) {
   return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, c.rows.data()};
 }
 
-std::vector<conformance::Case> tree_cases(const conformance::EmitConfig& config) {
-  std::deque<conformance::Case> cases = read_back<conformance::Case, conformance::parse_case>(conformance::emit_cases(config));
+std::vector<Case> tree_cases(const EmitConfig& config) {
+  std::deque<Case> cases = read_back<Case, parse_case>(emit_cases(config));
   return {std::make_move_iterator(cases.begin()), std::make_move_iterator(cases.end())};
 }
 
 namespace detail {
 
 
-Block checked_block(const conformance::Case& c, const EmittedBlock& block) {
-  conformance::ResolvedBlock resolved = conformance::resolve_block(c, json_path(block), block.bonus);
+Block checked_block(const Case& c, const EmittedBlock& block) {
+  ResolvedBlock resolved = resolve_block(c, json_path(block), block.bonus);
   if (!resolved.problem.empty()) throw ImpossibleBlock(resolved.problem);
   return resolved.block;
 }
 
 TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options) {
-  const std::deque<conformance::Case> cases = read_back<conformance::Case, conformance::parse_case>(conformance::emit_cases(options.cases));
-  const auto judges = sample_cases<conformance::CaseJudge>(
+  const std::deque<Case> cases = read_back<Case, parse_case>(emit_cases(options.cases));
+  const auto judges = sample_cases<CaseJudge>(
       cases, options.seed, options.threads,
-      [&](conformance::CaseJudge& judge, const conformance::Case& c, const DrawSite& site, const std::string& where) {
+      [&](CaseJudge& judge, const Case& c, const DrawSite& site, const std::string& where) {
         const EmittedBlock b = sample(c, view_of(c), site);
         judge.add_sample(json_path(b), b.bonus, site.sample, where);
       });
@@ -153,9 +153,9 @@ TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, 
       }
     }
   }
-  TreeReport report = conformance::judge(judges, VerdictPolicy{.alpha = options.alpha}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
+  TreeReport report = judge(judges, VerdictPolicy{.alpha = options.alpha}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
   for (std::size_t k = 0; k < cases.size(); ++k) {
-    conformance::CaseResult& r = report.cases[k];
+    CaseResult& r = report.cases[k];
     r.not_enumerated = enumerate ? not_enumerated[k] : "a seeded verifier: no enumeration";
     // An impossible block on a branch of positive probability is not exact, as an impossible sample is.
     if (!impossible[k].empty()) {
@@ -165,7 +165,7 @@ TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, 
       report.overall = Verdict::not_exact;
     }
   }
-  report.first_failing = conformance::first_case_with(report.cases, report.overall);
+  report.first_failing = first_case_with(report.cases, report.overall);
   return report;
 }
 
@@ -173,7 +173,7 @@ TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, 
 
 TreeReport check_tree_verifier(const TreeVerifier& verifier, const CheckOptions& options) {
   return detail::run_tree_check(
-      [&](const conformance::Case&, const TreeCaseView& view, const DrawSite& site) {
+      [&](const Case&, const TreeCaseView& view, const DrawSite& site) {
         Randomness randomness(site);
         return verifier(view, randomness);
       },
@@ -181,24 +181,24 @@ TreeReport check_tree_verifier(const TreeVerifier& verifier, const CheckOptions&
 }
 
 ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options) {
-  const std::deque<conformance::ModelCase> cases =
-      read_back<conformance::ModelCase, conformance::parse_model_case>(conformance::emit_model_cases(options.cases));
-  const auto judges = sample_cases<conformance::ModelCaseJudge>(
+  const std::deque<ModelCase> cases =
+      read_back<ModelCase, parse_model_case>(emit_model_cases(options.cases));
+  const auto judges = sample_cases<ModelCaseJudge>(
       cases, options.seed, options.threads,
-      [&](conformance::ModelCaseJudge& judge, const conformance::ModelCase& c, const DrawSite& site, const std::string& where) {
+      [&](ModelCaseJudge& judge, const ModelCase& c, const DrawSite& site, const std::string& where) {
         const ModelCaseView view{c.id, c.label, c.pair.vocab(), c.depth, c.drafting, &c.pair};
         Randomness randomness(site);
         const EmittedBlock b = verifier(view, randomness);
         judge.add_sample(b.accepted, b.bonus, site.sample, where);
       });
-  return conformance::judge_models(judges, VerdictPolicy{.alpha = options.alpha});
+  return judge_models(judges, VerdictPolicy{.alpha = options.alpha});
 }
 
 std::string describe(const TreeReport& report) {
   std::ostringstream out;
   out << "overall: " << verdict_text(report.overall) << " (" << report.cases.size() << " cases, alpha " << num(report.policy.alpha)
       << ": " << report.exactness_tests << " exactness and " << report.saturation_tests << " saturation tests, Holm)\n";
-  for (const conformance::CaseResult& r : report.cases) {
+  for (const CaseResult& r : report.cases) {
     if (r.id != report.first_failing) continue;
     append_case(out, r);
   }
@@ -207,12 +207,12 @@ std::string describe(const TreeReport& report) {
 
 std::string describe(const ModelReport& report) {
   std::ostringstream out;
-  out << "overall: " << conformance::model_verdict_text(report.overall) << " (" << report.cases.size() << " model cases, alpha "
+  out << "overall: " << model_verdict_text(report.overall) << " (" << report.cases.size() << " model cases, alpha "
       << num(report.policy.alpha) << ", " << report.exactness_tests << " exactness tests, Holm)\n";
-  for (const conformance::ModelCaseResult& r : report.cases) {
+  for (const ModelCaseResult& r : report.cases) {
     if (r.id != report.first_failing) continue;
     const TreeEvidence& e = r.evidence;
-    out << "first failing case: " << r.id << " (" << r.label << "): " << conformance::model_verdict_text(r.decision.verdict) << "\n";
+    out << "first failing case: " << r.id << " (" << r.label << "): " << model_verdict_text(r.decision.verdict) << "\n";
     out << "  samples " << e.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
     out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible) << ", Holm-adjusted p " << p_text(r.decision.exactness_p_holm, r.impossible) << "\n";
     out << "  power: detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level\n";
@@ -223,4 +223,4 @@ std::string describe(const ModelReport& report) {
   return out.str();
 }
 
-}  // namespace tev::api
+}  // namespace tev::conformance

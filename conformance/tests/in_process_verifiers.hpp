@@ -2,9 +2,9 @@
 // The smallest verifiers the API tests judge: accept nothing and draw the bonus from one row.
 #include <span>
 
-#include "api/verifier_check.hpp"
+#include "conformance/in_process.hpp"
 
-namespace tev::api::test_verifiers {
+namespace tev::conformance::test_verifiers {
 
 // A token of `row` by inverse CDF at u (the last token when rounding leaves u above the total).
 inline std::int32_t draw_from(std::span<const double> row, double u) {
@@ -20,4 +20,4 @@ inline std::int32_t draw_from(std::span<const double> row, double u) {
 // judge): exact, not saturated.
 inline EmittedBlock root_bonus(const TreeCaseView& c, Randomness& r) { return {{}, draw_from(c.row(0), r.uniform())}; }
 
-}  // namespace tev::api::test_verifiers
+}  // namespace tev::conformance::test_verifiers

@@ -9,9 +9,9 @@
 #include <numeric>
 #include <string>
 
-#include "api/verifier_check.hpp"
+#include "conformance/in_process.hpp"
 
-namespace tev::api {
+namespace tev::conformance {
 namespace {
 
 constexpr std::int32_t kEngineVocab = 151936;
@@ -144,4 +144,4 @@ TEST(TailBugsAtEngineVocab, EveryTailBugIsNotExact) {
 }
 
 }  // namespace
-}  // namespace tev::api
+}  // namespace tev::conformance

@@ -1,6 +1,7 @@
 #pragma once
-// tevsuite in an engine's own tests: the conformance check of `tevsuite conformance run`, with the
-// verifier under test called in process instead of spawned. The cases are the ones `conformance
+// The in-process conformance check behind the public library (include/tevsuite/check.hpp): the
+// check of `tevsuite conformance run`, with the verifier under test called in process instead of
+// spawned. The cases are the ones `conformance
 // emit` writes (the same generators, the same lines read back), every sample is validated,
 // completed and counted by the same judges, and the verdict comes from the one verdict policy
 // (sim/verdict_policy.hpp): χ² per case (α/2, Holm), E[L] and per-node acceptance against the
@@ -29,7 +30,7 @@
 #include "core/exact_law.hpp"
 #include "core/philox.hpp"
 
-namespace tev::api {
+namespace tev::conformance {
 
 // One fixed-tree case as the verifier sees it: plain arrays, level order (a parent before its
 // children, siblings in any order), node 0 the root.
@@ -116,14 +117,14 @@ DrawingVerifier<std::decay_t<F>> drawing(F&& f) {
 }
 
 struct CheckOptions {
-  conformance::EmitConfig cases{};  // which fixed-tree cases and samples per case: `conformance emit`'s defaults
+  EmitConfig cases{};  // which fixed-tree cases and samples per case: `conformance emit`'s defaults
   double alpha = 1e-3;              // family-wise false-alarm level of the whole check
   std::uint32_t seed = kDefaultSeed;    // the verifier's and the completions' randomness
   int threads = 0;                  // 0: every hardware thread
 };
 
 struct ModelCheckOptions {
-  conformance::ModelEmitConfig cases{};  // `conformance emit --model-cases`'s defaults
+  ModelEmitConfig cases{};  // `conformance emit --model-cases`'s defaults
   double alpha = 1e-3;
   std::uint32_t seed = kDefaultSeed;
   int threads = 0;
@@ -132,8 +133,8 @@ struct ModelCheckOptions {
 // The verdict per case and overall, as `conformance run` reports them: per case the χ² p-value,
 // its Holm-adjusted p, the TV it detects with 99 % power at the level it is tested at, and, for a
 // drawing verifier, the exact TV of its law from enumeration.
-using TreeReport = conformance::ConformanceReport;
-using ModelReport = conformance::ModelReport;
+using TreeReport = ConformanceReport;
+using ModelReport = ModelReport;
 
 // Samples a seeded verifier on every case.
 TreeReport check_tree_verifier(const TreeVerifier& verifier, const CheckOptions& options = {});
@@ -152,27 +153,27 @@ std::string describe(const TreeReport& report);
 std::string describe(const ModelReport& report);
 
 // The cases the checks run on (for an engine's own diagnostics), and a case as the verifier sees it.
-std::vector<conformance::Case> tree_cases(const conformance::EmitConfig& config);
-TreeCaseView view_of(const conformance::Case& c);
+std::vector<Case> tree_cases(const EmitConfig& config);
+TreeCaseView view_of(const Case& c);
 
 // --- the machinery behind the template, not for direct use ---
 namespace detail {
 // Sample `site.sample` of one case on the verifier stream.
-using SampleFn = std::function<EmittedBlock(const conformance::Case&, const TreeCaseView&, const DrawSite&)>;
+using SampleFn = std::function<EmittedBlock(const Case&, const TreeCaseView&, const DrawSite&)>;
 // The exact law of one case (throws what enumerate_verifier throws).
-using EnumerateFn = std::function<ExactOutcome(const conformance::Case&, const TreeCaseView&)>;
+using EnumerateFn = std::function<ExactOutcome(const Case&, const TreeCaseView&)>;
 TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options);
 // The block as tevsuite's Block (exit node, bonus); ImpossibleBlock when its path leaves the tree
 // or its bonus is outside the vocabulary or of zero target probability there.
 struct ImpossibleBlock : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
-Block checked_block(const conformance::Case& c, const EmittedBlock& block);
+Block checked_block(const Case& c, const EmittedBlock& block);
 
 // A drawing verifier's exact law on one case (throws what enumerate_verifier throws, and
 // ImpossibleBlock).
 template <class F>
-ExactOutcome enumerate_drawing(const DrawingVerifier<F>& verifier, const conformance::Case& c, const TreeCaseView& view) {
+ExactOutcome enumerate_drawing(const DrawingVerifier<F>& verifier, const Case& c, const TreeCaseView& view) {
   return enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& chooser) {
     Draws<EnumeratingChooser> draws(chooser, c.tree);
     return checked_block(c, verifier.verify(view, draws));
@@ -182,13 +183,13 @@ ExactOutcome enumerate_drawing(const DrawingVerifier<F>& verifier, const conform
 
 template <class F>
 TreeReport check_tree_verifier(const DrawingVerifier<F>& verifier, const CheckOptions& options) {
-  const auto sampled = [&](const conformance::Case& c, const TreeCaseView& view, const DrawSite& site) {
+  const auto sampled = [&](const Case& c, const TreeCaseView& view, const DrawSite& site) {
     PhiloxChooser chooser(site);
     Draws<PhiloxChooser> draws(chooser, c.tree);
     return EmittedBlock(verifier.verify(view, draws));
   };
-  const auto enumerate = [&](const conformance::Case& c, const TreeCaseView& view) { return detail::enumerate_drawing(verifier, c, view); };
+  const auto enumerate = [&](const Case& c, const TreeCaseView& view) { return detail::enumerate_drawing(verifier, c, view); };
   return detail::run_tree_check(sampled, enumerate, options);
 }
 
-}  // namespace tev::api
+}  // namespace tev::conformance

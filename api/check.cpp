@@ -1,0 +1,228 @@
+// The public library (include/tevsuite/check.hpp) over the in-process check
+// (conformance/in_process.hpp): the public views and draws wrapped around the internal ones, the
+// internal reports copied into the public result types.
+#include <tevsuite/check.hpp>
+
+#include <stdexcept>
+
+#include "conformance/in_process.hpp"
+#include "core/exit_law.hpp"
+#include "core/statistics.hpp"
+
+namespace tevsuite {
+namespace {
+
+namespace tc = tev::conformance;
+
+static_assert(kDefaultSeed == tev::kDefaultSeed);
+static_assert(TreeCheckOptions{}.cases == tc::EmitConfig{}.cases && TreeCheckOptions{}.samples == tc::EmitConfig{}.samples &&
+              TreeCheckOptions{}.large_vocab == tc::EmitConfig{}.large_vocab &&
+              TreeCheckOptions{}.large_vocab_factor == tc::EmitConfig{}.large_vocab_sample_factor &&
+              TreeCheckOptions{}.alpha == tc::CheckOptions{}.alpha);
+static_assert(ModelCheckOptions{}.cases == tc::ModelEmitConfig{}.cases && ModelCheckOptions{}.samples == tc::ModelEmitConfig{}.samples &&
+              ModelCheckOptions{}.alpha == tc::ModelCheckOptions{}.alpha);
+
+static_assert(static_cast<int>(DraftPolicy::top_k) == static_cast<int>(tev::DraftPolicy::top_k) &&
+              static_cast<int>(DraftPolicy::independent_chains) == static_cast<int>(tev::DraftPolicy::independent_chains));
+
+Verdict public_verdict(tev::Verdict v) { return static_cast<Verdict>(tev::verdict_exit_code(v)); }
+
+TreeCase public_view(const tc::TreeCaseView& v) { return {v.id, v.label, v.vocab, v.parents, v.tokens, v.probs}; }
+
+tc::EmittedBlock emitted(Block b) { return {std::move(b.accepted), b.bonus}; }
+
+class SampleRandomness final : public Randomness {
+ public:
+  explicit SampleRandomness(tc::Randomness& r) : r_(r) {}
+  double uniform() override { return r_.uniform(); }
+
+ private:
+  tc::Randomness& r_;
+};
+
+// tevsuite's chooser (a Philox sampler or the enumerator) behind the public Draws.
+template <class Chooser>
+class ChooserDraws final : public Draws {
+ public:
+  explicit ChooserDraws(tc::Draws<Chooser>& draws) : draws_(draws) {}
+  std::size_t categorical(std::span<const double> weights) override { return draws_.categorical(weights); }
+  std::int32_t next_token(std::int32_t node, std::span<const double> weights) override { return draws_.next_token(node, weights); }
+
+ private:
+  tc::Draws<Chooser>& draws_;
+};
+
+class PairRows final : public ModelRows {
+ public:
+  explicit PairRows(const tev::LanguagePair& pair) : pair_(pair) {}
+  std::span<const double> p(std::span<const std::int32_t> prefix) const override { return pair_.p(prefix); }
+  std::span<const double> q(std::span<const std::int32_t> prefix) const override { return pair_.q(prefix); }
+
+ private:
+  const tev::LanguagePair& pair_;
+};
+
+// The public drawing verifier as the in-process check's generic one (any chooser).
+auto internal_drawing(const DrawingVerifier& verifier) {
+  return tc::drawing([&verifier](const tc::TreeCaseView& view, auto& draws) {
+    ChooserDraws draws_(draws);
+    return emitted(verifier.verify(public_view(view), draws_));
+  });
+}
+
+tc::CheckOptions internal_options(const TreeCheckOptions& o) {
+  tc::CheckOptions out;
+  out.cases.cases = o.cases;
+  out.cases.samples = o.samples;
+  out.cases.large_vocab = o.large_vocab;
+  out.cases.large_vocab_sample_factor = o.large_vocab_factor;
+  out.alpha = o.alpha;
+  out.seed = o.seed;
+  out.threads = o.threads;
+  return out;
+}
+
+tc::ModelCheckOptions internal_options(const ModelCheckOptions& o) {
+  tc::ModelCheckOptions out;
+  out.cases.cases = o.cases;
+  out.cases.samples = o.samples;
+  out.alpha = o.alpha;
+  out.seed = o.seed;
+  out.threads = o.threads;
+  return out;
+}
+
+std::optional<double> finite(double x) { return x == x ? std::optional<double>(x) : std::nullopt; }
+
+Report public_report(const tc::TreeReport& r) {
+  Report out{public_verdict(r.overall), tev::verdict_text(r.overall), r.policy.alpha, r.policy.exact_tolerance, {}, tc::describe(r)};
+  for (const tc::CaseResult& c : r.cases) {
+    const tev::TreeEvidence& e = c.evidence;
+    out.cases.push_back({c.id, c.label, public_verdict(c.decision.verdict), c.samples, c.impossible, e.chi_square.p_value,
+                         c.decision.exactness_p_holm, c.decision.saturation_p_holm, e.detectable_tv,
+                         e.enumerated ? std::optional<double>(e.exact_tv) : std::nullopt, finite(e.mean_length), finite(e.ceiling),
+                         c.not_enumerated});
+  }
+  return out;
+}
+
+Report public_report(const tc::ModelReport& r) {
+  Report out{public_verdict(r.overall), tc::model_verdict_text(r.overall), r.policy.alpha, r.policy.exact_tolerance, {}, tc::describe(r)};
+  for (const tc::ModelCaseResult& c : r.cases) {
+    const tev::TreeEvidence& e = c.evidence;
+    out.cases.push_back({c.id, c.label, public_verdict(c.decision.verdict), e.samples, c.impossible, e.chi_square.p_value,
+                         c.decision.exactness_p_holm, std::nullopt, e.detectable_tv, std::nullopt, std::nullopt, std::nullopt,
+                         "a model case: sampling only"});
+  }
+  return out;
+}
+
+std::optional<DraftingHint> public_hint(const std::optional<tev::Drafting>& d) {
+  if (!d) return std::nullopt;
+  return DraftingHint{static_cast<DraftPolicy>(d->policy), d->width, d->depth};
+}
+
+OwnedTreeCase owned(const tc::Case& c) {
+  const tc::TreeCaseView v = tc::view_of(c);
+  return {c.id, c.label, v.vocab, {v.parents.begin(), v.parents.end()}, {v.tokens.begin(), v.tokens.end()}, {v.probs.begin(), v.probs.end()}, c.samples};
+}
+
+// A case of the caller's own in tevsuite's form: level order, rows checked and reordered with it.
+tc::Case internal_case(const OwnedTreeCase& o) {
+  const std::size_t n = o.parents.size();
+  if (o.vocab < 1 || n < 1 || o.tokens.size() != n || o.probs.size() != n * static_cast<std::size_t>(o.vocab)) {
+    throw std::invalid_argument("case " + o.id + ": needs vocab ≥ 1, N ≥ 1 parents, N tokens and N × vocab probabilities");
+  }
+  const tev::BuiltTree built = tev::tree_from_parents(o.parents, o.tokens, o.vocab);
+  std::vector<double> probs;
+  probs.reserve(o.probs.size());
+  for (const tev::NodeId source : built.order) {
+    const auto row = o.view().row(source);
+    probs.insert(probs.end(), row.begin(), row.end());
+  }
+  tc::Case c;
+  c.id = o.id;
+  c.label = o.label;
+  c.tree = built.tree;
+  c.rows = tev::TargetRows::from_probabilities(probs, built.tree.size(), o.vocab, tc::kRowTolerance);
+  c.order = built.order;
+  return c;
+}
+
+}  // namespace
+
+std::string verdict_text(Verdict v) {
+  switch (v) {
+    case Verdict::exact_saturated: return tev::verdict_text(tev::Verdict::exact_saturated);
+    case Verdict::not_exact: return tev::verdict_text(tev::Verdict::not_exact);
+    case Verdict::error: return "error";
+    case Verdict::exact_not_saturated: return tev::verdict_text(tev::Verdict::exact_not_saturated);
+    case Verdict::inconclusive: return tev::verdict_text(tev::Verdict::inconclusive);
+    case Verdict::exact_saturation_inconclusive: return tev::verdict_text(tev::Verdict::exact_saturation_inconclusive);
+  }
+  return "unknown verdict " + std::to_string(static_cast<int>(v));
+}
+
+std::uint64_t Randomness::bits() {
+  // The top 32 bits of each uniform in [0, 1) are uniform over 32-bit values.
+  const auto high = static_cast<std::uint64_t>(uniform() * 4294967296.0);
+  const auto low = static_cast<std::uint64_t>(uniform() * 4294967296.0);
+  return high << 32 | low;
+}
+
+const CaseResult* Report::first_failing() const {
+  if (verdict == Verdict::exact_saturated) return nullptr;
+  for (const CaseResult& c : cases) {
+    if (c.verdict == verdict) return &c;
+  }
+  return nullptr;
+}
+
+Report check_tree_verifier(const TreeVerifier& verifier, const TreeCheckOptions& options) {
+  return public_report(tc::check_tree_verifier(
+      [&](const tc::TreeCaseView& view, tc::Randomness& r) {
+        SampleRandomness randomness(r);
+        return emitted(verifier(public_view(view), randomness));
+      },
+      internal_options(options)));
+}
+
+Report check_tree_verifier(const DrawingVerifier& verifier, const TreeCheckOptions& options) {
+  return public_report(tc::check_tree_verifier(internal_drawing(verifier), internal_options(options)));
+}
+
+Report check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options) {
+  return public_report(tc::check_model_verifier(
+      [&](const tc::ModelCaseView& view, tc::Randomness& r) {
+        const PairRows rows(*view.pair);
+        const ModelCase c{view.id, view.label, view.vocab, view.depth, public_hint(view.drafting), &rows};
+        SampleRandomness randomness(r);
+        return emitted(verifier(c, randomness));
+      },
+      internal_options(options)));
+}
+
+ExactLaw exact_law(const DrawingVerifier& verifier, const OwnedTreeCase& owned_case) {
+  const tc::Case c = internal_case(owned_case);
+  tev::ExactOutcome exact;
+  try {
+    exact = tc::detail::enumerate_drawing(internal_drawing(verifier), c, tc::view_of(c));
+  } catch (const tev::EnumerationBudgetExceeded& e) {
+    throw std::length_error(e.what());
+  }
+  const tev::ExitLaw law = tev::ExitLaw::compute(c.tree, c.rows);
+  return {tev::total_variation(exact.completed, tev::canonical_block_law(c.tree, c.rows, law)), exact.mean_length, law.ceiling(),
+          exact.completion_probability};
+}
+
+std::vector<std::string> tree_case_lines(const TreeCheckOptions& options) { return tc::emit_cases(internal_options(options).cases); }
+
+OwnedTreeCase read_tree_case(std::string_view json_line) {
+  try {
+    return owned(tc::parse_case(json_line, "case line"));
+  } catch (const tc::InputError& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+}  // namespace tevsuite

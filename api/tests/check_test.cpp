@@ -1,0 +1,156 @@
+// The public library as an engine sees it (only <tevsuite/check.hpp>): verdicts of a drawing
+// verifier, its planted bug and a seeded verifier, the per-case results, a model verifier, the
+// exact law on a case of one's own, and case lines read back.
+#include <tevsuite/check.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <stdexcept>
+
+#include "public_verifiers.hpp"
+
+namespace {
+
+using namespace tevsuite;
+using namespace public_verifiers;
+
+// Fewer samples than the default, and the sparse case over V = 64: the verdicts below are decided
+// by enumeration (the drawing verifiers) or are far from the line, quick.
+TreeCheckOptions small_options() {
+  TreeCheckOptions options;
+  options.samples = 20000;
+  options.large_vocab = 64;
+  options.large_vocab_factor = 1;
+  options.threads = 2;
+  return options;
+}
+
+TEST(PublicCheck, TargetWalkIsExactAndSaturatedByEnumerationAndSampling) {
+  const Report report = check_tree_verifier(drawing(target_walk), small_options());
+  EXPECT_EQ(report.verdict, Verdict::exact_saturated) << describe(report);
+  EXPECT_EQ(report.verdict_text, "exact and saturated");
+  EXPECT_EQ(report.first_failing(), nullptr);
+  ASSERT_EQ(report.cases.size(), 8u);
+  for (const CaseResult& c : report.cases) {
+    ASSERT_TRUE(c.exact_tv.has_value()) << c.id << ": " << c.not_enumerated;
+    EXPECT_LE(*c.exact_tv, report.exact_tolerance) << c.id;
+    EXPECT_EQ(c.samples, 20000u);
+    EXPECT_GT(c.p_value, 0.0);
+    EXPECT_GE(c.p_holm, c.p_value);
+    ASSERT_TRUE(c.mean_length && c.ceiling && c.detectable_tv && c.saturation_p_holm);
+    EXPECT_GT(*c.ceiling, 1.0);
+  }
+}
+
+TEST(PublicCheck, FullRowBonusIsNotExactWithItsExactTv) {
+  const Report report = check_tree_verifier(drawing(target_walk_full_row_bonus), small_options());
+  ASSERT_EQ(report.verdict, Verdict::not_exact);
+  const CaseResult* failing = report.first_failing();
+  ASSERT_NE(failing, nullptr);
+  EXPECT_EQ(failing->verdict, Verdict::not_exact);
+  EXPECT_NE(describe(report).find("first failing case: " + failing->id), std::string::npos) << describe(report);
+  // Enumeration sees the bug on every case it can enumerate.
+  const auto enumerated_bug = [&](const CaseResult& c) { return c.exact_tv && *c.exact_tv > report.exact_tolerance; };
+  EXPECT_TRUE(std::any_of(report.cases.begin(), report.cases.end(), enumerated_bug));
+}
+
+TEST(PublicCheck, SeededVerifierIsJudgedBySampling) {
+  TreeCheckOptions options = small_options();
+  options.samples = 100000;  // 20,000 cannot guarantee the policy's TV in every direction: inconclusive
+  const Report report = check_tree_verifier(root_bonus, options);
+  EXPECT_EQ(report.verdict, Verdict::exact_not_saturated) << describe(report);
+  for (const CaseResult& c : report.cases) {
+    EXPECT_FALSE(c.exact_tv.has_value());
+    EXPECT_FALSE(c.not_enumerated.empty());
+  }
+  options.samples = 50;
+  EXPECT_EQ(check_tree_verifier(root_bonus, options).verdict, Verdict::inconclusive);
+}
+
+TEST(PublicCheck, VerifierExceptionsReachTheCaller) {
+  EXPECT_THROW(check_tree_verifier([](const TreeCase&, Randomness&) -> Block { throw std::runtime_error("engine failed"); }, small_options()),
+               std::runtime_error);
+}
+
+TEST(PublicCheck, ModelVerifierBonusFromPIsExactFromQIsNot) {
+  ModelCheckOptions options;
+  options.threads = 2;
+  const Report exact = check_model_verifier([](const ModelCase& c, Randomness& r) { return Block{{}, draw_from(c.p({}), r.uniform())}; }, options);
+  EXPECT_EQ(exact.verdict, Verdict::exact_saturated) << describe(exact);
+  EXPECT_EQ(exact.verdict_text, "exact (marginally)");
+  const Report bug = check_model_verifier([](const ModelCase& c, Randomness& r) { return Block{{}, draw_from(c.q({}), r.uniform())}; }, options);
+  EXPECT_EQ(bug.verdict, Verdict::not_exact);
+  EXPECT_NE(describe(bug).find("first failing case"), std::string::npos);
+}
+
+TEST(PublicCheck, ModelCasesCarryTheirDraftingHint) {
+  ModelCheckOptions options;
+  options.samples = 10;
+  std::atomic<int> hinted = 0, other_depth = 0;
+  check_model_verifier(
+      [&](const ModelCase& c, Randomness& r) {
+        hinted += c.drafting.has_value();
+        other_depth += c.drafting && c.drafting->depth != c.depth;
+        return Block{{}, draw_from(c.p({}), r.uniform())};
+      },
+      options);
+  EXPECT_GT(hinted.load(), 0);
+  EXPECT_EQ(other_depth.load(), 0);
+}
+
+// A case of one's own: root with children on tokens 0 and 1 (p 0.5, 0.25), node 1 a leaf.
+OwnedTreeCase small_case() {
+  OwnedTreeCase c;
+  c.id = "own";
+  c.vocab = 3;
+  c.parents = {-1, 0, 0};
+  c.tokens = {-1, 0, 1};
+  c.probs = {0.5, 0.25, 0.25, 0.2, 0.3, 0.5, 0.1, 0.1, 0.8};
+  return c;
+}
+
+TEST(PublicExactLaw, TargetWalkMeetsTheCeilingAndTheBugDoesNot) {
+  const ExactLaw walk = exact_law(drawing(target_walk), small_case());
+  EXPECT_NEAR(walk.tv, 0.0, 1e-12);
+  // 1 + C_p = 1 + P(node 1) + P(node 2) = 1 + 0.5 + 0.25.
+  EXPECT_NEAR(walk.ceiling, 1.75, 1e-12);
+  EXPECT_NEAR(walk.mean_length, walk.ceiling, 1e-12);
+  EXPECT_NEAR(walk.completion_probability, 0.0, 1e-12);
+  const ExactLaw bug = exact_law(drawing(target_walk_full_row_bonus), small_case());
+  // The bug's root exits (prob 0.25) draw the bonus from the full root row, so with prob 0.75 the
+  // bonus is a drafted child's token and the judge completes it.
+  EXPECT_NEAR(bug.completion_probability, 0.25 * 0.75, 1e-12);
+  EXPECT_GT(bug.tv, 0.01);
+}
+
+TEST(PublicExactLaw, MalformedCasesAndImpossibleBlocksAreInvalidArguments) {
+  OwnedTreeCase bad = small_case();
+  bad.probs.pop_back();
+  EXPECT_THROW(exact_law(drawing(target_walk), bad), std::invalid_argument);
+  bad = small_case();
+  bad.tokens[2] = 0;  // two siblings on one token
+  EXPECT_THROW(exact_law(drawing(target_walk), bad), std::invalid_argument);
+  EXPECT_THROW(exact_law(drawing([](const TreeCase& c, Draws&) { return Block{{}, c.vocab}; }), small_case()), std::invalid_argument);
+}
+
+TEST(PublicCaseLines, EmittedLinesReadBackAsTheCasesTheCheckRuns) {
+  const TreeCheckOptions options = small_options();
+  const std::vector<std::string> lines = tree_case_lines(options);
+  ASSERT_EQ(lines.size(), 8u);
+  const OwnedTreeCase c = read_tree_case(lines[6]);
+  EXPECT_EQ(c.vocab, options.large_vocab);
+  EXPECT_EQ(c.probs.size(), c.parents.size() * static_cast<std::size_t>(c.vocab));
+  EXPECT_EQ(c.parents[0], -1);
+  EXPECT_EQ(exact_law(drawing(target_walk), c).tv <= 1e-12, true);
+  EXPECT_THROW(read_tree_case("{\"format_version\": 1}"), std::invalid_argument);
+}
+
+TEST(PublicVerdict, NumberedAsTheExitCodes) {
+  EXPECT_EQ(static_cast<int>(Verdict::exact_not_saturated), 3);
+  EXPECT_EQ(verdict_text(Verdict::not_exact), "not exact");
+  EXPECT_EQ(verdict_text(Verdict::error), "error");
+}
+
+}  // namespace

@@ -1,0 +1,62 @@
+#pragma once
+// Verifiers written against the public API alone, as an engine would write them: a target-only
+// walk drawn through tevsuite's Draws (exact and saturated), its planted bug, and a seeded
+// verifier that accepts nothing (exact, not saturated).
+#include <span>
+
+#include <tevsuite/check.hpp>
+
+namespace public_verifiers {
+
+// The child of `node` drafted with `token`, or −1.
+inline std::int32_t child_with_token(const tevsuite::TreeCase& c, std::int32_t node, std::int32_t token) {
+  for (std::int32_t u = 1; u < c.nodes(); ++u) {
+    if (c.parents[static_cast<std::size_t>(u)] == node && c.tokens[static_cast<std::size_t>(u)] == token) return u;
+  }
+  return -1;
+}
+
+// Draw the next token from the target row; follow it while it is a drafted child, else it is the
+// bonus. Its exit law is the canonical one: P(reach v) = P(v), exit with ρ(v), bonus residual.
+inline tevsuite::Block target_walk(const tevsuite::TreeCase& c, tevsuite::Draws& draws) {
+  tevsuite::Block block;
+  for (std::int32_t node = 0;;) {
+    const std::int32_t token = draws.next_token(node, c.row(node));
+    const std::int32_t child = child_with_token(c, node, token);
+    if (child < 0) {
+      block.bonus = token;
+      return block;
+    }
+    block.accepted.push_back(token);
+    node = child;
+  }
+}
+
+// The planted bug: where the walk stops, the bonus is drawn again from the full row, drafted
+// children included (not exact: the judge completes a child's token, so some exits move down).
+inline tevsuite::Block target_walk_full_row_bonus(const tevsuite::TreeCase& c, tevsuite::Draws& draws) {
+  tevsuite::Block block = target_walk(c, draws);
+  const std::int32_t stop = [&] {
+    std::int32_t node = 0;
+    for (const std::int32_t token : block.accepted) node = child_with_token(c, node, token);
+    return node;
+  }();
+  block.bonus = static_cast<std::int32_t>(draws.categorical(c.row(stop)));
+  return block;
+}
+
+// A token of `row` by inverse CDF at u (the last token when rounding leaves u above the total).
+inline std::int32_t draw_from(std::span<const double> row, double u) {
+  double below = 0.0;
+  for (std::size_t a = 0; a < row.size(); ++a) {
+    below += row[a];
+    if (u < below) return static_cast<std::int32_t>(a);
+  }
+  return static_cast<std::int32_t>(row.size()) - 1;
+}
+
+// Accept nothing, bonus from the root's full row (a drafted child's token is completed by the
+// judge): exact, not saturated.
+inline tevsuite::Block root_bonus(const tevsuite::TreeCase& c, tevsuite::Randomness& r) { return {{}, draw_from(c.row(0), r.uniform())}; }
+
+}  // namespace public_verifiers

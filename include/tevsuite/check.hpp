@@ -1,0 +1,223 @@
+#pragma once
+// tevsuite in an engine's own tests: the conformance check of `tevsuite conformance run` with the
+// verifier under test called in process. The cases are the ones `tevsuite conformance emit` writes
+// (the same generators), every block is validated, completed and counted by the same judges, and
+// the verdict comes from tevsuite's one verdict policy: a χ² test per case against the canonical
+// exit law, E[L] and per-node acceptance against the ceiling 1 + C_p, Holm over the family, and
+// "inconclusive" wherever a case could not detect the policy's TV in every direction at the level
+// it is tested at. Link tevsuite::check; this header and <tevsuite/check.h> are all it exposes.
+//
+// The verifier is called from several threads at once (TreeCheckOptions::threads), once per
+// sample, with that sample's own randomness: it must not share mutable state between calls
+// without locking. An exception it throws ends the check and reaches the caller.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tevsuite {
+
+// The verdicts, numbered as tevsuite's exit codes.
+enum class Verdict : int {
+  exact_saturated = 0,  // on model cases: exact (marginally)
+  not_exact = 1,
+  error = 2,  // the check could not run (the C API and the Python package report errors so)
+  exact_not_saturated = 3,
+  inconclusive = 4,  // too few samples to call it exact: never a pass
+  exact_saturation_inconclusive = 5,
+};
+std::string verdict_text(Verdict v);
+
+// One fixed-tree case as the verifier sees it: plain arrays in level order (a parent before its
+// children, siblings in any order), node 0 the root.
+struct TreeCase {
+  std::string_view id;
+  std::string_view label;
+  std::int32_t vocab = 0;
+  std::span<const std::int32_t> parents;  // (N) parent of node i; −1 for the root
+  std::span<const std::int32_t> tokens;   // (N) token of node i; −1 for the root
+  std::span<const double> probs;          // (N, V) target p(· | path to node i); sparse rows arrive dense
+
+  std::int32_t nodes() const { return static_cast<std::int32_t>(parents.size()); }
+  std::span<const double> row(std::int32_t node) const {
+    return probs.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+  }
+};
+
+// A fixed-tree case that owns its arrays (a case of your own, or one read from a case line).
+struct OwnedTreeCase {
+  std::string id;
+  std::string label;
+  std::int32_t vocab = 0;
+  std::vector<std::int32_t> parents;  // (N)
+  std::vector<std::int32_t> tokens;   // (N)
+  std::vector<double> probs;          // (N, V)
+  std::uint64_t samples = 0;          // the samples a case line asks for (0 for a case of your own)
+
+  TreeCase view() const { return {id, label, vocab, parents, tokens, probs}; }
+};
+
+// The drafting a model case suggests (the verifier may draft otherwise and stay exact).
+enum class DraftPolicy { chain, independent_chains, iid_children, without_replacement, top_k };
+struct DraftingHint {
+  DraftPolicy policy = DraftPolicy::chain;
+  std::int32_t width = 1;  // k children per node; 1 for a chain
+  std::int32_t depth = 0;  // D
+};
+
+// A model case's rows: p(· | context ‖ prefix) and q(· | context ‖ prefix), V entries each, for a
+// prefix of 0 .. D tokens in [0, V). Implemented by tevsuite.
+class ModelRows {
+ public:
+  virtual std::span<const double> p(std::span<const std::int32_t> prefix) const = 0;
+  virtual std::span<const double> q(std::span<const std::int32_t> prefix) const = 0;
+
+ protected:
+  ~ModelRows() = default;
+};
+
+// One model case: a language pair over V tokens; the verifier drafts its own tree from q, at most
+// D deep, verifies it with p and returns the block (exactness is marginal, over the drafts).
+struct ModelCase {
+  std::string_view id;
+  std::string_view label;
+  std::int32_t vocab = 0;
+  std::int32_t depth = 0;  // D: at most D accepted tokens, then the bonus
+  std::optional<DraftingHint> drafting;
+  const ModelRows* rows = nullptr;
+
+  std::span<const double> p(std::span<const std::int32_t> prefix) const { return rows->p(prefix); }
+  std::span<const double> q(std::span<const std::int32_t> prefix) const { return rows->q(prefix); }
+};
+
+// What a verifier returns: the accepted draft tokens from the root down, then the bonus token.
+struct Block {
+  std::vector<std::int32_t> accepted;
+  std::int32_t bonus = -1;
+};
+
+// One sample's randomness: Philox4x32-10 keyed by the check's seed, the case and the sample, so a
+// run is reproducible for any thread count. uniform() and bits() consume one sequence; seed an
+// engine's own generator from bits() to keep its own RNG.
+class Randomness {
+ public:
+  virtual double uniform() = 0;  // in [0, 1)
+  std::uint64_t bits();          // 64 random bits (two uniforms)
+
+ protected:
+  ~Randomness() = default;
+};
+
+// The draws of a verifier that lets tevsuite enumerate its exact law as well as sample it.
+// categorical(weights) returns i with probability weights[i] / Σ weights. next_token(node, weights)
+// is the same draw for the token after `node`, with a promise: a token that is not one of node's
+// drafted children is the bonus, and the verifier returns at once. The promise lets a draw over a
+// large vocabulary enumerate as a handful of branches; a verifier that breaks it is enumerated
+// token by token (small V only; larger cases are then sampled only, and say so).
+class Draws {
+ public:
+  virtual std::size_t categorical(std::span<const double> weights) = 0;
+  virtual std::int32_t next_token(std::int32_t node, std::span<const double> weights) = 0;
+
+ protected:
+  ~Draws() = default;
+};
+
+using TreeVerifier = std::function<Block(const TreeCase&, Randomness&)>;
+using ModelVerifier = std::function<Block(const ModelCase&, Randomness&)>;
+// A verifier drawn through tevsuite's Draws: wrap it with drawing(f).
+struct DrawingVerifier {
+  std::function<Block(const TreeCase&, Draws&)> verify;
+};
+inline DrawingVerifier drawing(std::function<Block(const TreeCase&, Draws&)> f) { return {std::move(f)}; }
+
+inline constexpr std::uint32_t kDefaultSeed = 20261130;
+
+// The defaults are `tevsuite conformance emit`'s: 8 cases cycling through its recipes (random tree,
+// DDTree-built, deep chain, star, complete 4-ary tree, near-deterministic rows, sparse rows over a
+// large vocabulary, near one-hot rows), 100,000 samples each (the sparse case `large_vocab_factor`
+// times as many, for its long tails).
+struct TreeCheckOptions {
+  std::int32_t cases = 8;
+  std::uint64_t samples = 100000;      // per case
+  std::int32_t large_vocab = 50000;    // V of the sparse-row case
+  std::uint64_t large_vocab_factor = 4;
+  double alpha = 1e-3;                 // family-wise false-alarm level of the whole check
+  std::uint32_t seed = kDefaultSeed;   // the verifier's and the completions' randomness
+  int threads = 0;                     // 0: every hardware thread
+};
+
+// `tevsuite conformance emit --model-cases`'s defaults: 8 cases over V = 4, D = 2, 20,000 samples each.
+struct ModelCheckOptions {
+  std::int32_t cases = 8;
+  std::uint64_t samples = 20000;
+  double alpha = 1e-3;
+  std::uint32_t seed = kDefaultSeed;
+  int threads = 0;
+};
+
+// One case's result. The p-values are valid at every level; p_holm is the exactness p adjusted
+// over the family (Holm), the one the verdict compares with alpha / 2.
+struct CaseResult {
+  std::string id;
+  std::string label;
+  Verdict verdict = Verdict::error;
+  std::uint64_t samples = 0;
+  std::uint64_t impossible = 0;                 // blocks off the tree or the vocabulary, or of zero target probability
+  double p_value = 0.0;                         // the case's χ² identity test against the canonical law
+  double p_holm = 0.0;                          // its Holm-adjusted exactness p
+  std::optional<double> saturation_p_holm;      // fixed-tree cases: the Holm-adjusted saturation p
+  std::optional<double> detectable_tv;          // the TV detected in every direction with 99 % power at its level
+  std::optional<double> exact_tv;               // a drawing verifier's exact TV from the canonical law (enumeration)
+  std::optional<double> mean_length;            // E[L] observed (fixed-tree cases)
+  std::optional<double> ceiling;                // 1 + C_p (fixed-tree cases)
+  std::string not_enumerated;                   // why a case has no exact_tv, where it has none
+};
+
+struct Report {
+  Verdict verdict = Verdict::error;
+  std::string verdict_text;  // "exact and saturated", or for model cases "exact (marginally)", …
+  double alpha = 0.0;
+  double exact_tolerance = 0.0;  // enumeration calls laws and E[L] equal within this (rounding)
+  std::vector<CaseResult> cases;
+  std::string description;   // the verdict in a few lines, the first failing case spelled out
+
+  // The first case whose verdict is the overall one; null when exact and saturated.
+  const CaseResult* first_failing() const;
+};
+
+// The overall verdict; when not exact and saturated, the first failing case spelled out (label,
+// tree, p-values, detectable TV, exact TV) and its largest standardized cell deviations.
+inline const std::string& describe(const Report& report) { return report.description; }
+
+// Samples a seeded verifier on every case.
+Report check_tree_verifier(const TreeVerifier& verifier, const TreeCheckOptions& options = {});
+// Samples a drawing verifier and enumerates its exact law (per case where the enumeration fits its
+// branch budget; CaseResult::not_enumerated says why where not). Sampling and enumeration must
+// both say exact.
+Report check_tree_verifier(const DrawingVerifier& verifier, const TreeCheckOptions& options = {});
+// Samples a model-case verifier on every model case (marginal exactness; sampling only).
+Report check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options = {});
+
+// A drawing verifier's exact law on one case of your own, by enumeration: its TV from the
+// canonical law, E[L] against the ceiling, and the probability that its bonus is a drafted child's
+// token (zero for a saturated verifier). Throws std::invalid_argument on a malformed case or a
+// block off the tree, std::length_error where the enumeration exceeds its branch budget, and
+// what the verifier throws.
+struct ExactLaw {
+  double tv = 0.0;
+  double mean_length = 0.0;
+  double ceiling = 0.0;
+  double completion_probability = 0.0;
+};
+ExactLaw exact_law(const DrawingVerifier& verifier, const OwnedTreeCase& c);
+
+// The cases a check runs on, as `tevsuite conformance emit` writes them (one JSON line each), and
+// one such line read back (std::invalid_argument naming what is wrong).
+std::vector<std::string> tree_case_lines(const TreeCheckOptions& options = {});
+OwnedTreeCase read_tree_case(std::string_view json_line);
+
+}  // namespace tevsuite
