@@ -19,20 +19,20 @@ bool meets(Requirement requirement, Verdict v) {
 // A small case RapidCheck can grow and shrink: V tokens, node i > 0 hangs under parent_pick[i] mod
 // (nodes kept so far) with token token_pick[i] mod V (a sibling's token again drops the node), rows
 // of integer weights.
-struct SmallCase {
+struct ShrinkableCase {
   int vocab = 2;
   std::vector<int> parent_pick;
   std::vector<int> token_pick;
   std::vector<int> weights;  // (picks, V); a row of zeros gets weight 1 on token 0
 };
 
-struct BuiltSmallCase {
+struct BuiltShrinkableCase {
   OwnedTreeCase c;
   std::string text;  // the tree and rows in words
 };
 
-BuiltSmallCase build(const SmallCase& s) {
-  BuiltSmallCase b;
+BuiltShrinkableCase build(const ShrinkableCase& s) {
+  BuiltShrinkableCase b;
   b.c.id = "shrunk";
   b.c.label = "RapidCheck's smallest counterexample";
   b.c.vocab = s.vocab;
@@ -72,13 +72,13 @@ BuiltSmallCase build(const SmallCase& s) {
 std::string shrunk_counterexample(const DrawingVerifier& verifier, Requirement requirement, double tolerance) {
   const auto gen = rc::gen::apply(
       [](int vocab, int nodes, std::vector<int> parents, std::vector<int> tokens, std::vector<int> weights) {
-        return SmallCase{vocab, std::vector<int>(parents.begin(), parents.begin() + nodes), std::vector<int>(tokens.begin(), tokens.begin() + nodes),
+        return ShrinkableCase{vocab, std::vector<int>(parents.begin(), parents.begin() + nodes), std::vector<int>(tokens.begin(), tokens.begin() + nodes),
                          weights};
       },
       rc::gen::inRange(2, 5), rc::gen::inRange(1, 7), rc::gen::container<std::vector<int>>(6, rc::gen::inRange(0, 64)),
       rc::gen::container<std::vector<int>>(6, rc::gen::inRange(0, 64)), rc::gen::container<std::vector<int>>(24, rc::gen::inRange(0, 4)));
-  const auto property = [&](const SmallCase& s) {
-    const BuiltSmallCase b = build(s);
+  const auto property = [&](const ShrinkableCase& s) {
+    const BuiltShrinkableCase b = build(s);
     ExactLaw law;
     try {
       law = exact_law(verifier, b.c);

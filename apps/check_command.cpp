@@ -11,8 +11,8 @@
 #include "reports/results_writer.hpp"
 #include "reports/sampled_report.hpp"
 #include "reports/verdict_table.hpp"
-#include "sim/check_suite.hpp"
-#include "sim/sampled_check.hpp"
+#include "experiments/check_suite.hpp"
+#include "experiments/sampled_check.hpp"
 
 namespace tev::apps {
 

@@ -5,7 +5,7 @@
 #include <functional>
 #include <iosfwd>
 
-#include "sim/ranks.hpp"
+#include "engine/ranks.hpp"
 
 namespace tev::apps {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "apps/commands.hpp"
-#include "harness/exittrain_runs.hpp"
+#include "exittrain/exittrain_runs.hpp"
 #include "reports/document.hpp"
 #include "reports/exittrain.hpp"
 #include "reports/exittrain_report.hpp"

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "apps/commands.hpp"
-#include "harness/live_checks.hpp"
-#include "harness/live_sampled.hpp"
+#include "live/live_checks.hpp"
+#include "live/live_sampled.hpp"
 #include "reports/live_report.hpp"
 #include "reports/live_sampled_report.hpp"
 #include "reports/results_writer.hpp"

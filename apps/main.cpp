@@ -8,7 +8,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/silenced_streams.hpp"
-#include "sim/process_group.hpp"
+#include "engine/process_group.hpp"
 
 int main(int argc, char** argv) {
   // Under mpirun every rank runs the same command on its slice of the samples; rank 0 speaks

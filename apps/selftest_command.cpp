@@ -3,7 +3,7 @@
 
 #include "apps/commands.hpp"
 #include "reports/verdict_table.hpp"
-#include "sim/selftest.hpp"
+#include "judging/selftest.hpp"
 
 namespace tev::apps {
 

@@ -8,10 +8,10 @@
 
 #include "core/philox.hpp"
 #include "core/row_kernels.hpp"
-#include "sim/monte_carlo.hpp"
-#include "sim/suite.hpp"
-#include "sim/verdict_policy.hpp"
-#include "sim/verdicts.hpp"
+#include "engine/monte_carlo.hpp"
+#include "workloads/suite.hpp"
+#include "judging/verdict_policy.hpp"
+#include "judging/verdicts.hpp"
 
 namespace tev {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/logit_workloads.hpp"
-#include "sim/power.hpp"
+#include "bench/logit_workloads.hpp"
+#include "experiments/power.hpp"
 
 namespace tev {
 

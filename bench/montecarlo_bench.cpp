@@ -8,8 +8,8 @@
 #include <new>
 
 #include "core/philox.hpp"
-#include "sim/monte_carlo.hpp"
-#include "sim/suite.hpp"
+#include "engine/monte_carlo.hpp"
+#include "workloads/suite.hpp"
 
 namespace {
 std::atomic<std::uint64_t> g_allocations{0};

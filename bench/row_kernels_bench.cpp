@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/row_kernels.hpp"
-#include "sim/logit_workloads.hpp"
+#include "bench/logit_workloads.hpp"
 
 namespace {
 

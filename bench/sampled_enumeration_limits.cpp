@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "sim/sampled_law.hpp"
+#include "judging/sampled_law.hpp"
 
 int main() {
   using namespace tev;

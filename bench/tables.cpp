@@ -10,7 +10,7 @@
 #include "bench/measurements.hpp"
 #include "core/row_kernels.hpp"
 #include "core/statistics.hpp"
-#include "gpu/stage_timing.hpp"
+#include "bench/stage_timing.hpp"
 #include "core/format.hpp"
 #include "reports/results_writer.hpp"
 

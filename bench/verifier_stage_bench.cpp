@@ -6,7 +6,7 @@
 #include <memory>
 #include <utility>
 
-#include "sim/logit_workloads.hpp"
+#include "bench/logit_workloads.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include "conformance/model_case.hpp"
 #include "conformance/model_judge.hpp"
 #include "conformance/subprocess.hpp"
-#include "sim/ranks.hpp"
+#include "engine/ranks.hpp"
 
 namespace tev::conformance {
 

@@ -6,7 +6,7 @@
 #include "conformance/case_io.hpp"
 #include "conformance/model_case.hpp"
 #include "core/compensated_sum.hpp"
-#include "sim/suite.hpp"
+#include "workloads/suite.hpp"
 
 namespace tev::conformance {
 

@@ -32,9 +32,9 @@ struct ModelEmitConfig {
 };
 
 // Model cases (format_version 2) over V = 4 with drafting depth D = 2, one JSON line each, covering
-// every drafting policy of sim/drafting.hpp as the case's hint (chain; k independent chains merged;
+// every drafting policy of drafts/drafting.hpp as the case's hint (chain; k independent chains merged;
 // k i.i.d. children; k without replacement; deterministic top-k) and every drafter kind of
-// sim/language_pair.hpp (perturbed target; a drafter that drafts tokens the target forbids; one
+// drafts/language_pair.hpp (perturbed target; a drafter that drafts tokens the target forbids; one
 // that misses target mass). The pairs' rows are fixed (not seeded by the command line), so the
 // instances where each planted bug is visible stay where they were measured.
 std::vector<std::string> emit_model_cases(const ModelEmitConfig& config);

@@ -4,7 +4,7 @@
 // spawned. The cases are the ones `conformance
 // emit` writes (the same generators, the same lines read back), every sample is validated,
 // completed and counted by the same judges, and the verdict comes from the one verdict policy
-// (sim/verdict_policy.hpp): χ² per case (α/2, Holm), E[L] and per-node acceptance against the
+// (judging/verdict_policy.hpp): χ² per case (α/2, Holm), E[L] and per-node acceptance against the
 // ceiling (α/2, Holm), "inconclusive" where a case cannot detect the policy's TV at its level.
 //
 // The verifier is called from several threads at once (oneTBB; CheckOptions::threads), once per

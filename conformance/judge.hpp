@@ -12,8 +12,8 @@
 #include "conformance/case_io.hpp"
 #include "core/choosers.hpp"
 #include "core/exact_law.hpp"
-#include "sim/verdicts.hpp"
-#include "sim/monte_carlo.hpp"
+#include "judging/verdicts.hpp"
+#include "engine/monte_carlo.hpp"
 
 namespace tev::conformance {
 
@@ -139,7 +139,7 @@ SubjectVerdict decide_into(Report& report, std::span<const TreeEvidence> evidenc
   return decision;
 }
 
-// The outside verifier is one subject of the verdict policy (sim/verdict_policy.hpp) at family
+// The outside verifier is one subject of the verdict policy (judging/verdict_policy.hpp) at family
 // level alpha: χ² per case in the exactness family, E[L] shortfall per case and acceptance per node
 // in the saturation family; a case whose χ² cannot detect the policy's TV is "inconclusive". Every
 // judge must hold its case's full sample count (InputError otherwise).

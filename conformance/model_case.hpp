@@ -17,8 +17,8 @@
 #include <string_view>
 
 #include "conformance/case_io.hpp"
-#include "sim/drafting.hpp"
-#include "sim/language_pair.hpp"
+#include "drafts/drafting.hpp"
+#include "drafts/language_pair.hpp"
 
 namespace tev::conformance {
 

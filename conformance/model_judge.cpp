@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "conformance/json_input.hpp"
-#include "sim/sampled_law.hpp"
+#include "judging/sampled_law.hpp"
 
 namespace tev::conformance {
 

@@ -15,7 +15,7 @@
 #include "conformance/judge.hpp"
 #include "conformance/model_case.hpp"
 #include "core/choosers.hpp"
-#include "sim/verdict_policy.hpp"
+#include "judging/verdict_policy.hpp"
 
 namespace tev::conformance {
 

@@ -16,7 +16,7 @@
 // tree word = the (case, pair) instance).
 // Adding a use: one line in `uses` and one entry in kRandomUses (core/tests/random_streams_test.cpp
 // checks that it collides with nothing). Test programs pick their own sites; they share no run with
-// these uses. Random llama2.c checkpoints (harness/llama2c.cpp, tests only) use std::mt19937, not Philox.
+// these uses. Random llama2.c checkpoints (models/llama2c.cpp, tests only) use std::mt19937, not Philox.
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -41,7 +41,7 @@ inline constexpr RandomUse completion{"completion after an in-tree bonus (tree o
 inline constexpr RandomUse composition{"composition check's verifier draws (round, sequence)", Stream::composition, kWholeStream};
 inline constexpr RandomUse drafting{"sampled-draft trees' draft tokens (tree word: instance · prefixes + prefix, sample)", Stream::drafting, kWholeStream};
 // Tree word: the node's index (drafting) or 2^24 + the verifier's (verification); sample word:
-// harness/live_sampled.hpp's key of (part: first word or rounds, drafter x policy, sample or draw).
+// live/live_sampled.hpp's key of (part: first word or rounds, drafter x policy, sample or draw).
 inline constexpr RandomUse sampled_live{"live --drafts sampled: draft tokens per node and verifier draws (node or verifier, part/stream/sample)", Stream::sampled_live, kWholeStream};
 inline constexpr RandomUse synthetic_target_rows{"synthetic target rows (id: prefix hash)", Stream::generation, 0};
 inline constexpr RandomUse synthetic_draft_rows{"synthetic draft rows (id: prefix hash)", Stream::generation, 1};

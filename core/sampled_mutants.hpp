@@ -1,7 +1,7 @@
 #pragma once
 // Planted-bug mutants of the q-based verifiers: each is one real way rejection-sampling code goes
 // wrong. Two more mutants are pairings, not code: the with-replacement verifier run on drafts
-// drawn without replacement, and the reverse (see sim/sampled_verifiers.hpp).
+// drawn without replacement, and the reverse (see drafts/sampled_verifiers.hpp).
 #include <algorithm>
 #include <array>
 #include <vector>

@@ -48,7 +48,7 @@ struct StageTimings {
 };
 
 // The draws of verifier-stage call i: sample index i on the verifier stream, draw indices as the
-// CPU versions in sim/logit_verifiers use them (TEV: 0 exit, 1 bonus; predraw: v at node v).
+// CPU versions in core/logit_verifiers use them (TEV: 0 exit, 1 bonus; predraw: v at node v).
 inline constexpr std::uint32_t kStageSeed = kDefaultSeed;
 TEV_HD inline DrawSite stage_draw_site(std::uint64_t call) { return {kStageSeed, Stream::verifier, 0, call}; }
 

@@ -7,9 +7,9 @@
 
 #include "core/verifier_catalog.hpp"
 #include "gpu/device_api.hpp"
-#include "sim/logit_verifiers.hpp"
-#include "sim/monte_carlo.hpp"
-#include "sim/suite.hpp"
+#include "core/logit_verifiers.hpp"
+#include "engine/monte_carlo.hpp"
+#include "workloads/suite.hpp"
 
 namespace tev::gpu {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Judges verifier-stage blocks (the GPU's) against sim/logit_verifiers on the same draws, with a
+// Judges verifier-stage blocks (the GPU's) against core/logit_verifiers on the same draws, with a
 // double-precision reference built from the same float32 logits to tell a rounding tie from a
 // wrong answer. Plain host code: the CPU half of the GPU test, testable without a GPU.
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include "core/block.hpp"
 #include "core/draft_tree.hpp"
-#include "sim/logit_verifiers.hpp"
+#include "core/logit_verifiers.hpp"
 
 namespace tev::gpu {
 
@@ -21,10 +21,10 @@ enum class StageVerifier { tev, predraw_eager };
 // GPU: CUDA's expf is within 2 ulp, and one ulp of a float is at most 2^−23 of it; sums in double.
 inline constexpr double kGpuRowError = 2.0 / (1 << 23);
 // CPU: Eigen's float exp (a few ulp: 4 · 2^−23 allowed) and float32 sums over blocks of 1,024
-// tokens, whose worst case is (1024 − 1) · 2^−24 ≈ 6.1e-5 of the block (sim/logit_verifiers' RowExps).
+// tokens, whose worst case is (1024 − 1) · 2^−24 ≈ 6.1e-5 of the block (core/logit_verifiers' RowExps).
 inline constexpr double kCpuRowError = (1024.0 + 8.0) / (1 << 24);
 
-// sim/logit_verifiers' blocks for calls [0, calls), call i drawing at stage_draw_site(i):
+// core/logit_verifiers' blocks for calls [0, calls), call i drawing at stage_draw_site(i):
 // tev_from_logits or predraw_eager_from_logits.
 std::vector<Block> cpu_stage_blocks(StageVerifier verifier, const DraftTree& tree, const LogitRows& logits, std::int32_t calls, int threads = 1);
 

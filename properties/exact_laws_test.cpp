@@ -9,7 +9,7 @@
 #include "core/compensated_sum.hpp"
 #include "core/exact_law.hpp"
 #include "core/exit_law.hpp"
-#include "sim/suite.hpp"
+#include "workloads/suite.hpp"
 
 namespace tev {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "core/exact_law.hpp"
 #include "core/exit_law.hpp"
-#include "sim/logit_workloads.hpp"
+#include "bench/logit_workloads.hpp"
 
 namespace tev {
 namespace {

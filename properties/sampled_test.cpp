@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "core/philox.hpp"
-#include "sim/verdicts.hpp"
+#include "judging/verdicts.hpp"
 
 namespace tev {
 namespace {

@@ -3,7 +3,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
-#include "sim/check_suite.hpp"
+#include "experiments/check_suite.hpp"
 
 namespace tev {
 

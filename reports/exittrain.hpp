@@ -6,7 +6,7 @@
 #include <span>
 
 #include "reports/document.hpp"
-#include "sim/exittrain.hpp"
+#include "exittrain/exittrain.hpp"
 
 namespace tev {
 

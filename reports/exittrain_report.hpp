@@ -4,7 +4,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
-#include "harness/exittrain_runs.hpp"
+#include "exittrain/exittrain_runs.hpp"
 #include "reports/render.hpp"
 
 namespace tev {

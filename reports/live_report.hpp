@@ -3,7 +3,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
-#include "harness/live_checks.hpp"
+#include "live/live_checks.hpp"
 
 namespace tev {
 

@@ -3,7 +3,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
-#include "harness/live_sampled.hpp"
+#include "live/live_sampled.hpp"
 
 namespace tev {
 

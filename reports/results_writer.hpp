@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim/ranks.hpp"
+#include "engine/ranks.hpp"
 
 namespace tev {
 

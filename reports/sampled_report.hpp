@@ -3,7 +3,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
-#include "sim/sampled_check.hpp"
+#include "experiments/sampled_check.hpp"
 
 namespace tev {
 

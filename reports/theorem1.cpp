@@ -13,12 +13,12 @@
 #include "core/exit_law.hpp"
 #include "core/format.hpp"
 #include "core/statistics.hpp"
-#include "sim/calibration.hpp"
-#include "sim/composition.hpp"
-#include "sim/verdicts.hpp"
-#include "sim/monte_carlo.hpp"
-#include "sim/power.hpp"
-#include "sim/sampled_law.hpp"
+#include "experiments/calibration.hpp"
+#include "experiments/composition.hpp"
+#include "judging/verdicts.hpp"
+#include "engine/monte_carlo.hpp"
+#include "experiments/power.hpp"
+#include "judging/sampled_law.hpp"
 #include "reports/verdict_json.hpp"
 
 namespace tev {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/philox.hpp"
-#include "sim/ranks.hpp"
+#include "engine/ranks.hpp"
 
 namespace tev {
 

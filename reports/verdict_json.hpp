@@ -7,10 +7,10 @@
 #include <span>
 #include <string_view>
 
-#include "sim/verdicts.hpp"
-#include "sim/language_pair.hpp"
-#include "sim/sampled_law.hpp"
-#include "sim/verdict_policy.hpp"
+#include "judging/verdicts.hpp"
+#include "drafts/language_pair.hpp"
+#include "judging/sampled_law.hpp"
+#include "judging/verdict_policy.hpp"
 
 namespace tev {
 

@@ -4,8 +4,8 @@
 #include <span>
 #include <vector>
 
-#include "sim/selftest.hpp"
-#include "sim/verdicts.hpp"
+#include "judging/selftest.hpp"
+#include "judging/verdicts.hpp"
 
 namespace tev {
 

@@ -16,7 +16,7 @@
 #include "conformance/emit.hpp"
 #include "core/exit_law.hpp"
 #include "core/identity_test.hpp"
-#include "sim/verdict_policy.hpp"
+#include "judging/verdict_policy.hpp"
 
 namespace tev::conformance {
 namespace {

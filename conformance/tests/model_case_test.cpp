@@ -11,7 +11,7 @@
 
 #include "conformance/emit.hpp"
 #include "conformance/model_judge.hpp"
-#include "sim/sampled_law.hpp"
+#include "judging/sampled_law.hpp"
 
 namespace tev::conformance {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "gpu/gpu_engine.hpp"
 #include "gpu/stage_reference.hpp"
-#include "sim/logit_workloads.hpp"
+#include "bench/logit_workloads.hpp"
 
 namespace tev {
 namespace {
@@ -58,7 +58,7 @@ TEST_F(Gpu, EngineRunsVerifiersWithoutKernelsOnTheCpu) {
   }
 }
 
-// The verifier stage at V = 151,936 against sim/logit_verifiers on the same draws: every GPU
+// The verifier stage at V = 151,936 against core/logit_verifiers on the same draws: every GPU
 // block must be the double-precision reference's answer up to expf's rounding (kGpuRowError),
 // and where it differs from the CPU's block both must be rounding ties (see
 // compare_stage_blocks; gpu_reference_tests checks that judge on the CPU, mutants included).

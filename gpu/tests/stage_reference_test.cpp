@@ -11,7 +11,7 @@
 #include "core/sampling.hpp"
 #include "gpu/device_api.hpp"
 #include "gpu/stage_reference.hpp"
-#include "sim/logit_workloads.hpp"
+#include "bench/logit_workloads.hpp"
 
 namespace tev::gpu {
 namespace {
@@ -25,7 +25,7 @@ const LiveWorkload& workload() {
   return w;
 }
 
-// sim/logit_verifiers' blocks on the workload, computed once per verifier.
+// core/logit_verifiers' blocks on the workload, computed once per verifier.
 const std::vector<Block>& cpu_blocks(StageVerifier verifier) {
   static std::map<StageVerifier, std::vector<Block>> blocks;
   auto [at, added] = blocks.try_emplace(verifier);

@@ -12,8 +12,8 @@
 #include "core/statistics.hpp"
 #include "reports/render.hpp"
 #include "reports/verdict_json.hpp"
-#include "sim/verdicts.hpp"
-#include "sim/suite.hpp"
+#include "judging/verdicts.hpp"
+#include "workloads/suite.hpp"
 
 namespace tev {
 namespace {

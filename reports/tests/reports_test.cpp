@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/tests/scratch_dir.hpp"
+#include "models/tests/scratch_dir.hpp"
 #include "reports/check_report.hpp"
 #include "reports/conformance_report.hpp"
 #include "reports/live_report.hpp"

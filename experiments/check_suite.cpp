@@ -1,0 +1,24 @@
+#include "experiments/check_suite.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace tev {
+
+bool CheckSuiteResult::selftest_passed() const {
+  return std::all_of(selftest.begin(), selftest.end(), [](const KnownAnswer& a) { return a.passed; });
+}
+
+CheckSuiteResult run_check_suite(const CheckSuiteOptions& options, const VerifierProgress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  CheckSuiteResult result;
+  result.selftest = run_selftest();
+  if (!result.selftest_passed()) return result;
+  result.suite = make_suite(options.suite);
+  result.verifiers = check_every_verifier(result.suite.cases, [&](const VerifierInfo&) { return std::optional(options.judging); }, progress);
+  result.passed = all_as_expected(result.verifiers);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace tev

@@ -1,0 +1,33 @@
+#pragma once
+// `tevsuite check`: the known-answer selftest, then every verifier of the catalog judged on the
+// default synthetic suite.
+#include <string>
+#include <vector>
+
+#include "judging/selftest.hpp"
+#include "workloads/suite.hpp"
+#include "judging/verdicts.hpp"
+
+namespace tev {
+
+struct CheckSuiteOptions {
+  SuiteConfig suite;
+  JudgingConfig judging;  // judging.monte_carlo is the GPU's engine under --device gpu
+  std::string device = "cpu";  // where the Monte Carlo runs ("gpu": the fast-path verifiers on the GPU)
+};
+
+struct CheckSuiteResult {
+  std::vector<KnownAnswer> selftest;
+  SyntheticSuite suite;                   // empty when the selftest failed: nothing was judged
+  std::vector<VerifierReport> verifiers;  // in catalog order
+  double seconds = 0.0;
+  // Every saturated verifier exact and saturated, every unsaturated one exact and not saturated,
+  // every mutant not exact (and sampled out where its power is ≥ 99 %), after a passing selftest.
+  bool passed = false;
+  bool selftest_passed() const;
+  int exit_code() const { return passed ? 0 : 1; }
+};
+
+CheckSuiteResult run_check_suite(const CheckSuiteOptions& options, const VerifierProgress& progress = {});
+
+}  // namespace tev

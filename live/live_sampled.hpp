@@ -1,0 +1,151 @@
+#pragma once
+// `tevsuite live --drafts sampled`: q-based verifiers (core/rejection_sampling.hpp) and TEV on draft
+// trees *sampled* from a real drafter's rows after a real context (drafts/drafting.hpp's policies over
+// live rows), against the real target (the Sphinx trigram by default).
+// - First word: a q-based verifier is exact only over the drafter's randomness, so every sample
+//   drafts a fresh tree; the first emitted word is tested against the target's exact next-word row
+//   (Pearson χ², pooled), judged by the verdict policy (judging/verdict_policy.hpp) with power at its
+//   level. The first word's exact law over the root's drafts and tests is enumerated beside it.
+// - Tokens per round: rounds of speculative generation (TEV's text advances), every round's one
+//   drafted tree verified by TEV and by the q-based verifier, side by side.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/philox.hpp"
+#include "core/statistics.hpp"
+#include "models/models.hpp"
+#include "models/language_model.hpp"
+#include "drafts/sampled_verifiers.hpp"
+#include "judging/verdict_policy.hpp"
+
+namespace tev {
+
+// The rows a sampled tree after one context reads, computed on first use and kept for the pair's
+// life: p(· | context ‖ prefix), the target's row; q(· | context ‖ prefix), the drafter's row cut to
+// its top_k words (as engines sample drafts with top-k) and renormalized. Safe to share between
+// threads. LazyDrafts's Pair.
+class LiveLanguagePair {
+ public:
+  LiveLanguagePair(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> context, std::int32_t top_k,
+                   std::int32_t draft_depth, double temperature, double row_tolerance = kModelRowTolerance);
+
+  std::int32_t vocab() const { return target_.vocab(); }
+  std::span<const double> p(std::span<const Token> prefix) const;
+  // Empty at the drafting depth: leaves draft nothing and no verifier tests drafts there.
+  std::span<const double> q(std::span<const Token> prefix) const;
+  // The node's number in the tree of every top-k path: Σ_i (rank of token i among its parent's
+  // top-k + 1)·(k + 1)^i; keys the node's drafting draws, so they depend on the prefix alone.
+  std::size_t index(std::span<const Token> prefix) const;
+  // Computes, in parallel, every row a tree of the drafting depth can read (1 + k + k² + … of p).
+  void prefetch() const;
+  // Largest |Σ row − 1| of either model's rows so far, before normalization.
+  double row_deviation() const;
+
+ private:
+  struct DraftRow {
+    std::vector<double> q;    // (V) top-k, renormalized
+    std::vector<Token> top;   // the k tokens, by decreasing q (ties: smaller token first)
+  };
+  const DraftRow& draft_row(std::span<const Token> prefix) const;
+  DraftRow top_k_row(const std::vector<double>& full) const;
+  std::vector<double> model_row(const LanguageModel& model, std::span<const Token> prefix, double& deviation) const;
+  // rows[prefix], computed by compute(deviation) on first use.
+  template <class Row, class Compute>
+  const Row& cached(std::map<std::vector<Token>, Row>& rows, std::span<const Token> prefix, Compute&& compute) const;
+  std::vector<Token> extended(std::span<const Token> prefix) const;
+
+  const LanguageModel& target_;
+  const LanguageModel& drafter_;
+  std::vector<Token> context_;
+  std::int32_t top_k_, draft_depth_;
+  double temperature_, row_tolerance_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::vector<Token>, std::vector<double>> target_rows_;  // prefix → (V) p; std::map: stable references
+  mutable std::map<std::vector<Token>, DraftRow> draft_rows_;              // prefix → q (depth < D)
+  mutable double row_deviation_ = 0.0;
+};
+
+struct LiveSampledOptions {
+  std::int32_t context_length = 5;      // tokens sampled from the target after <s> (the first-word context, the rounds' prompt)
+  std::int32_t draft_depth = 2;         // D: the rounds' trees
+  // The first-word test's trees. A q-based verifier decides the first word at the root, so its
+  // first word's law is the same at any depth; a target-only verifier pays O(N·V) per fresh tree.
+  std::int32_t first_word_depth = 1;
+  std::int32_t draft_width = 2;         // k: drafts per node (i.i.d. and without replacement)
+  std::int32_t top_k = 8;               // the drafter's rows cut to their top_k words
+  double temperature = 1.0;             // target and drafter alike
+  std::uint64_t first_word_samples = 12000;  // per case, each with a freshly sampled tree
+  std::int32_t rounds = 40;             // speculative generation rounds per drafter × policy
+  std::int32_t draws_per_round = 20;    // verifications of each round's tree per verifier
+  bool mutants = true;                  // two q-based mutants in the first-word test
+  std::uint32_t seed = kDefaultSeed;
+  int threads = 1;
+  double alpha = 1e-3;                  // family-wise over the whole run
+  double max_detectable_tv = VerdictPolicy{}.max_detectable_tv;  // the TV every first-word case must guarantee for 'exact'
+};
+
+// One first-word case: a verifier on trees one drafter samples by one policy.
+struct FirstWordCase {
+  std::string drafter;
+  SampledCase c;
+  SampledKind kind = SampledKind::q_based;
+  std::vector<std::uint64_t> counts;    // (V) first emitted word
+  TreeEvidence evidence;                // the χ² and the detectable TV the verdict policy reads
+  std::optional<double> exact_tv;       // TV(first word's exact law, target row); none for target-only (exact on every tree)
+  double predicted_power = 0.0;         // of the χ² at its level, from the exact law
+  Verdict verdict = Verdict::inconclusive;  // the policy's: not exact, inconclusive, or exact (shown as such)
+  bool caught_by_sampling = false;
+  bool as_expected = false;
+};
+
+// Tokens per round on the same sampled trees: TEV and one q-based verifier, per drafter × policy.
+struct RoundsComparison {
+  std::string drafter;
+  Drafting drafting;
+  SampledVerifierId q_verifier = SampledVerifierId::speculative_sampling;
+  std::int32_t rounds = 0, draws = 0;
+  double tev_mean = 0.0, tev_se = 0.0;    // measured, standard error over rounds of the per-round means
+  double ceiling_mean = 0.0;              // mean over rounds of 1 + C_p(T): TEV's exact E[L | T]
+  double q_mean = 0.0, q_se = 0.0;
+  double difference_mean = 0.0, difference_se = 0.0;  // q-based − TEV, paired by round
+  double tev_p = 1.0;                     // TEV's Σ L against the rounds' exact length laws (two-sided Chernoff bound)
+  bool tev_holds = true;                  // after Holm over the comparisons, at the saturation half of α
+  std::vector<Token> tokens;              // prompt ‖ TEV's generated text
+  std::string prompt_text, continuation_text;  // tokens rendered by the target: the prompt, and what TEV generated after it
+};
+
+struct LiveSampledResult {
+  std::string target, description;
+  std::vector<std::string> drafters;
+  std::vector<double> root_tv;            // (drafters) TV(p, top-k q) at the first-word context: speculative sampling's rejection rate there
+  std::vector<Token> context;             // the first-word context; also the rounds' prompt
+  std::string context_text;               // the context rendered by the target
+  double chi_square_level = 0.0;          // the Bonferroni level one first-word χ² is held to
+  double exact_tolerance = 1e-12;
+  std::vector<FirstWordCase> first_word;
+  std::vector<RoundsComparison> rounds;
+  double row_deviation = 0.0;
+  Verdict first_word_verdict = Verdict::exact_saturated;  // worst over the exact verifiers
+  bool passed = false;
+  bool only_inconclusive = false;         // nothing fails but some exact verifier is unpowered
+  double seconds = 0.0;                   // wall time of the run (loading the models included where it loads them)
+  // 0 when every verdict is the one its kind calls for, 4 when only unpowered ('inconclusive')
+  // exact verifiers stand in the way, 1 otherwise.
+  int exit_code() const;
+};
+
+// The first word's exact law (V) of a q-based verifier or mutant on trees the policy samples after
+// the pair's context: enumerated over the root's drafts and tests (the first word is decided at the
+// root), the root's bonus kept as one weighted row. None for target-only verifiers.
+std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, const SampledCase& c);
+
+LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOptions& options, std::ostream& progress);
+// Loads the models the request names, then runs the above (`tevsuite live --drafts sampled`).
+LiveSampledResult run_live_sampled(const ModelRequest& request, const LiveSampledOptions& options, std::ostream& progress);
+
+}  // namespace tev
