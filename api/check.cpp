@@ -3,6 +3,7 @@
 // internal reports copied into the public result types.
 #include <tevsuite/check.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "conformance/in_process.hpp"
@@ -35,6 +36,7 @@ class SampleRandomness final : public Randomness {
  public:
   explicit SampleRandomness(tc::Randomness& r) : r_(r) {}
   double uniform() override { return r_.uniform(); }
+  std::uint64_t sample() const override { return r_.sample(); }
 
  private:
   tc::Randomness& r_;
@@ -117,9 +119,45 @@ Report public_report(const tc::ModelReport& r) {
   return out;
 }
 
+// A batch's rows as blocks, each checked: the batch's size, tokens in [0, V), −1 padding only
+// after a row's last accepted token.
+std::vector<tc::EmittedBlock> checked_blocks(const BlockBatch& batch, std::string_view id, std::int32_t vocab, std::uint64_t first,
+                                             std::uint64_t count) {
+  const auto where = [&](std::uint64_t i) { return "case " + std::string(id) + ", sample " + std::to_string(first + i) + ": "; };
+  const auto width = static_cast<std::size_t>(std::max(batch.width, 0));
+  if (batch.bonus.size() != count || batch.accepted.size() != count * width) {
+    throw std::invalid_argument("case " + std::string(id) + ", samples " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
+                                ": a batch of " + std::to_string(count) + " needs " + std::to_string(count) + " bonus tokens and " +
+                                std::to_string(count) + " x width accepted entries, got " + std::to_string(batch.bonus.size()) + " and " +
+                                std::to_string(batch.accepted.size()));
+  }
+  const auto in_vocab = [&](std::int32_t t) { return t >= 0 && t < vocab; };
+  std::vector<tc::EmittedBlock> blocks(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::int32_t* row = batch.accepted.data() + i * width;
+    std::size_t length = 0;
+    while (length < width && row[length] != -1) {
+      if (!in_vocab(row[length])) throw std::invalid_argument(where(i) + "accepted token " + std::to_string(row[length]) + " outside [0, V)");
+      ++length;
+    }
+    for (std::size_t j = length; j < width; ++j) {
+      if (row[j] != -1) throw std::invalid_argument(where(i) + "accepted token " + std::to_string(row[j]) + " after the -1 padding");
+    }
+    if (!in_vocab(batch.bonus[i])) throw std::invalid_argument(where(i) + "bonus token " + std::to_string(batch.bonus[i]) + " outside [0, V)");
+    blocks[i] = {std::vector<std::int32_t>(row, row + length), batch.bonus[i]};
+  }
+  return blocks;
+}
+
+std::uint64_t batch_seed(const tev::DrawSite& site) { return tc::Randomness(site).bits(); }
+
 std::optional<DraftingHint> public_hint(const std::optional<tev::Drafting>& d) {
   if (!d) return std::nullopt;
   return DraftingHint{static_cast<DraftPolicy>(d->policy), d->width, d->depth};
+}
+
+ModelCase public_model_case(const tc::ModelCaseView& view, const PairRows& rows) {
+  return {view.id, view.label, view.vocab, view.depth, public_hint(view.drafting), &rows};
 }
 
 OwnedTreeCase owned(const tc::Case& c) {
@@ -195,11 +233,27 @@ Report check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptio
   return public_report(tc::check_model_verifier(
       [&](const tc::ModelCaseView& view, tc::Randomness& r) {
         const PairRows rows(*view.pair);
-        const ModelCase c{view.id, view.label, view.vocab, view.depth, public_hint(view.drafting), &rows};
         SampleRandomness randomness(r);
-        return emitted(verifier(c, randomness));
+        return emitted(verifier(public_model_case(view, rows), randomness));
       },
       internal_options(options)));
+}
+
+Report check_tree_verifier_batched(const TreeBatchVerifier& verifier, const TreeCheckOptions& options, std::uint64_t batch) {
+  return public_report(tc::check_tree_verifier_batched(
+      [&](const tc::TreeCaseView& view, std::uint64_t first, std::uint64_t count, const tev::DrawSite& site) {
+        return checked_blocks(verifier(public_view(view), first, count, batch_seed(site)), view.id, view.vocab, first, count);
+      },
+      internal_options(options), batch));
+}
+
+Report check_model_verifier_batched(const ModelBatchVerifier& verifier, const ModelCheckOptions& options, std::uint64_t batch) {
+  return public_report(tc::check_model_verifier_batched(
+      [&](const tc::ModelCaseView& view, std::uint64_t first, std::uint64_t count, const tev::DrawSite& site) {
+        const PairRows rows(*view.pair);
+        return checked_blocks(verifier(public_model_case(view, rows), first, count, batch_seed(site)), view.id, view.vocab, first, count);
+      },
+      internal_options(options), batch));
 }
 
 ExactLaw exact_law(const DrawingVerifier& verifier, const OwnedTreeCase& owned_case) {

@@ -55,6 +55,40 @@ std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t se
   return judges;
 }
 
+// The same with a batched verifier: fetch(case, first, count, first_site) answers one batch of a
+// case's samples (batches in order, one call each), whose blocks are then added in parallel by
+// add(judge, block, sample, where), each keyed by its own sample as sample_cases keys them.
+template <class Judge, class CaseT, class Fetch, class Add>
+std::vector<Judge> sample_cases_batched(const std::deque<CaseT>& cases, std::uint32_t seed, int threads, std::uint64_t batch, Fetch&& fetch,
+                                        Add&& add) {
+  std::vector<Judge> judges;
+  oneapi::tbb::task_arena arena(arena_threads(threads));
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const CaseT& c = cases[k];
+    const auto index = static_cast<std::uint32_t>(k);
+    const std::string where = "in-process verifier, case " + c.id;
+    oneapi::tbb::enumerable_thread_specific<Judge> per_thread([&] { return Judge(c, seed, index); });
+    const std::uint64_t step = batch > 0 ? batch : std::max<std::uint64_t>(c.samples, 1);
+    for (std::uint64_t first = 0; first < c.samples; first += step) {
+      const std::uint64_t count = std::min(step, c.samples - first);
+      const std::vector<EmittedBlock> blocks = fetch(c, first, count, DrawSite{seed, Stream::verifier, index, first});
+      if (blocks.size() != count) {
+        throw std::invalid_argument(where + ", samples " + std::to_string(first) + ".." + std::to_string(first + count - 1) + ": " +
+                                    std::to_string(blocks.size()) + " blocks for a batch of " + std::to_string(count));
+      }
+      arena.execute([&] {
+        oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, count, 256), [&](const auto& range) {
+          Judge& judge = per_thread.local();
+          for (std::uint64_t i = range.begin(); i != range.end(); ++i) add(judge, blocks[i], first + i, where);
+        });
+      });
+    }
+    judges.emplace_back(c, seed, index);
+    for (const Judge& part : per_thread) judges.back().merge(part);
+  }
+  return judges;
+}
+
 // The χ² bins farthest from the reference law, each named by bin_name (a cell of its own or a
 // pooled tail) and observed against expected.
 template <class BinName>
@@ -132,14 +166,12 @@ Block checked_block(const Case& c, const EmittedBlock& block) {
   return resolved.block;
 }
 
-TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options) {
-  const std::deque<Case> cases = read_back<Case, parse_case>(emit_cases(options.cases));
-  const auto judges = sample_cases<CaseJudge>(
-      cases, options.seed, options.threads,
-      [&](CaseJudge& judge, const Case& c, const DrawSite& site, const std::string& where) {
-        const EmittedBlock b = sample(c, view_of(c), site);
-        judge.add_sample(json_path(b), b.bonus, site.sample, where);
-      });
+namespace {
+
+// The cases' judges into a report, with each case's exact law where `enumerate` is given (else
+// `no_enumeration` says why there is none).
+TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<CaseJudge>& judges, const EnumerateFn& enumerate,
+                            const CheckOptions& options, const std::string& no_enumeration) {
   std::vector<std::optional<ExactOutcome>> exact(cases.size());
   std::vector<std::string> not_enumerated(cases.size()), impossible(cases.size());
   if (enumerate) {
@@ -156,7 +188,7 @@ TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, 
   TreeReport report = judge(judges, VerdictPolicy{.alpha = options.alpha}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
   for (std::size_t k = 0; k < cases.size(); ++k) {
     CaseResult& r = report.cases[k];
-    r.not_enumerated = enumerate ? not_enumerated[k] : "a seeded verifier: no enumeration";
+    r.not_enumerated = enumerate ? not_enumerated[k] : no_enumeration;
     // An impossible block on a branch of positive probability is not exact, as an impossible sample is.
     if (!impossible[k].empty()) {
       r.not_enumerated = "enumeration found an impossible block: " + impossible[k];
@@ -167,6 +199,27 @@ TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, 
   }
   report.first_failing = first_case_with(report.cases, report.overall);
   return report;
+}
+
+void add_tree_block(CaseJudge& judge, const EmittedBlock& b, std::uint64_t sample, const std::string& where) {
+  judge.add_sample(json_path(b), b.bonus, sample, where);
+}
+
+void add_model_block(ModelCaseJudge& judge, const EmittedBlock& b, std::uint64_t sample, const std::string& where) {
+  judge.add_sample(b.accepted, b.bonus, sample, where);
+}
+
+ModelCaseView model_view(const ModelCase& c) { return {c.id, c.label, c.pair.vocab(), c.depth, c.drafting, &c.pair}; }
+
+}  // namespace
+
+TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options) {
+  const std::deque<Case> cases = read_back<Case, parse_case>(emit_cases(options.cases));
+  const auto judges = sample_cases<CaseJudge>(cases, options.seed, options.threads,
+                                              [&](CaseJudge& judge, const Case& c, const DrawSite& site, const std::string& where) {
+                                                add_tree_block(judge, sample(c, view_of(c), site), site.sample, where);
+                                              });
+  return judge_tree_cases(cases, judges, enumerate, options, "a seeded verifier: no enumeration");
 }
 
 }  // namespace detail
@@ -186,11 +239,29 @@ ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheck
   const auto judges = sample_cases<ModelCaseJudge>(
       cases, options.seed, options.threads,
       [&](ModelCaseJudge& judge, const ModelCase& c, const DrawSite& site, const std::string& where) {
-        const ModelCaseView view{c.id, c.label, c.pair.vocab(), c.depth, c.drafting, &c.pair};
         Randomness randomness(site);
-        const EmittedBlock b = verifier(view, randomness);
-        judge.add_sample(b.accepted, b.bonus, site.sample, where);
+        detail::add_model_block(judge, verifier(detail::model_view(c), randomness), site.sample, where);
       });
+  return judge_models(judges, VerdictPolicy{.alpha = options.alpha});
+}
+
+TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options, std::uint64_t batch) {
+  const std::deque<Case> cases = read_back<Case, parse_case>(emit_cases(options.cases));
+  const auto judges = sample_cases_batched<CaseJudge>(
+      cases, options.seed, options.threads, batch,
+      [&](const Case& c, std::uint64_t first, std::uint64_t count, const DrawSite& site) { return verifier(view_of(c), first, count, site); },
+      detail::add_tree_block);
+  return detail::judge_tree_cases(cases, judges, nullptr, options, "a batched verifier: no enumeration");
+}
+
+ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const ModelCheckOptions& options, std::uint64_t batch) {
+  const std::deque<ModelCase> cases = read_back<ModelCase, parse_model_case>(emit_model_cases(options.cases));
+  const auto judges = sample_cases_batched<ModelCaseJudge>(
+      cases, options.seed, options.threads, batch,
+      [&](const ModelCase& c, std::uint64_t first, std::uint64_t count, const DrawSite& site) {
+        return verifier(detail::model_view(c), first, count, site);
+      },
+      detail::add_model_block);
   return judge_models(judges, VerdictPolicy{.alpha = options.alpha});
 }
 

@@ -74,12 +74,14 @@ struct EmittedBlock {
 // the same sequence; seed an engine's own generator from bits() to keep its RNG.
 class Randomness {
  public:
-  explicit Randomness(const DrawSite& site) : draws_(site) {}
+  explicit Randomness(const DrawSite& site) : draws_(site), sample_(site.sample) {}
   double uniform() { return 1.0 - draws_.next(); }  // in [0, 1) (the draws are in (0, 1])
   std::uint64_t bits();                             // 64 random bits (two draws)
+  std::uint64_t sample() const { return sample_; }
 
  private:
   DrawCounter draws_;
+  std::uint64_t sample_;
 };
 
 using TreeVerifier = std::function<EmittedBlock(const TreeCaseView&, Randomness&)>;
@@ -145,6 +147,17 @@ template <class F>
 TreeReport check_tree_verifier(const DrawingVerifier<F>& verifier, const CheckOptions& options = {});
 // Samples a model-case verifier on every model case (marginal exactness; sampling only).
 ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options = {});
+
+// Batched verifiers: called once per `batch` samples of a case (0: all of them) with the batch's
+// first sample and size and the randomness of that first sample's site, they return one block per
+// sample. The blocks are judged as the per-sample check judges them, each completed with its own
+// sample's randomness, in parallel: a run depends on the batch size (the verifier's seeds do),
+// not on the threads. Throws std::invalid_argument naming the case and samples on a batch of the
+// wrong size.
+using TreeBatchFn = std::function<std::vector<EmittedBlock>(const TreeCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
+using ModelBatchFn = std::function<std::vector<EmittedBlock>(const ModelCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
+TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options, std::uint64_t batch);
+ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const ModelCheckOptions& options, std::uint64_t batch);
 
 // The report in a few lines: the overall verdict; when not exact and saturated, the first failing
 // case spelled out (label, tree, p-values, detectable TV, exact TV) and its largest standardized

@@ -8,6 +8,7 @@ packages=(
   librandom123-dev libcli11-dev nlohmann-json3-dev python3-matplotlib
   libbenchmark-dev libopenmpi-dev openmpi-bin
   libsphinxbase-dev pocketsphinx-en-us pkg-config
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
 )
 
 missing=()

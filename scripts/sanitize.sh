@@ -4,9 +4,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # MPI off: Open MPI leaks at init/finalize by design, and this build checks our code. CUDA off:
 # nvcc-compiled code is not instrumented, and the gpu tests would only skip here.
+# Python off: an uninstrumented interpreter cannot load an instrumented module (the package's C++
+# side is the public library, which the C API and GoogleTest tests run here).
 # -g1: line tables are all a sanitizer report needs, and full debug info doubles the build.
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DTEV_SANITIZE=ON -DTEV_MPI=OFF -DTEV_CUDA=OFF > /dev/null
+  -DTEV_SANITIZE=ON -DTEV_MPI=OFF -DTEV_CUDA=OFF -DTEV_PYTHON=OFF > /dev/null
 cmake --build build-sanitize -j"$(nproc)"
 # Every test runs except larger copies of code that runs here at a smaller size: the exact laws at
 # B = 64 and 128 (B = 32 runs), and the default check at 200,000 samples per tree (the same

@@ -69,6 +69,44 @@ TEST(PublicCheck, SeededVerifierIsJudgedBySampling) {
   EXPECT_EQ(check_tree_verifier(root_bonus, options).verdict, Verdict::inconclusive);
 }
 
+// 100,000 samples a case (the default), the sparse case over V = 64 (this walk reads whole rows).
+TEST(PublicCheck, BatchedWalkIsExactAndSaturated) {
+  TreeCheckOptions options = small_options();
+  options.samples = 100000;
+  const Report report = check_tree_verifier_batched(target_walk_batch, options, 50000);
+  EXPECT_EQ(report.verdict, Verdict::exact_saturated) << describe(report);
+  for (const CaseResult& c : report.cases) EXPECT_EQ(c.not_enumerated, "a batched verifier: no enumeration");
+  // The same run on one thread: the verifier's seeds and the completions do not depend on threads.
+  options.threads = 1;
+  const Report one = check_tree_verifier_batched(target_walk_batch, options, 50000);
+  for (std::size_t k = 0; k < report.cases.size(); ++k) EXPECT_EQ(report.cases[k].p_value, one.cases[k].p_value);
+}
+
+TEST(PublicCheck, BadBatchesAreRefusedNamingCaseAndSample) {
+  const auto refused = [](auto&& spoil) {
+    try {
+      check_tree_verifier_batched(
+          [&](const TreeCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t seed) {
+            BlockBatch b = target_walk_batch(c, first, count, seed);
+            spoil(b, c);
+            return b;
+          },
+          small_options(), 1000);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase&) { b.bonus.pop_back(); }).find("case c0, samples 0..999: a batch of 1000 needs"), 0u);
+  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase& c) { b.bonus[3] = c.vocab; }), "case c0, sample 3: bonus token 16 outside [0, V)");
+  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase&) { b.accepted[0] = -7; }), "case c0, sample 0: accepted token -7 outside [0, V)");
+  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase&) {
+              b.accepted[0] = -1;
+              b.accepted[1] = 0;
+            }),
+            "case c0, sample 0: accepted token 0 after the -1 padding");
+}
+
 TEST(PublicCheck, VerifierExceptionsReachTheCaller) {
   EXPECT_THROW(check_tree_verifier([](const TreeCase&, Randomness&) -> Block { throw std::runtime_error("engine failed"); }, small_options()),
                std::runtime_error);

@@ -2,6 +2,8 @@
 // Verifiers written against the public API alone, as an engine would write them: a target-only
 // walk drawn through tevsuite's Draws (exact and saturated), its planted bug, and a seeded
 // verifier that accepts nothing (exact, not saturated).
+#include <algorithm>
+#include <random>
 #include <span>
 
 #include <tevsuite/check.hpp>
@@ -43,6 +45,40 @@ inline tevsuite::Block target_walk_full_row_bonus(const tevsuite::TreeCase& c, t
   }();
   block.bonus = static_cast<std::int32_t>(draws.categorical(c.row(stop)));
   return block;
+}
+
+// Draws from an engine's own generator (for batched verifiers, seeded once per batch).
+class SeededDraws final : public tevsuite::Draws {
+ public:
+  explicit SeededDraws(std::uint64_t seed) : engine_(seed) {}
+  std::size_t categorical(std::span<const double> weights) override {
+    double total = 0.0;
+    for (const double w : weights) total += w;
+    double u = std::uniform_real_distribution<double>(0.0, total)(engine_);
+    for (std::size_t a = 0; a < weights.size(); ++a) {
+      if (u < weights[a]) return a;
+      u -= weights[a];
+    }
+    return weights.size() - 1;
+  }
+  std::int32_t next_token(std::int32_t, std::span<const double> weights) override { return static_cast<std::int32_t>(categorical(weights)); }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+// target_walk for a batch of samples: rows of accepted tokens padded with −1.
+inline tevsuite::BlockBatch target_walk_batch(const tevsuite::TreeCase& c, std::uint64_t, std::uint64_t count, std::uint64_t seed) {
+  SeededDraws draws(seed);
+  tevsuite::BlockBatch batch;
+  batch.width = std::max(c.nodes() - 1, 1);
+  batch.accepted.assign(count * static_cast<std::size_t>(batch.width), -1);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const tevsuite::Block b = target_walk(c, draws);
+    std::copy(b.accepted.begin(), b.accepted.end(), batch.accepted.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(batch.width)));
+    batch.bonus.push_back(b.bonus);
+  }
+  return batch;
 }
 
 // A token of `row` by inverse CDF at u (the last token when rounding leaves u above the total).

@@ -104,8 +104,9 @@ struct Block {
 // engine's own generator from bits() to keep its own RNG.
 class Randomness {
  public:
-  virtual double uniform() = 0;  // in [0, 1)
-  std::uint64_t bits();          // 64 random bits (two uniforms)
+  virtual double uniform() = 0;               // in [0, 1)
+  std::uint64_t bits();                       // 64 random bits (two uniforms)
+  virtual std::uint64_t sample() const = 0;   // the sample of the case this randomness belongs to
 
  protected:
   ~Randomness() = default;
@@ -133,6 +134,19 @@ struct DrawingVerifier {
   std::function<Block(const TreeCase&, Draws&)> verify;
 };
 inline DrawingVerifier drawing(std::function<Block(const TreeCase&, Draws&)> f) { return {std::move(f)}; }
+
+// A batch of blocks for samples first .. first + count − 1 of one case: row i holds sample
+// first + i's accepted tokens from the root, then −1 up to `width`, and its bonus token.
+struct BlockBatch {
+  std::int32_t width = 0;              // D: the longest accepted path the batch allows
+  std::vector<std::int32_t> accepted;  // (count, width), −1 after a row's last accepted token
+  std::vector<std::int32_t> bonus;     // (count)
+};
+// A verifier that answers a whole batch of samples at once (a vectorized kernel), seeded once
+// per batch: `seed` is 64 bits of the verifier stream keyed by the check's seed, the case and
+// the batch's first sample, so a run is reproducible for a given batch size, on any thread count.
+using TreeBatchVerifier = std::function<BlockBatch(const TreeCase&, std::uint64_t first, std::uint64_t count, std::uint64_t seed)>;
+using ModelBatchVerifier = std::function<BlockBatch(const ModelCase&, std::uint64_t first, std::uint64_t count, std::uint64_t seed)>;
 
 inline constexpr std::uint32_t kDefaultSeed = 20261130;
 
@@ -201,6 +215,12 @@ Report check_tree_verifier(const TreeVerifier& verifier, const TreeCheckOptions&
 Report check_tree_verifier(const DrawingVerifier& verifier, const TreeCheckOptions& options = {});
 // Samples a model-case verifier on every model case (marginal exactness; sampling only).
 Report check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options = {});
+// The same checks with a batched verifier, called once per `batch` samples of a case (0: all of
+// a case's samples in one call), batches in order. A batch of the wrong size, a
+// token outside [0, V) or a row whose −1 padding is followed by a token is refused
+// (std::invalid_argument naming the case and sample), never judged.
+Report check_tree_verifier_batched(const TreeBatchVerifier& verifier, const TreeCheckOptions& options = {}, std::uint64_t batch = 0);
+Report check_model_verifier_batched(const ModelBatchVerifier& verifier, const ModelCheckOptions& options = {}, std::uint64_t batch = 0);
 
 // A drawing verifier's exact law on one case of your own, by enumeration: its TV from the
 // canonical law, E[L] against the ceiling, and the probability that its bonus is a drafted child's

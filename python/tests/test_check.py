@@ -1,0 +1,139 @@
+"""The Python package against the same verdicts as `tevsuite conformance run` and the C++ library:
+numpy verifiers batched and per sample, planted bugs, model cases, reproducibility, and bad answers
+as exceptions naming the case and sample. Family alpha 1e-3 (the default), fixed seeds."""
+import numpy as np
+import pytest
+
+import tevsuite
+from tevsuite import Verdict, VerifierError
+from numpy_verifiers import root_bonus, uniform_bonus, walk_batch, walk_one
+
+# The sparse case over V = 64 and 20,000 samples a case: quick, for tests whose verdict is far
+# from the line; the default budgets where a verdict of "exact" must be conclusive.
+SMALL = dict(samples=20_000, large_vocab=64, large_vocab_factor=1)
+
+
+def test_batched_walk_is_exact_and_saturated_on_the_default_cases():
+    report = tevsuite.check_tree(verify_batch=walk_batch)
+    assert report.verdict == Verdict.EXACT_SATURATED, report.describe()
+    assert report.verdict_text == "exact and saturated"
+    assert len(report.cases) == 8 and report.first_failing() is None
+    for case in report.cases:
+        assert case.samples in (100_000, 400_000)
+        assert 0.0 < case.p_value <= 1.0 and case.p_holm >= case.p_value
+        assert case.detectable_tv is not None and case.detectable_tv <= 0.05
+        assert case.exact_tv is None
+
+
+def test_full_row_bonus_bug_is_caught_with_its_first_failing_case():
+    report = tevsuite.check_tree(verify_batch=lambda c, n, rng: walk_batch(c, n, rng, full_row_bonus=True))
+    assert report.verdict == Verdict.NOT_EXACT
+    failing = report.first_failing()
+    assert failing is not None and failing.verdict == Verdict.NOT_EXACT
+    assert f"first failing case: {failing.id}" in report.describe()
+    assert "largest cell deviations" in str(report)
+
+
+def test_per_sample_verifiers_get_their_kinds_verdicts():
+    assert tevsuite.check_tree(uniform_bonus, **SMALL).verdict == Verdict.NOT_EXACT
+    assert tevsuite.check_tree(root_bonus, samples=50).verdict == Verdict.INCONCLUSIVE
+    assert tevsuite.check_tree(walk_one, cases=2, samples=500).verdict == Verdict.INCONCLUSIVE
+
+
+def test_runs_are_reproducible_and_do_not_depend_on_the_threads():
+    one = tevsuite.check_tree(verify_batch=walk_batch, threads=1, batch=5000, **SMALL)
+    two = tevsuite.check_tree(verify_batch=walk_batch, threads=2, batch=5000, **SMALL)
+    assert [c.p_value for c in one.cases] == [c.p_value for c in two.cases]
+    other_seed = tevsuite.check_tree(verify_batch=walk_batch, seed=7, batch=5000, **SMALL)
+    assert [c.p_value for c in one.cases] != [c.p_value for c in other_seed.cases]
+
+
+def test_case_arrays_are_read_only_numpy_in_level_order():
+    seen = {}
+
+    def record(case, n, rng):
+        seen[case.id] = case
+        return walk_batch(case, n, rng)
+
+    tevsuite.check_tree(verify_batch=record, **SMALL)
+    case = seen["c0"]
+    assert case.parents.dtype == np.int32 and case.probs.shape == (case.nodes, case.vocab)
+    assert case.parents[0] == -1 and all(case.parents[1:] < np.arange(1, case.nodes))
+    assert np.allclose(case.probs.sum(axis=1), 1.0)
+    with pytest.raises(ValueError):
+        case.probs[0, 0] = 1.0
+
+
+def p_row_bonus(case, rng):
+    row = np.cumsum(case.p([]))
+    return [], min(int(np.searchsorted(row, rng.uniform(), side="right")), case.vocab - 1)
+
+
+def q_row_bonus(case, rng):
+    row = np.cumsum(case.q([]))
+    return [], min(int(np.searchsorted(row, rng.uniform(), side="right")), case.vocab - 1)
+
+
+def test_model_cases_bonus_from_p_is_exact_from_q_is_not():
+    exact = tevsuite.check_model(p_row_bonus)
+    assert exact.verdict == Verdict.EXACT_SATURATED, exact.describe()
+    assert exact.verdict_text == "exact (marginally)"
+    assert tevsuite.check_model(q_row_bonus).verdict == Verdict.NOT_EXACT
+
+
+def test_model_case_rows_and_hint():
+    hints = []
+
+    def look(case, rng):
+        hints.append(case.drafting)
+        assert case.p([0] * case.depth).shape == (case.vocab,)
+        with pytest.raises(ValueError):
+            case.q([case.vocab])
+        return p_row_bonus(case, rng)
+
+    tevsuite.check_model(look, samples=5, threads=1)
+    assert any(h is not None and h["depth"] == 2 for h in hints)
+
+
+def answers(bad):
+    def verify(case, n, rng):
+        accepted, bonus = walk_batch(case, n, rng)
+        return bad(accepted, bonus, case)
+    return verify
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (lambda a, b, c: (a[:, :, None], b), r"case c0, samples 0\.\.19999: accepted must have 2 dimension"),
+        (lambda a, b, c: (a.astype(float), b), r"case c0, samples 0\.\.19999: accepted must hold integers"),
+        (lambda a, b, c: (a, np.full(b.shape, np.nan)), r"bonus must hold integers"),
+        (lambda a, b, c: (a[:-1], b[:-1]), r"case c0, samples 0\.\.19999: expected 20000 blocks"),
+        (lambda a, b, c: (a, np.where(np.arange(b.size) == 7, c.vocab, b)), r"case c0, sample 7: bonus token \d+ outside \[0, \d+\)"),
+        (lambda a, b, c: (np.where(np.arange(a.size).reshape(a.shape) == 3, -2, a), b), r"case c0, sample 0: accepted token -2 outside"),
+        (lambda a, b, c: (np.hstack([np.full((b.size, 1), -1), np.full((b.size, 1), 0)]), b), r"case c0, sample 0: an accepted token after the -1 padding"),
+        (lambda a, b, c: 42, r"case c0, samples 0\.\.19999: expected \(accepted \[n, D\], bonus \[n\]\)"),
+    ],
+)
+def test_bad_batched_answers_are_errors_naming_case_and_sample(bad, message):
+    with pytest.raises(VerifierError, match=message):
+        tevsuite.check_tree(verify_batch=answers(bad), **SMALL)
+
+
+def test_a_raising_verifier_is_an_error_naming_case_and_sample():
+    def crash(case, rng):
+        if rng.sample == 3:
+            raise RuntimeError("kernel failed")
+        return root_bonus(case, rng)
+
+    with pytest.raises(VerifierError, match=r"case c0, sample 3: the verifier raised RuntimeError: kernel failed"):
+        tevsuite.check_tree(crash, threads=1, **SMALL)
+
+
+def test_per_sample_out_of_range_and_non_integer_answers():
+    with pytest.raises(VerifierError, match=r"sample \d+: bonus token 99999 outside"):
+        tevsuite.check_tree(lambda c, r: ([], 99999), **SMALL)
+    with pytest.raises(VerifierError, match=r"bonus must hold integers"):
+        tevsuite.check_tree(lambda c, r: ([], 0.5), **SMALL)
+    with pytest.raises(TypeError, match="exactly one of verify"):
+        tevsuite.check_tree()

@@ -1,0 +1,165 @@
+"""tevsuite in Python engines' own tests.
+
+The conformance check of ``tevsuite conformance run`` with the verifier under test called in
+process: the same cases (``tevsuite conformance emit``'s generators), the same judges and the same
+verdict policy as the command line and the C++ library, with verifiers written in Python, numpy
+or torch, one sample per call or a whole batch of samples at once.
+
+    import tevsuite
+    report = tevsuite.check_tree(verify_batch=my_batched_verifier)
+    assert report.verdict == tevsuite.Verdict.EXACT_SATURATED, report.describe()
+
+A verifier sees a case (``TreeCase``: ``parents``, ``tokens`` and (N, V) ``probs`` as numpy
+arrays; ``ModelCase``: ``p(prefix)`` and ``q(prefix)``) and the randomness tevsuite hands it:
+
+* per sample, ``verify(case, rng) -> (accepted, bonus)``, where ``rng`` has ``uniform()`` (a float
+  in [0, 1)), ``bits()`` (64 random bits, e.g. to seed a generator of one's own) and ``sample``;
+  called from one thread (the GIL would serialize more, at a cost: measured 6x slower on two);
+* batched, ``verify_batch(case, n, rng) -> (accepted, bonus)``: ``accepted`` an (n, D) integer
+  array of the accepted tokens from the root, padded with -1, ``bonus`` an (n,) integer array, and
+  ``rng`` a ``numpy.random.Generator`` seeded from tevsuite's verifier stream for that batch.
+
+Runs are reproducible: the same seed gives the same verdicts and p-values. Bad answers (wrong
+shapes, non-integer arrays, tokens out of range, a raising callable) raise ``VerifierError``
+naming the case and sample; they never become a verdict.
+"""
+import numpy as np
+
+from ._tevsuite import (
+    CaseResult,
+    ModelCase,
+    Report,
+    TreeCase,
+    Verdict,
+    _check_model,
+    _check_model_batched,
+    _check_tree,
+    _check_tree_batched,
+    kDefaultSeed,
+)
+
+__all__ = [
+    "CaseResult", "ModelCase", "Report", "TreeCase", "Verdict", "VerifierError",
+    "check_tree", "check_model", "DEFAULT_SEED",
+]
+
+DEFAULT_SEED = kDefaultSeed
+
+
+class VerifierError(ValueError):
+    """The verifier under test answered something that is not a block, or raised."""
+
+
+def _where(case, first, n):
+    if n == 1:
+        return f"case {case.id}, sample {first}"
+    return f"case {case.id}, samples {first}..{first + n - 1}"
+
+
+def _as_tokens(value, name, shape_rank, where):
+    array = np.asarray(value)
+    if array.size == 0 and not isinstance(value, np.ndarray):
+        array = array.astype(np.int32)  # [] or (): no accepted tokens
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise VerifierError(f"{where}: {name} must hold integers, got dtype {array.dtype}")
+    if array.ndim != shape_rank:
+        raise VerifierError(f"{where}: {name} must have {shape_rank} dimension(s), got shape {array.shape}")
+    return np.ascontiguousarray(array, dtype=np.int32)
+
+
+def _check_range(accepted, bonus, vocab, where, first=None):
+    """Tokens in [0, V); in a batch, -1 pads a row after its last accepted token and nowhere else.
+    A batch's problem is named by its sample (first + row)."""
+    def at(row):
+        return where if first is None else f"{where.split(', samples')[0]}, sample {first + int(row)}"
+
+    bad_bonus = np.nonzero((bonus < 0) | (bonus >= vocab))[0] if bonus.ndim else ([0] if not 0 <= bonus < vocab else [])
+    if len(bad_bonus):
+        row = bad_bonus[0]
+        raise VerifierError(f"{at(row)}: bonus token {bonus.flat[row]} outside [0, {vocab})")
+    low = -1 if accepted.ndim == 2 else 0
+    bad = np.argwhere((accepted < low) | (accepted >= vocab))
+    if bad.size:
+        row = bad[0][0] if accepted.ndim == 2 else 0
+        raise VerifierError(f"{at(row)}: accepted token {accepted[tuple(bad[0])]} outside [0, {vocab})")
+    if accepted.ndim == 2 and accepted.shape[1] > 1:
+        rows = np.nonzero(np.any((accepted[:, 1:] >= 0) & (accepted[:, :-1] < 0), axis=1))[0]
+        if rows.size:
+            raise VerifierError(f"{at(rows[0])}: an accepted token after the -1 padding")
+
+
+def _to_numpy(value):
+    # torch tensors (on any device) without importing torch here
+    if hasattr(value, "detach") and hasattr(value, "cpu"):
+        return value.detach().cpu().numpy()
+    return value
+
+
+def _per_sample(verify):
+    def call(case, rng):
+        where = _where(case, rng.sample, 1)
+        try:
+            answer = verify(case, rng)
+        except Exception as e:  # the engine's own failure, named by case and sample
+            raise VerifierError(f"{where}: the verifier raised {type(e).__name__}: {e}") from e
+        try:
+            accepted, bonus = answer
+        except (TypeError, ValueError):
+            raise VerifierError(f"{where}: expected (accepted, bonus), got {answer!r}") from None
+        accepted = _as_tokens(_to_numpy(accepted), "accepted", 1, where)
+        bonus = _as_tokens(_to_numpy(bonus), "bonus", 0, where)
+        _check_range(accepted, bonus, case.vocab, where)
+        return accepted, int(bonus)
+    return call
+
+
+def _batched(verify_batch):
+    def call(case, first, n, seed):
+        where = _where(case, first, n)
+        rng = np.random.default_rng(seed)
+        try:
+            answer = verify_batch(case, n, rng)
+        except Exception as e:
+            raise VerifierError(f"{where}: the verifier raised {type(e).__name__}: {e}") from e
+        try:
+            accepted, bonus = answer
+        except (TypeError, ValueError):
+            raise VerifierError(f"{where}: expected (accepted [n, D], bonus [n]), got {type(answer).__name__}") from None
+        accepted = _as_tokens(_to_numpy(accepted), "accepted", 2, where)
+        bonus = _as_tokens(_to_numpy(bonus), "bonus", 1, where)
+        if accepted.shape[0] != n or bonus.shape[0] != n:
+            raise VerifierError(f"{where}: expected {n} blocks, got accepted of shape {accepted.shape} and bonus of shape {bonus.shape}")
+        _check_range(accepted, bonus, case.vocab, where, first)
+        return accepted, bonus
+    return call
+
+
+def _one_of(verify, verify_batch):
+    if (verify is None) == (verify_batch is None):
+        raise TypeError("give exactly one of verify (per sample) and verify_batch (batched)")
+
+
+def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, large_vocab=50_000, large_vocab_factor=4,
+               alpha=1e-3, seed=DEFAULT_SEED, threads=0, batch=0):
+    """Checks a fixed-tree verifier on ``tevsuite conformance emit``'s cases; returns a Report.
+
+    ``batch``: samples per ``verify_batch`` call (0: all samples of a case in one call). A run is
+    reproducible for a given seed and batch; it does not depend on ``threads`` (the threads that
+    complete and judge a batch's blocks; a per-sample verifier is called from one thread).
+    """
+    _one_of(verify, verify_batch)
+    options = dict(cases=cases, samples=samples, large_vocab=large_vocab, large_vocab_factor=large_vocab_factor, alpha=alpha,
+                   seed=seed, threads=threads)
+    if verify is not None:
+        return _check_tree(_per_sample(verify), **{**options, "threads": 1})
+    return _check_tree_batched(_batched(verify_batch), batch=batch, **options)
+
+
+def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alpha=1e-3, seed=DEFAULT_SEED, threads=0, batch=0):
+    """Checks a verifier that drafts its own tree from q on the model cases (exactness is
+    marginal, over the drafts); returns a Report whose verdict reads "exact (marginally)"."""
+    _one_of(verify, verify_batch)
+    options = dict(cases=cases, samples=samples, alpha=alpha, seed=seed, threads=threads)
+    if verify is not None:
+        return _check_model(_per_sample(verify), **{**options, "threads": 1})
+    return _check_model_batched(_batched(verify_batch), batch=batch, **options)

@@ -1,0 +1,270 @@
+// The Python module tevsuite._tevsuite over the public C++ library (<tevsuite/check.hpp>): cases as
+// numpy arrays, Python verifiers (per sample or batched) called back with the GIL held, and the
+// GIL released while tevsuite samples its completions and judges. The Python layer
+// (tevsuite/__init__.py) validates the verifiers' answers and names the case and sample.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <tevsuite/check.hpp>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace py = pybind11;
+using namespace tevsuite;
+
+namespace {
+
+// A fixed-tree case as Python sees it: its arrays copied once per case (not per sample), so a
+// verifier may keep them.
+struct PyTreeCase {
+  std::string id, label;
+  std::int32_t vocab = 0;
+  py::array_t<std::int32_t> parents, tokens;  // (N)
+  py::array_t<double> probs;                  // (N, V)
+};
+
+PyTreeCase make_tree_case(const TreeCase& c) {
+  PyTreeCase out{std::string(c.id), std::string(c.label), c.vocab, {}, {}, {}};
+  out.parents = py::array_t<std::int32_t>(c.parents.size(), c.parents.data());
+  out.tokens = py::array_t<std::int32_t>(c.tokens.size(), c.tokens.data());
+  out.probs = py::array_t<double>({static_cast<py::ssize_t>(c.nodes()), static_cast<py::ssize_t>(c.vocab)}, c.probs.data());
+  for (auto* a : {static_cast<py::array*>(&out.parents), static_cast<py::array*>(&out.tokens), static_cast<py::array*>(&out.probs)}) {
+    a->attr("setflags")(py::arg("write") = false);
+  }
+  return out;
+}
+
+// A model case as Python sees it during one call: p and q by prefix, copied on each read (V
+// entries). Reading it after the call has returned raises.
+struct PyModelCase {
+  std::string id, label;
+  std::int32_t vocab = 0, depth = 0;
+  std::optional<DraftingHint> drafting;
+  const ModelCase* live = nullptr;
+
+  py::array_t<double> row(std::span<const double> (ModelCase::*which)(std::span<const std::int32_t>) const,
+                          const std::vector<std::int32_t>& prefix) const {
+    if (live == nullptr) throw std::runtime_error("model case " + id + " read after the verifier call returned");
+    if (static_cast<std::int32_t>(prefix.size()) > depth) throw std::invalid_argument("model case " + id + ": a prefix longer than its depth");
+    for (const std::int32_t t : prefix) {
+      if (t < 0 || t >= vocab) throw std::invalid_argument("model case " + id + ": prefix token " + std::to_string(t) + " outside [0, V)");
+    }
+    const std::span<const double> r = (live->*which)(prefix);
+    return py::array_t<double>(r.size(), r.data());
+  }
+};
+
+// One sample's randomness during one call (uniform, bits, sample); invalid after it.
+struct PyRandomness {
+  Randomness* live = nullptr;
+  std::uint64_t sample = 0;
+  Randomness& get() const {
+    if (live == nullptr) throw std::runtime_error("the randomness of sample " + std::to_string(sample) + " used after its verifier call returned");
+    return *live;
+  }
+};
+
+// Python's answers, already validated and made int32 by the Python layer: an (N) or (n, D) array.
+std::vector<std::int32_t> int_vector(const py::handle& h) {
+  const auto a = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>::ensure(h);
+  if (!a) throw std::invalid_argument("expected an integer array");
+  return {a.data(), a.data() + a.size()};
+}
+
+// Python exceptions raised in a callback cross tevsuite's threads as C++ exceptions that carry
+// the Python error; pybind11 restores it when the check returns to Python.
+template <class Check>
+Report run_released(Check&& check) {
+  py::gil_scoped_release release;
+  return check();
+}
+
+TreeCheckOptions tree_options(std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab, std::uint64_t large_vocab_factor, double alpha,
+                              std::uint32_t seed, int threads) {
+  return {cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads};
+}
+
+// Per-case Python objects, made once per case on first use (GIL held).
+class TreeCaseCache {
+ public:
+  py::object get(const TreeCase& c) {
+    auto it = cases_.find(std::string(c.id));
+    if (it == cases_.end()) it = cases_.emplace(std::string(c.id), py::cast(make_tree_case(c))).first;
+    return it->second;
+  }
+  ~TreeCaseCache() {
+    py::gil_scoped_acquire gil;
+    cases_.clear();
+  }
+
+ private:
+  std::map<std::string, py::object> cases_;
+};
+
+py::object model_case_object(const ModelCase& c, PyModelCase*& raw) {
+  auto owned = std::make_unique<PyModelCase>(PyModelCase{std::string(c.id), std::string(c.label), c.vocab, c.depth, c.drafting, &c});
+  raw = owned.get();
+  return py::cast(std::move(owned));
+}
+
+py::object randomness_object(Randomness& r, PyRandomness*& raw) {
+  auto owned = std::make_unique<PyRandomness>(PyRandomness{&r, r.sample()});
+  raw = owned.get();
+  return py::cast(std::move(owned));
+}
+
+Block block_of(const py::object& answer) {
+  const py::tuple t = answer.cast<py::tuple>();
+  return {int_vector(t[0]), t[1].cast<std::int32_t>()};
+}
+
+BlockBatch batch_of(const py::object& answer) {
+  const py::tuple t = answer.cast<py::tuple>();
+  const auto accepted = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>::ensure(t[0]);
+  if (!accepted || accepted.ndim() != 2) throw std::invalid_argument("accepted: expected an (n, D) integer array");
+  return {static_cast<std::int32_t>(accepted.shape(1)), int_vector(t[0]), int_vector(t[1])};
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_tevsuite, m) {
+  m.doc() = "tevsuite's in-process conformance check (the C++ library behind the tevsuite package)";
+  m.attr("kDefaultSeed") = kDefaultSeed;
+
+  py::enum_<Verdict>(m, "Verdict", "The verdicts, numbered as tevsuite's exit codes.")
+      .value("EXACT_SATURATED", Verdict::exact_saturated)
+      .value("NOT_EXACT", Verdict::not_exact)
+      .value("ERROR", Verdict::error)
+      .value("EXACT_NOT_SATURATED", Verdict::exact_not_saturated)
+      .value("INCONCLUSIVE", Verdict::inconclusive)
+      .value("EXACT_SATURATION_INCONCLUSIVE", Verdict::exact_saturation_inconclusive)
+      .def_property_readonly("text", [](Verdict v) { return verdict_text(v); });
+
+  py::class_<CaseResult>(m, "CaseResult", "One case's result; p-values valid at every level.")
+      .def_readonly("id", &CaseResult::id)
+      .def_readonly("label", &CaseResult::label)
+      .def_readonly("verdict", &CaseResult::verdict)
+      .def_readonly("samples", &CaseResult::samples)
+      .def_readonly("impossible", &CaseResult::impossible)
+      .def_readonly("p_value", &CaseResult::p_value)
+      .def_readonly("p_holm", &CaseResult::p_holm)
+      .def_readonly("saturation_p_holm", &CaseResult::saturation_p_holm)
+      .def_readonly("detectable_tv", &CaseResult::detectable_tv)
+      .def_readonly("exact_tv", &CaseResult::exact_tv)
+      .def_readonly("mean_length", &CaseResult::mean_length)
+      .def_readonly("ceiling", &CaseResult::ceiling)
+      .def("__repr__", [](const CaseResult& c) { return "<CaseResult " + c.id + ": " + verdict_text(c.verdict) + ">"; });
+
+  py::class_<Report>(m, "Report", "The check's verdict, per-case results and description.")
+      .def_readonly("verdict", &Report::verdict)
+      .def_readonly("verdict_text", &Report::verdict_text)
+      .def_readonly("alpha", &Report::alpha)
+      .def_readonly("cases", &Report::cases)
+      .def("describe", [](const Report& r) { return r.description; }, "the verdict in a few lines, the first failing case spelled out")
+      .def("first_failing", [](const Report& r) { return r.first_failing() ? std::optional<CaseResult>(*r.first_failing()) : std::nullopt; })
+      .def("__str__", [](const Report& r) { return r.description; })
+      .def("__repr__", [](const Report& r) { return "<Report: " + r.verdict_text + ", " + std::to_string(r.cases.size()) + " cases>"; });
+
+  py::class_<PyTreeCase>(m, "TreeCase", "A fixed-tree case: level order, node 0 the root, arrays read-only.")
+      .def_readonly("id", &PyTreeCase::id)
+      .def_readonly("label", &PyTreeCase::label)
+      .def_readonly("vocab", &PyTreeCase::vocab)
+      .def_readonly("parents", &PyTreeCase::parents, "(N) int32: parent of node i, -1 for the root")
+      .def_readonly("tokens", &PyTreeCase::tokens, "(N) int32: token of node i, -1 for the root")
+      .def_readonly("probs", &PyTreeCase::probs, "(N, V) float64: target p(. | path to node i)")
+      .def_property_readonly("nodes", [](const PyTreeCase& c) { return c.parents.size(); });
+
+  py::class_<PyModelCase>(m, "ModelCase", "A model case: draft from q, at most depth deep, verify with p.")
+      .def_readonly("id", &PyModelCase::id)
+      .def_readonly("label", &PyModelCase::label)
+      .def_readonly("vocab", &PyModelCase::vocab)
+      .def_readonly("depth", &PyModelCase::depth)
+      .def_property_readonly("drafting",
+                             [](const PyModelCase& c) -> py::object {
+                               if (!c.drafting) return py::none();
+                               static const char* names[] = {"chain", "independent_chains", "iid_children", "without_replacement", "top_k"};
+                               return py::dict(py::arg("policy") = names[static_cast<int>(c.drafting->policy)], py::arg("width") = c.drafting->width,
+                                               py::arg("depth") = c.drafting->depth);
+                             })
+      .def("p", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::p, prefix); },
+           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: the target's next-token row after the prefix")
+      .def("q", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::q, prefix); },
+           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: the drafter's next-token row after the prefix");
+
+  py::class_<PyRandomness>(m, "Randomness", "One sample's randomness (Philox on tevsuite's verifier stream).")
+      .def("uniform", [](const PyRandomness& r) { return r.get().uniform(); }, "a float in [0, 1)")
+      .def("bits", [](const PyRandomness& r) { return r.get().bits(); }, "64 random bits")
+      .def_readonly("sample", &PyRandomness::sample);
+
+  m.def(
+      "_check_tree",
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab, std::uint64_t large_vocab_factor,
+         double alpha, std::uint32_t seed, int threads) {
+        TreeCaseCache cache;
+        const TreeVerifier verifier = [&](const TreeCase& c, Randomness& r) {
+          py::gil_scoped_acquire gil;
+          PyRandomness* raw = nullptr;
+          const py::object randomness = randomness_object(r, raw);
+          const Block b = block_of(verify(cache.get(c), randomness));
+          raw->live = nullptr;
+          return b;
+        };
+        return run_released([&] { return check_tree_verifier(verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads)); });
+      },
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"),
+      py::arg("seed"), py::arg("threads"));
+
+  m.def(
+      "_check_tree_batched",
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab, std::uint64_t large_vocab_factor,
+         double alpha, std::uint32_t seed, int threads, std::uint64_t batch) {
+        TreeCaseCache cache;
+        const TreeBatchVerifier verifier = [&](const TreeCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t batch_seed) {
+          py::gil_scoped_acquire gil;
+          return batch_of(verify(cache.get(c), first, count, batch_seed));
+        };
+        return run_released([&] {
+          return check_tree_verifier_batched(verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads), batch);
+        });
+      },
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"),
+      py::arg("seed"), py::arg("threads"), py::arg("batch"));
+
+  m.def(
+      "_check_model",
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed, int threads) {
+        const ModelVerifier verifier = [&](const ModelCase& c, Randomness& r) {
+          py::gil_scoped_acquire gil;
+          PyModelCase* model = nullptr;
+          PyRandomness* randomness = nullptr;
+          const py::object case_object = model_case_object(c, model);
+          const py::object randomness_obj = randomness_object(r, randomness);
+          const Block b = block_of(verify(case_object, randomness_obj));
+          model->live = nullptr;
+          randomness->live = nullptr;
+          return b;
+        };
+        return run_released([&] { return check_model_verifier(verifier, ModelCheckOptions{cases, samples, alpha, seed, threads}); });
+      },
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"), py::arg("seed"), py::arg("threads"));
+
+  m.def(
+      "_check_model_batched",
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed, int threads, std::uint64_t batch) {
+        const ModelBatchVerifier verifier = [&](const ModelCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t batch_seed) {
+          py::gil_scoped_acquire gil;
+          PyModelCase* model = nullptr;
+          const py::object case_object = model_case_object(c, model);
+          const BlockBatch b = batch_of(verify(case_object, first, count, batch_seed));
+          model->live = nullptr;
+          return b;
+        };
+        return run_released([&] { return check_model_verifier_batched(verifier, ModelCheckOptions{cases, samples, alpha, seed, threads}, batch); });
+      },
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"), py::arg("seed"), py::arg("threads"), py::arg("batch"));
+}
