@@ -72,27 +72,26 @@ auto internal_drawing(const DrawingVerifier& verifier) {
   });
 }
 
-tc::CheckOptions internal_options(const TreeCheckOptions& o) {
-  tc::CheckOptions out;
+// The fields both kinds of options share.
+template <class Internal, class Public>
+Internal common_options(const Public& o) {
+  Internal out;
   out.cases.cases = o.cases;
   out.cases.samples = o.samples;
-  out.cases.large_vocab = o.large_vocab;
-  out.cases.large_vocab_sample_factor = o.large_vocab_factor;
   out.alpha = o.alpha;
   out.seed = o.seed;
   out.threads = o.threads;
   return out;
 }
 
-tc::ModelCheckOptions internal_options(const ModelCheckOptions& o) {
-  tc::ModelCheckOptions out;
-  out.cases.cases = o.cases;
-  out.cases.samples = o.samples;
-  out.alpha = o.alpha;
-  out.seed = o.seed;
-  out.threads = o.threads;
+tc::CheckOptions internal_options(const TreeCheckOptions& o) {
+  auto out = common_options<tc::CheckOptions>(o);
+  out.cases.large_vocab = o.large_vocab;
+  out.cases.large_vocab_sample_factor = o.large_vocab_factor;
   return out;
 }
+
+tc::ModelCheckOptions internal_options(const ModelCheckOptions& o) { return common_options<tc::ModelCheckOptions>(o); }
 
 std::optional<double> finite(double x) { return x == x ? std::optional<double>(x) : std::nullopt; }
 

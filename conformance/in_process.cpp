@@ -31,43 +31,49 @@ std::deque<CaseT> read_back(const std::vector<std::string>& lines) {
 
 int arena_threads(int threads) { return threads > 0 ? threads : oneapi::tbb::task_arena::automatic; }
 
-// Every case's samples, in parallel: each thread adds its samples to its own judge of the case
-// (sample s keyed by s alone, so the counts do not depend on the threads), then the judges merge.
-// add(judge, case, site, where) draws the sample of `site` and adds it; `where` names the case in messages.
-template <class Judge, class CaseT, class Add>
-std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads, Add&& add) {
+// Every case's judges. fill(c, index, where, add_range) hands case `index`'s samples to add_range(first,
+// count, add_one), which adds samples first .. first + count − 1 in parallel, each thread to its
+// own judge of the case with add_one(judge, s) (sample s keyed by s alone, so the counts do not
+// depend on the threads); then the judges merge. `where` names the case in messages.
+template <class Judge, class CaseT, class Fill>
+std::vector<Judge> judge_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads, Fill&& fill) {
   std::vector<Judge> judges;
   oneapi::tbb::task_arena arena(arena_threads(threads));
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const CaseT& c = cases[k];
     const auto index = static_cast<std::uint32_t>(k);
-    const std::string where = "in-process verifier, case " + c.id;
     oneapi::tbb::enumerable_thread_specific<Judge> per_thread([&] { return Judge(c, seed, index); });
-    arena.execute([&] {
-      oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, c.samples, 256), [&](const auto& range) {
-        Judge& judge = per_thread.local();
-        for (std::uint64_t s = range.begin(); s != range.end(); ++s) add(judge, c, DrawSite{seed, Stream::verifier, index, s}, where);
+    const auto add_range = [&](std::uint64_t first, std::uint64_t count, auto&& add_one) {
+      arena.execute([&] {
+        oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(first, first + count, 256), [&](const auto& range) {
+          Judge& judge = per_thread.local();
+          for (std::uint64_t s = range.begin(); s != range.end(); ++s) add_one(judge, s);
+        });
       });
-    });
+    };
+    fill(c, index, "in-process verifier, case " + c.id, add_range);
     judges.emplace_back(c, seed, index);
     for (const Judge& part : per_thread) judges.back().merge(part);
   }
   return judges;
 }
 
+// Every case's samples drawn one at a time: add(judge, case, site, where) draws the sample of
+// `site` and adds it.
+template <class Judge, class CaseT, class Add>
+std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads, Add&& add) {
+  return judge_cases<Judge>(cases, seed, threads, [&](const CaseT& c, std::uint32_t index, const std::string& where, const auto& add_range) {
+    add_range(0, c.samples, [&](Judge& judge, std::uint64_t s) { add(judge, c, DrawSite{seed, Stream::verifier, index, s}, where); });
+  });
+}
+
 // The same with a batched verifier: fetch(case, first, count, first_site) answers one batch of a
-// case's samples (batches in order, one call each), whose blocks are then added in parallel by
+// case's samples (batches in order, one call each), whose blocks are then added by
 // add(judge, block, sample, where), each keyed by its own sample as sample_cases keys them.
 template <class Judge, class CaseT, class Fetch, class Add>
 std::vector<Judge> sample_cases_batched(const std::deque<CaseT>& cases, std::uint32_t seed, int threads, std::uint64_t batch, Fetch&& fetch,
                                         Add&& add) {
-  std::vector<Judge> judges;
-  oneapi::tbb::task_arena arena(arena_threads(threads));
-  for (std::size_t k = 0; k < cases.size(); ++k) {
-    const CaseT& c = cases[k];
-    const auto index = static_cast<std::uint32_t>(k);
-    const std::string where = "in-process verifier, case " + c.id;
-    oneapi::tbb::enumerable_thread_specific<Judge> per_thread([&] { return Judge(c, seed, index); });
+  return judge_cases<Judge>(cases, seed, threads, [&](const CaseT& c, std::uint32_t index, const std::string& where, const auto& add_range) {
     const std::uint64_t step = batch > 0 ? batch : std::max<std::uint64_t>(c.samples, 1);
     for (std::uint64_t first = 0; first < c.samples; first += step) {
       const std::uint64_t count = std::min(step, c.samples - first);
@@ -76,17 +82,9 @@ std::vector<Judge> sample_cases_batched(const std::deque<CaseT>& cases, std::uin
         throw std::invalid_argument(where + ", samples " + std::to_string(first) + ".." + std::to_string(first + count - 1) + ": " +
                                     std::to_string(blocks.size()) + " blocks for a batch of " + std::to_string(count));
       }
-      arena.execute([&] {
-        oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, count, 256), [&](const auto& range) {
-          Judge& judge = per_thread.local();
-          for (std::uint64_t i = range.begin(); i != range.end(); ++i) add(judge, blocks[i], first + i, where);
-        });
-      });
+      add_range(first, count, [&](Judge& judge, std::uint64_t s) { add(judge, blocks[s - first], s, where); });
     }
-    judges.emplace_back(c, seed, index);
-    for (const Judge& part : per_thread) judges.back().merge(part);
-  }
-  return judges;
+  });
 }
 
 // The χ² bins farthest from the reference law, each named by bin_name (a cell of its own or a

@@ -95,13 +95,17 @@ def _to_numpy(value):
     return value
 
 
+def _call(verify, where, *args):
+    try:
+        return verify(*args)
+    except Exception as e:  # the engine's own failure, named by case and sample
+        raise VerifierError(f"{where}: the verifier raised {type(e).__name__}: {e}") from e
+
+
 def _per_sample(verify):
     def call(case, rng):
         where = _where(case, rng.sample, 1)
-        try:
-            answer = verify(case, rng)
-        except Exception as e:  # the engine's own failure, named by case and sample
-            raise VerifierError(f"{where}: the verifier raised {type(e).__name__}: {e}") from e
+        answer = _call(verify, where, case, rng)
         try:
             accepted, bonus = answer
         except (TypeError, ValueError):
@@ -116,11 +120,7 @@ def _per_sample(verify):
 def _batched(verify_batch):
     def call(case, first, n, seed):
         where = _where(case, first, n)
-        rng = np.random.default_rng(seed)
-        try:
-            answer = verify_batch(case, n, rng)
-        except Exception as e:
-            raise VerifierError(f"{where}: the verifier raised {type(e).__name__}: {e}") from e
+        answer = _call(verify_batch, where, case, n, np.random.default_rng(seed))
         try:
             accepted, bonus = answer
         except (TypeError, ValueError):
