@@ -102,16 +102,20 @@ def _call(verify, where, *args):
         raise VerifierError(f"{where}: the verifier raised {type(e).__name__}: {e}") from e
 
 
+def _blocks(answer, where, rank, expected):
+    """A verifier's answer as int32 arrays: accepted of rank `rank` + 1 (1: one block; 2: a batch)
+    and bonus of rank `rank`."""
+    try:
+        accepted, bonus = answer
+    except (TypeError, ValueError):
+        raise VerifierError(f"{where}: expected {expected}, got {type(answer).__name__}") from None
+    return (_as_tokens(_to_numpy(accepted), "accepted", rank + 1, where), _as_tokens(_to_numpy(bonus), "bonus", rank, where))
+
+
 def _per_sample(verify):
     def call(case, rng):
         where = _where(case, rng.sample, 1)
-        answer = _call(verify, where, case, rng)
-        try:
-            accepted, bonus = answer
-        except (TypeError, ValueError):
-            raise VerifierError(f"{where}: expected (accepted, bonus), got {answer!r}") from None
-        accepted = _as_tokens(_to_numpy(accepted), "accepted", 1, where)
-        bonus = _as_tokens(_to_numpy(bonus), "bonus", 0, where)
+        accepted, bonus = _blocks(_call(verify, where, case, rng), where, 0, "(accepted, bonus)")
         _check_range(accepted, bonus, case.vocab, where)
         return accepted, int(bonus)
     return call
@@ -121,12 +125,7 @@ def _batched(verify_batch):
     def call(case, first, n, seed):
         where = _where(case, first, n)
         answer = _call(verify_batch, where, case, n, np.random.default_rng(seed))
-        try:
-            accepted, bonus = answer
-        except (TypeError, ValueError):
-            raise VerifierError(f"{where}: expected (accepted [n, D], bonus [n]), got {type(answer).__name__}") from None
-        accepted = _as_tokens(_to_numpy(accepted), "accepted", 2, where)
-        bonus = _as_tokens(_to_numpy(bonus), "bonus", 1, where)
+        accepted, bonus = _blocks(answer, where, 1, "(accepted [n, D], bonus [n])")
         if accepted.shape[0] != n or bonus.shape[0] != n:
             raise VerifierError(f"{where}: expected {n} blocks, got accepted of shape {accepted.shape} and bonus of shape {bonus.shape}")
         _check_range(accepted, bonus, case.vocab, where, first)
