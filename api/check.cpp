@@ -36,6 +36,7 @@ class SampleRandomness final : public Randomness {
  public:
   explicit SampleRandomness(tc::Randomness& r) : r_(r) {}
   double uniform() override { return r_.uniform(); }
+  std::uint64_t bits() override { return r_.bits(); }
   std::uint64_t sample() const override { return r_.sample(); }
 
  private:
@@ -198,13 +199,6 @@ std::string verdict_text(Verdict v) {
     case Verdict::exact_saturation_inconclusive: return tev::verdict_text(tev::Verdict::exact_saturation_inconclusive);
   }
   return "unknown verdict " + std::to_string(static_cast<int>(v));
-}
-
-std::uint64_t Randomness::bits() {
-  // The top 32 bits of each uniform in [0, 1) are uniform over 32-bit values.
-  const auto high = static_cast<std::uint64_t>(uniform() * 4294967296.0);
-  const auto low = static_cast<std::uint64_t>(uniform() * 4294967296.0);
-  return high << 32 | low;
 }
 
 const CaseResult* Report::first_failing() const {

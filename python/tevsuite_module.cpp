@@ -70,9 +70,14 @@ struct PyRandomness {
 };
 
 // Python's answers, already validated and made int32 by the Python layer: an (N) or (n, D) array.
-std::vector<std::int32_t> int_vector(const py::handle& h) {
-  const auto a = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>::ensure(h);
+py::array_t<std::int32_t, py::array::c_style> int_array(const py::handle& h) {
+  auto a = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>::ensure(h);
   if (!a) throw std::invalid_argument("expected an integer array");
+  return a;
+}
+
+std::vector<std::int32_t> int_vector(const py::handle& h) {
+  const auto a = int_array(h);
   return {a.data(), a.data() + a.size()};
 }
 
@@ -125,9 +130,9 @@ Block block_of(const py::object& answer) {
 
 BlockBatch batch_of(const py::object& answer) {
   const py::tuple t = answer.cast<py::tuple>();
-  const auto accepted = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>::ensure(t[0]);
-  if (!accepted || accepted.ndim() != 2) throw std::invalid_argument("accepted: expected an (n, D) integer array");
-  return {static_cast<std::int32_t>(accepted.shape(1)), int_vector(t[0]), int_vector(t[1])};
+  const auto accepted = int_array(t[0]);
+  if (accepted.ndim() != 2) throw std::invalid_argument("accepted: expected an (n, D) integer array");
+  return {static_cast<std::int32_t>(accepted.shape(1)), {accepted.data(), accepted.data() + accepted.size()}, int_vector(t[1])};
 }
 
 }  // namespace

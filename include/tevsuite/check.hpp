@@ -105,7 +105,7 @@ struct Block {
 class Randomness {
  public:
   virtual double uniform() = 0;               // in [0, 1)
-  std::uint64_t bits();                       // 64 random bits (two uniforms)
+  virtual std::uint64_t bits() = 0;           // 64 random bits (two uniforms)
   virtual std::uint64_t sample() const = 0;   // the sample of the case this randomness belongs to
 
  protected:

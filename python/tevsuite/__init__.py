@@ -67,25 +67,19 @@ def _as_tokens(value, name, shape_rank, where):
     return np.ascontiguousarray(array, dtype=np.int32)
 
 
-def _check_range(accepted, bonus, vocab, where, first=None):
-    """Tokens in [0, V); in a batch, -1 pads a row after its last accepted token and nowhere else.
-    A batch's problem is named by its sample (first + row)."""
-    def at(row):
-        return where if first is None else f"{where.split(', samples')[0]}, sample {first + int(row)}"
-
-    bad_bonus = np.nonzero((bonus < 0) | (bonus >= vocab))[0] if bonus.ndim else ([0] if not 0 <= bonus < vocab else [])
-    if len(bad_bonus):
-        row = bad_bonus[0]
-        raise VerifierError(f"{at(row)}: bonus token {bonus.flat[row]} outside [0, {vocab})")
-    low = -1 if accepted.ndim == 2 else 0
-    bad = np.argwhere((accepted < low) | (accepted >= vocab))
+def _check_range(accepted, bonus, vocab, where_row, padded):
+    """Tokens in [0, V) for rows of blocks, accepted (n, D) and bonus (n,); with `padded`, -1 pads
+    a row after its last accepted token and nowhere else. where_row(i) names row i's sample."""
+    bad = np.nonzero((bonus < 0) | (bonus >= vocab))[0]
     if bad.size:
-        row = bad[0][0] if accepted.ndim == 2 else 0
-        raise VerifierError(f"{at(row)}: accepted token {accepted[tuple(bad[0])]} outside [0, {vocab})")
-    if accepted.ndim == 2 and accepted.shape[1] > 1:
+        raise VerifierError(f"{where_row(bad[0])}: bonus token {bonus[bad[0]]} outside [0, {vocab})")
+    bad = np.argwhere((accepted < (-1 if padded else 0)) | (accepted >= vocab))
+    if bad.size:
+        raise VerifierError(f"{where_row(bad[0][0])}: accepted token {accepted[tuple(bad[0])]} outside [0, {vocab})")
+    if padded and accepted.shape[1] > 1:
         rows = np.nonzero(np.any((accepted[:, 1:] >= 0) & (accepted[:, :-1] < 0), axis=1))[0]
         if rows.size:
-            raise VerifierError(f"{at(rows[0])}: an accepted token after the -1 padding")
+            raise VerifierError(f"{where_row(rows[0])}: an accepted token after the -1 padding")
 
 
 def _to_numpy(value):
@@ -116,7 +110,7 @@ def _per_sample(verify):
     def call(case, rng):
         where = _where(case, rng.sample, 1)
         accepted, bonus = _blocks(_call(verify, where, case, rng), where, 0, "(accepted, bonus)")
-        _check_range(accepted, bonus, case.vocab, where)
+        _check_range(accepted.reshape(1, -1), bonus.reshape(1), case.vocab, lambda row: where, padded=False)
         return accepted, int(bonus)
     return call
 
@@ -128,7 +122,7 @@ def _batched(verify_batch):
         accepted, bonus = _blocks(answer, where, 1, "(accepted [n, D], bonus [n])")
         if accepted.shape[0] != n or bonus.shape[0] != n:
             raise VerifierError(f"{where}: expected {n} blocks, got accepted of shape {accepted.shape} and bonus of shape {bonus.shape}")
-        _check_range(accepted, bonus, case.vocab, where, first)
+        _check_range(accepted, bonus, case.vocab, lambda row: _where(case, first + int(row), 1), padded=True)
         return accepted, bonus
     return call
 
