@@ -76,11 +76,12 @@ Command register_exittrain(CLI::App& app, const RunContext& context) {
             if (etr->count("--lambda") > 0) options.lambda = s->lambda;
             if (options.mode == "live") options = with_live_defaults(options, [&](std::string_view flag) { return etr->count(std::string(flag)) > 0; });
             ResultsWriter json(s->json_path, context);
-            const nlohmann::json results = exittrain_results_json(options, run_exittrain(options, context, std::cerr));
+            const ExitTrainRuns runs = run_exittrain(options, context, std::cerr);
+            const nlohmann::json results = exittrain_results_json(options, runs);
             std::cout << report::markdown(exittrain_document(results));
             json.write(results, std::cout, 1);
-            if (s->out_dir.empty() || !context.writes_files) return exittrain_exit_code(results);
-            return finish_exittrain_report(results, {s->out_dir}, std::cout);
+            if (!s->out_dir.empty() && context.writes_files) write_exittrain_report(results, {s->out_dir}, std::cout);
+            return runs.agreement.all_agree ? 0 : 1;
           }};
 }
 

@@ -48,8 +48,10 @@ Command register_theorem1(CLI::App& app, const RunContext& context) {
             options.ranks = context.ranks;
             // Fail on a bad --out before the long run.
             if (context.writes_files) std::filesystem::create_directories(s->render.out_dir);
-            const nlohmann::json results = run_theorem1(options, std::cerr);
-            return context.writes_files ? finish_theorem1_report(results, s->render, std::cout) : 0;
+            const Theorem1Results results = run_theorem1(options, std::cerr);
+            if (!context.writes_files) return 0;
+            write_theorem1_report(theorem1_json(results), s->render, std::cout);
+            return results.passed ? 0 : 1;
           }};
 }
 

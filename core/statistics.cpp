@@ -278,6 +278,14 @@ std::optional<double> detectable_tv_toward(std::span<const double> probability, 
   return hi * 0.5 * tv.value();
 }
 
+MeanSd mean_sd(std::span<const double> xs) {
+  double mean = 0.0;
+  for (double x : xs) mean += x / static_cast<double>(xs.size());
+  double squares = 0.0;
+  for (double x : xs) squares += (x - mean) * (x - mean);
+  return {mean, xs.size() > 1 ? std::sqrt(squares / static_cast<double>(xs.size() - 1)) : 0.0};
+}
+
 std::vector<double> holm_adjust(std::span<const double> p_values) {
   const std::size_t m = p_values.size();
   std::vector<std::size_t> order(m);

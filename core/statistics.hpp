@@ -97,6 +97,13 @@ double binned_chi_square_power(const Binning& bins, std::span<const double> prob
 std::optional<double> detectable_tv_toward(std::span<const double> probability, std::span<const double> wrong,
                               std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power = 0.99);
 
+// Mean and sample standard deviation (0 for a single value) of a descriptive series.
+struct MeanSd {
+  double mean = 0.0;
+  double sd = 0.0;
+};
+MeanSd mean_sd(std::span<const double> xs);
+
 // Holm's step-down adjusted p-values, in the input's order.
 std::vector<double> holm_adjust(std::span<const double> p_values);
 

@@ -223,6 +223,38 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const Language
   return e;
 }
 
+const CoverageEvaluation& drafter_evaluation(const ExitTrainSeedRun& run, std::size_t drafter, std::size_t b) {
+  return drafter == 0 ? run.comparison.initial.at(b) : run.comparison.runs.at(drafter - 1).evaluations.at(b);
+}
+
+TevAgreement tev_agreement(std::span<const ExitTrainSeedRun> runs, double alpha) {
+  TevAgreement out;
+  if (runs.empty()) return out;
+  const std::size_t drafters = 1 + runs.front().comparison.runs.size(), budgets = runs.front().comparison.initial.size();
+  out.alpha = alpha;
+  out.tests = runs.size() * drafters * budgets;
+  out.per_test_level = alpha / static_cast<double>(out.tests);  // Bonferroni
+  for (std::size_t b = 0; b < budgets; ++b) {
+    for (std::size_t d = 0; d < drafters; ++d) {
+      TevAgreementCell cell{.drafter = d, .budget = b};
+      std::vector<double> ceilings, lengths;
+      for (const ExitTrainSeedRun& run : runs) {
+        const CoverageEvaluation& e = drafter_evaluation(run, d, b);
+        ceilings.push_back(e.mean_ceiling);
+        lengths.push_back(e.tev_mean_length);
+        if (e.tev_standard_error > 0.0) cell.max_abs_z = std::max(cell.max_abs_z, std::abs(e.tev_mean_length - e.mean_ceiling) / e.tev_standard_error);
+        cell.min_p_value = std::min(cell.min_p_value, e.tev_p_value);
+      }
+      cell.mean_ceiling = mean_sd(ceilings).mean;
+      cell.tev_mean_length = mean_sd(lengths).mean;
+      cell.agrees = cell.min_p_value > out.per_test_level;
+      out.all_agree = out.all_agree && cell.agrees;
+      out.cells.push_back(cell);
+    }
+  }
+  return out;
+}
+
 std::vector<std::int32_t> evaluation_budgets(std::int32_t budget) { return {std::max(1, budget / 2), budget, 2 * budget}; }
 
 Comparison compare_objectives(BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> warmup,

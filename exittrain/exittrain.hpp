@@ -164,6 +164,33 @@ struct ExitTrainSeedRun {
   Comparison comparison;
 };
 
+// TEV's mean L against the exact 1 + C_p for every drafter (the warm start, then each objective),
+// budget and seed: TEV must realize the ceiling of the trees the drafters build. Bonferroni over
+// all of them at family level alpha; a cell agrees when its smallest p-value over the seeds is
+// above the per-test level.
+struct TevAgreementCell {
+  std::size_t drafter = 0;        // 0: the warm start; 1 + i: kObjectives[i]
+  std::size_t budget = 0;         // index into evaluation_budgets(B)
+  double mean_ceiling = 0.0;      // mean over seeds
+  double tev_mean_length = 0.0;   // mean over seeds
+  double max_abs_z = 0.0;         // largest |mean L - 1 - C_p| / standard error over seeds (descriptive)
+  double min_p_value = 1.0;       // smallest over seeds
+  bool agrees = true;
+};
+
+struct TevAgreement {
+  double alpha = 0.0;
+  std::size_t tests = 0;          // seeds × drafters × budgets
+  double per_test_level = 0.0;
+  bool all_agree = true;
+  std::vector<TevAgreementCell> cells;  // (budgets × drafters), budget-major
+};
+
+// The evaluation of `drafter` (as in TevAgreementCell) at budget index b.
+const CoverageEvaluation& drafter_evaluation(const ExitTrainSeedRun& run, std::size_t drafter, std::size_t b);
+
+TevAgreement tev_agreement(std::span<const ExitTrainSeedRun> runs, double alpha);
+
 // The budgets every drafter is evaluated at: B/2, B, 2B.
 std::vector<std::int32_t> evaluation_budgets(std::int32_t budget);
 

@@ -122,6 +122,7 @@ ExitTrainRuns run_exittrain(const ExitTrainOptions& o, const RunContext& context
     result.runs.push_back(live ? run_live_seed(o, *live, seed, result.lambda, context.ranks, progress)
                                : run_sim_seed(o, seed, result.lambda, context.ranks, progress));
   }
+  result.agreement = tev_agreement(result.runs, o.alpha);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

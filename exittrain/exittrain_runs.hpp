@@ -67,6 +67,7 @@ struct ExitTrainRuns {
   std::vector<ExitTrainSeedRun> runs;  // one per seed
   double lambda = 0.0;                 // the tree term's weight the runs used
   std::int32_t target_vocab = 0;       // the target's vocabulary (live: the trigram's words)
+  TevAgreement agreement;              // TEV against 1 + C_p at options.alpha: the command's verdict
   double seconds = 0.0;
 };
 

@@ -19,7 +19,7 @@ const nlohmann::json& quick_results() {
     std::ostringstream progress;
     Theorem1Options options = quick_options({});
     options.threads = 2;
-    return run_theorem1(options, progress);
+    return theorem1_json(run_theorem1(options, progress));
   }();
   return results;
 }

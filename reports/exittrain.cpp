@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/statistics.hpp"
 #include "reports/verdict_json.hpp"
 
 namespace tev {
@@ -32,15 +33,6 @@ json evaluations_json(std::span<const CoverageEvaluation> evaluations) {
   return out;
 }
 
-// Mean and sample standard deviation (0 for a single value).
-std::pair<double, double> mean_sd(const std::vector<double>& xs) {
-  double mean = 0.0;
-  for (double x : xs) mean += x / static_cast<double>(xs.size());
-  double squares = 0.0;
-  for (double x : xs) squares += (x - mean) * (x - mean);
-  return {mean, xs.size() > 1 ? std::sqrt(squares / static_cast<double>(xs.size() - 1)) : 0.0};
-}
-
 // The per-seed values of one drafter's evaluation at budget index b.
 std::vector<double> per_seed(const json& runs, std::size_t drafter, std::size_t b, const char* field) {
   std::vector<double> out;
@@ -48,11 +40,18 @@ std::vector<double> per_seed(const json& runs, std::size_t drafter, std::size_t 
   return out;
 }
 
-json summarize(const json& runs, const json& drafters, const json& budgets, double alpha) {
-  json ceiling = json::array(), differences = json::array(), cells = json::array();
-  const std::size_t tests = runs.size() * drafters.size() * budgets.size();
-  const double level = alpha / static_cast<double>(tests);  // Bonferroni
-  bool all_agree = true;
+json agreement_json(const TevAgreement& a, const json& drafters, const json& budgets) {
+  json cells = json::array();
+  for (const TevAgreementCell& c : a.cells) {
+    cells.push_back({{"drafter", drafters[c.drafter]}, {"budget", budgets[c.budget]}, {"mean_ceiling", c.mean_ceiling}, {"tev_mean_length", c.tev_mean_length},
+                     {"max_abs_z", c.max_abs_z}, {"min_p_value", c.min_p_value}, {"agrees", c.agrees}});
+  }
+  return {{"alpha", a.alpha}, {"tests", a.tests}, {"per_test_level", a.per_test_level}, {"all_agree", a.all_agree}, {"cells", cells}};
+}
+
+// Descriptive: mean 1 + C_p per drafter and budget over the seeds, and the paired differences.
+json summarize(const json& runs, const json& drafters, const json& budgets, const TevAgreement& agreement) {
+  json ceiling = json::array(), differences = json::array();
   // (better, worse) drafter indices of the paired comparisons: exit vs token, exit vs prefix, prefix vs token.
   const std::pair<std::size_t, std::size_t> pairs[] = {{3, 1}, {3, 2}, {2, 1}};
   for (std::size_t b = 0; b < budgets.size(); ++b) {
@@ -60,18 +59,6 @@ json summarize(const json& runs, const json& drafters, const json& budgets, doub
       const auto values = per_seed(runs, d, b, "mean_ceiling");
       const auto [mean, sd] = mean_sd(values);
       ceiling.push_back({{"drafter", drafters[d]}, {"budget", budgets[b]}, {"per_seed", values}, {"mean", mean}, {"sd", sd}});
-      const auto lengths = per_seed(runs, d, b, "tev_mean_length");
-      const auto errors = per_seed(runs, d, b, "tev_standard_error");
-      const auto p_values = per_seed(runs, d, b, "tev_p_value");
-      double max_z = 0.0;
-      for (std::size_t s = 0; s < values.size(); ++s) {
-        if (errors[s] > 0.0) max_z = std::max(max_z, std::abs(lengths[s] - values[s]) / errors[s]);
-      }
-      const double min_p = *std::min_element(p_values.begin(), p_values.end());
-      const bool agrees = min_p > level;
-      all_agree = all_agree && agrees;
-      cells.push_back({{"drafter", drafters[d]}, {"budget", budgets[b]}, {"mean_ceiling", mean}, {"tev_mean_length", mean_sd(lengths).first},
-                       {"max_abs_z", max_z}, {"min_p_value", min_p}, {"agrees", agrees}});
     }
     for (const auto& [better, worse] : pairs) {
       const auto a = per_seed(runs, better, b, "mean_ceiling"), c = per_seed(runs, worse, b, "mean_ceiling");
@@ -86,16 +73,14 @@ json summarize(const json& runs, const json& drafters, const json& budgets, doub
                              {"per_seed", diff}, {"mean", mean}, {"sd", sd}, {"wins", wins}, {"seeds", a.size()}});
     }
   }
-  return {{"ceiling", ceiling},
-          {"differences", differences},
-          {"tev", {{"alpha", alpha}, {"tests", tests}, {"per_test_level", level}, {"all_agree", all_agree}, {"cells", cells}}}};
+  return {{"ceiling", ceiling}, {"differences", differences}, {"tev", agreement_json(agreement, drafters, budgets)}};
 }
 
 std::string plus_minus(const json& row, int decimals) { return fixed(row.at("mean").get<double>(), decimals) + " ± " + fixed(row.at("sd").get<double>(), decimals); }
 
 }  // namespace
 
-json exittrain_results(const json& config, std::span<const ExitTrainSeedRun> runs, double alpha, double seconds) {
+json exittrain_results(const json& config, std::span<const ExitTrainSeedRun> runs, const TevAgreement& agreement, double seconds) {
   json drafters = {kWarmStart};
   for (Objective o : kObjectives) drafters.push_back(std::string(objective_name(o)));
   json runs_json = json::array();
@@ -114,7 +99,7 @@ json exittrain_results(const json& config, std::span<const ExitTrainSeedRun> run
   json budgets = json::array();
   for (std::int32_t b : evaluation_budgets(config.at("budget").get<std::int32_t>())) budgets.push_back(b);
   return {{"command", "exittrain"}, {"kind", results_kind_name(ResultsKind::exittrain)}, {"format_version", 1}, {"config", config}, {"seconds", seconds}, {"budgets", budgets},
-          {"drafters", drafters}, {"runs", runs_json}, {"summary", summarize(runs_json, drafters, budgets, alpha)}};
+          {"drafters", drafters}, {"runs", runs_json}, {"summary", summarize(runs_json, drafters, budgets, agreement)}};
 }
 
 Document exittrain_document(const json& r) {

@@ -49,15 +49,12 @@ nlohmann::json config_json(const ExitTrainOptions& o, double lambda, const std::
 
 nlohmann::json exittrain_results_json(const ExitTrainOptions& options, const ExitTrainRuns& runs) {
   const std::string setting = options.mode == "live" ? live_setting(options, runs.target_vocab) : sim_setting(options);
-  return exittrain_results(config_json(options, runs.lambda, setting), runs.runs, options.alpha, runs.seconds);
+  return exittrain_results(config_json(options, runs.lambda, setting), runs.runs, runs.agreement, runs.seconds);
 }
 
-int exittrain_exit_code(const nlohmann::json& results) { return results.at("summary").at("tev").at("all_agree").get<bool>() ? 0 : 1; }
-
-int finish_exittrain_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out) {
+void write_exittrain_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out) {
   const RenderResult written = render_report(results, render);
   for (const auto& file : written.files) out << "wrote " << file.string() << '\n';
-  return exittrain_exit_code(results);
 }
 
 }  // namespace tev

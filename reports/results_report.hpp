@@ -8,9 +8,8 @@
 
 namespace tev {
 
-// Renders theorem1's results into render.out_dir, prints each claim, the files and the PASS line;
-// returns 0 when every claim holds and every verdict is as expected.
-int finish_theorem1_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out);
+// Renders theorem1's results into render.out_dir, prints each claim, the files and the PASS line.
+void write_theorem1_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out);
 
 // `tevsuite report`: renders an existing results file of any kind (theorem1, exittrain, check, check
 // --drafts sampled, live, conformance) into render.out_dir; returns the exit code of the command that wrote it.
