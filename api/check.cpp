@@ -30,7 +30,7 @@ Verdict public_verdict(tev::Verdict v) { return static_cast<Verdict>(tev::verdic
 
 TreeCase public_view(const tc::TreeCaseView& v) { return {v.id, v.label, v.vocab, v.parents, v.tokens, v.probs}; }
 
-tc::EmittedBlock emitted(Block b) { return {std::move(b.accepted), b.bonus}; }
+tc::TokenBlock emitted(Block b) { return {std::move(b.accepted), b.bonus}; }
 
 class SampleRandomness final : public Randomness {
  public:
@@ -121,7 +121,7 @@ Report public_report(const tc::ModelReport& r) {
 
 // A batch's rows as blocks, each checked: the batch's size, tokens in [0, V), −1 padding only
 // after a row's last accepted token.
-std::vector<tc::EmittedBlock> checked_blocks(const BlockBatch& batch, std::string_view id, std::int32_t vocab, std::uint64_t first,
+std::vector<tc::TokenBlock> checked_blocks(const BlockBatch& batch, std::string_view id, std::int32_t vocab, std::uint64_t first,
                                              std::uint64_t count) {
   const auto where = [&](std::uint64_t i) { return "case " + std::string(id) + ", sample " + std::to_string(first + i) + ": "; };
   const auto width = static_cast<std::size_t>(std::max(batch.width, 0));
@@ -132,7 +132,7 @@ std::vector<tc::EmittedBlock> checked_blocks(const BlockBatch& batch, std::strin
                                 std::to_string(batch.accepted.size()));
   }
   const auto in_vocab = [&](std::int32_t t) { return t >= 0 && t < vocab; };
-  std::vector<tc::EmittedBlock> blocks(count);
+  std::vector<tc::TokenBlock> blocks(count);
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::int32_t* row = batch.accepted.data() + i * width;
     std::size_t length = 0;

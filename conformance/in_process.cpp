@@ -77,7 +77,7 @@ std::vector<Judge> sample_cases_batched(const std::deque<CaseT>& cases, std::uin
     const std::uint64_t step = batch > 0 ? batch : std::max<std::uint64_t>(c.samples, 1);
     for (std::uint64_t first = 0; first < c.samples; first += step) {
       const std::uint64_t count = std::min(step, c.samples - first);
-      const std::vector<EmittedBlock> blocks = fetch(c, first, count, DrawSite{seed, Stream::verifier, index, first});
+      const std::vector<TokenBlock> blocks = fetch(c, first, count, DrawSite{seed, Stream::verifier, index, first});
       if (blocks.size() != count) {
         throw std::invalid_argument(where + ", samples " + std::to_string(first) + ".." + std::to_string(first + count - 1) + ": " +
                                     std::to_string(blocks.size()) + " blocks for a batch of " + std::to_string(count));
@@ -129,7 +129,7 @@ void append_case(std::ostringstream& out, const CaseResult& r) {
 
 // A block's accepted tokens as the JSON numbers the judge reads, in this thread's buffer (valid
 // until the thread's next call; no allocation per sample).
-std::span<const std::int64_t> json_path(const EmittedBlock& block) {
+std::span<const std::int64_t> json_path(const TokenBlock& block) {
   thread_local std::vector<std::int64_t> path;
   path.assign(block.accepted.begin(), block.accepted.end());
   return path;
@@ -158,7 +158,7 @@ std::vector<Case> tree_cases(const EmitConfig& config) {
 namespace detail {
 
 
-Block checked_block(const Case& c, const EmittedBlock& block) {
+Block checked_block(const Case& c, const TokenBlock& block) {
   ResolvedBlock resolved = resolve_block(c, json_path(block), block.bonus);
   if (!resolved.problem.empty()) throw ImpossibleBlock(resolved.problem);
   return resolved.block;
@@ -199,11 +199,11 @@ TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<Cas
   return report;
 }
 
-void add_tree_block(CaseJudge& judge, const EmittedBlock& b, std::uint64_t sample, const std::string& where) {
+void add_tree_block(CaseJudge& judge, const TokenBlock& b, std::uint64_t sample, const std::string& where) {
   judge.add_sample(json_path(b), b.bonus, sample, where);
 }
 
-void add_model_block(ModelCaseJudge& judge, const EmittedBlock& b, std::uint64_t sample, const std::string& where) {
+void add_model_block(ModelCaseJudge& judge, const TokenBlock& b, std::uint64_t sample, const std::string& where) {
   judge.add_sample(b.accepted, b.bonus, sample, where);
 }
 

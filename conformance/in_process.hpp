@@ -64,7 +64,7 @@ struct ModelCaseView {
 };
 
 // What a verifier returns: the accepted draft tokens from the root down, then the bonus token.
-struct EmittedBlock {
+struct TokenBlock {
   std::vector<std::int32_t> accepted;
   std::int32_t bonus = -1;
 };
@@ -84,8 +84,8 @@ class Randomness {
   std::uint64_t sample_;
 };
 
-using TreeVerifier = std::function<EmittedBlock(const TreeCaseView&, Randomness&)>;
-using ModelVerifier = std::function<EmittedBlock(const ModelCaseView&, Randomness&)>;
+using TreeVerifier = std::function<TokenBlock(const TreeCaseView&, Randomness&)>;
+using ModelVerifier = std::function<TokenBlock(const ModelCaseView&, Randomness&)>;
 
 // The draws of a verifier written against tevsuite's chooser interface (core/choosers.hpp), which
 // lets the check enumerate its exact law as well as sample it. categorical(weights) returns i with
@@ -107,7 +107,7 @@ class Draws {
   const DraftTree& tree_;
 };
 
-// A verifier callable as f(const TreeCaseView&, Draws<C>&) → EmittedBlock for every chooser C
+// A verifier callable as f(const TreeCaseView&, Draws<C>&) → TokenBlock for every chooser C
 // (a generic lambda taking `auto& draws`): wrap it with drawing(f).
 template <class F>
 struct DrawingVerifier {
@@ -154,8 +154,8 @@ ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheck
 // sample's randomness, in parallel: a run depends on the batch size (the verifier's seeds do),
 // not on the threads. Throws std::invalid_argument naming the case and samples on a batch of the
 // wrong size.
-using TreeBatchFn = std::function<std::vector<EmittedBlock>(const TreeCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
-using ModelBatchFn = std::function<std::vector<EmittedBlock>(const ModelCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
+using TreeBatchFn = std::function<std::vector<TokenBlock>(const TreeCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
+using ModelBatchFn = std::function<std::vector<TokenBlock>(const ModelCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
 TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options, std::uint64_t batch);
 ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const ModelCheckOptions& options, std::uint64_t batch);
 
@@ -172,7 +172,7 @@ TreeCaseView view_of(const Case& c);
 // --- the machinery behind the template, not for direct use ---
 namespace detail {
 // Sample `site.sample` of one case on the verifier stream.
-using SampleFn = std::function<EmittedBlock(const Case&, const TreeCaseView&, const DrawSite&)>;
+using SampleFn = std::function<TokenBlock(const Case&, const TreeCaseView&, const DrawSite&)>;
 // The exact law of one case (throws what enumerate_verifier throws).
 using EnumerateFn = std::function<ExactOutcome(const Case&, const TreeCaseView&)>;
 TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options);
@@ -181,7 +181,7 @@ TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, 
 struct ImpossibleBlock : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
-Block checked_block(const Case& c, const EmittedBlock& block);
+Block checked_block(const Case& c, const TokenBlock& block);
 
 // A drawing verifier's exact law on one case (throws what enumerate_verifier throws, and
 // ImpossibleBlock).
@@ -199,7 +199,7 @@ TreeReport check_tree_verifier(const DrawingVerifier<F>& verifier, const CheckOp
   const auto sampled = [&](const Case& c, const TreeCaseView& view, const DrawSite& site) {
     PhiloxChooser chooser(site);
     Draws<PhiloxChooser> draws(chooser, c.tree);
-    return EmittedBlock(verifier.verify(view, draws));
+    return TokenBlock(verifier.verify(view, draws));
   };
   const auto enumerate = [&](const Case& c, const TreeCaseView& view) { return detail::enumerate_drawing(verifier, c, view); };
   return detail::run_tree_check(sampled, enumerate, options);

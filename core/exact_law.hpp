@@ -12,7 +12,7 @@
 
 namespace tev {
 
-struct EnumerationOptions {
+struct EnumerationConfig {
   TokenDraws token_draws = TokenDraws::lumped;
   std::size_t max_branches = kEnumerationBranchBudget;
 };
@@ -77,20 +77,20 @@ ExactOutcome enumerate_with(const DraftTree& tree, const TargetRows& rows, Verif
 // (ExactOutcome::token_draws says so), within the branch budget. Throws EnumerationBudgetExceeded
 // when the enumeration needs more branches than that.
 template <class Verify>
-ExactOutcome enumerate_verifier(const DraftTree& tree, const TargetRows& rows, Verify&& verify, EnumerationOptions options = {}) {
-  if (options.token_draws == TokenDraws::lumped) {
+ExactOutcome enumerate_verifier(const DraftTree& tree, const TargetRows& rows, Verify&& verify, EnumerationConfig config = {}) {
+  if (config.token_draws == TokenDraws::lumped) {
     try {
-      return detail::enumerate_with(tree, rows, verify, TokenDraws::lumped, options.max_branches);
+      return detail::enumerate_with(tree, rows, verify, TokenDraws::lumped, config.max_branches);
     } catch (const LumpingRefused&) {
       // Falls through to per-token branching.
     }
   }
-  return detail::enumerate_with(tree, rows, verify, TokenDraws::per_token, options.max_branches);
+  return detail::enumerate_with(tree, rows, verify, TokenDraws::per_token, config.max_branches);
 }
 
-inline ExactOutcome enumerate_verifier(VerifierId id, const DraftTree& tree, const TargetRows& rows, EnumerationOptions options = {}) {
+inline ExactOutcome enumerate_verifier(VerifierId id, const DraftTree& tree, const TargetRows& rows, EnumerationConfig config = {}) {
   try {
-    return enumerate_verifier(tree, rows, [&](EnumeratingChooser& chooser) { return run_verifier(id, tree, rows, chooser); }, options);
+    return enumerate_verifier(tree, rows, [&](EnumeratingChooser& chooser) { return run_verifier(id, tree, rows, chooser); }, config);
   } catch (const EnumerationBudgetExceeded& e) {
     throw EnumerationBudgetExceeded(std::string(verifier_info(id).name) + ": " + e.what());
   }

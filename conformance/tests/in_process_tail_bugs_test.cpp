@@ -103,7 +103,7 @@ struct TableTev {
   TailBug bug;
   std::shared_ptr<std::mutex> lock = std::make_shared<std::mutex>();
   std::shared_ptr<std::map<std::string, Tables, std::less<>>> tables = std::make_shared<std::map<std::string, Tables, std::less<>>>();
-  EmittedBlock operator()(const TreeCaseView& c, Randomness& rng) const {
+  TokenBlock operator()(const TreeCaseView& c, Randomness& rng) const {
     const Tables* t = nullptr;
     {
       const std::lock_guard guard(*lock);

@@ -30,7 +30,7 @@ struct RegisteredVerifier {
   VerifierId id;
   const std::map<std::string, Case, std::less<>>* cases;
   template <class Draws>
-  EmittedBlock operator()(const TreeCaseView& view, Draws& draws) const {
+  TokenBlock operator()(const TreeCaseView& view, Draws& draws) const {
     const Case& c = cases->find(view.id)->second;
     const Block b = run_verifier(id, c.tree, c.rows, draws.chooser());
     return {c.tree.path_tokens(b.exit), b.bonus};
@@ -70,7 +70,7 @@ using test_verifiers::draw_from;
 using test_verifiers::root_bonus;
 
 // root_bonus's bug: the bonus uniform over V.
-EmittedBlock uniform_bonus(const TreeCaseView& c, Randomness& r) {
+TokenBlock uniform_bonus(const TreeCaseView& c, Randomness& r) {
   return {{}, static_cast<std::int32_t>(r.uniform() * c.vocab)};
 }
 
@@ -103,7 +103,7 @@ TEST(TreeCheck, ANodesPooledTailIsNamedByItsNode) {
         for (std::int32_t t = 0; t < c.vocab; ++t) {
           if (row[t] > 0.0 && (least < 0 || row[t] < row[least])) least = t;
         }
-        return EmittedBlock{{c.tokens[1]}, least};
+        return TokenBlock{{c.tokens[1]}, least};
       },
       options);
   ASSERT_EQ(bug.overall, Verdict::not_exact);
@@ -114,7 +114,7 @@ TEST(TreeCheck, ANodesPooledTailIsNamedByItsNode) {
 // A verifier that always answers the root's token 0: χ² so large that its p underflows to 0,
 // which describe() must print as the bound it is, not as p = 0 (kept for impossible events).
 TEST(TreeCheck, AnUnderflowedPValueIsPrintedAsABound) {
-  const TreeReport bug = check_tree_verifier([](const TreeCaseView&, Randomness&) { return EmittedBlock{{}, 0}; }, small_options());
+  const TreeReport bug = check_tree_verifier([](const TreeCaseView&, Randomness&) { return TokenBlock{{}, 0}; }, small_options());
   ASSERT_EQ(bug.overall, Verdict::not_exact);
   const auto failing = std::find_if(bug.cases.begin(), bug.cases.end(), [&](const auto& r) { return r.id == bug.first_failing; });
   ASSERT_NE(failing, bug.cases.end());
@@ -143,19 +143,19 @@ TEST(TreeCheck, CountsDoNotDependOnTheThreads) {
 TEST(TreeCheck, ImpossibleBlocksAreCountedAndEnumerationCallsThemNotExact) {
   const CheckOptions options = small_options();
   // Token −5 is never a drafted child: every sample is an impossible event.
-  const TreeReport sampled = check_tree_verifier([](const TreeCaseView&, Randomness&) { return EmittedBlock{{-5}, 0}; }, options);
+  const TreeReport sampled = check_tree_verifier([](const TreeCaseView&, Randomness&) { return TokenBlock{{-5}, 0}; }, options);
   EXPECT_EQ(sampled.overall, Verdict::not_exact);
   EXPECT_EQ(sampled.cases[0].impossible, options.cases.samples);
   EXPECT_NE(sampled.cases[0].first_impossible.find("not a drafted child"), std::string::npos);
   EXPECT_NE(sampled.cases[0].first_impossible.find(", sample 0:"), std::string::npos) << sampled.cases[0].first_impossible;  // the first sample, on any thread
-  const TreeReport enumerated = check_tree_verifier(drawing([](const TreeCaseView& c, auto&) { return EmittedBlock{{}, c.vocab}; }), options);
+  const TreeReport enumerated = check_tree_verifier(drawing([](const TreeCaseView& c, auto&) { return TokenBlock{{}, c.vocab}; }), options);
   EXPECT_EQ(enumerated.overall, Verdict::not_exact);
   EXPECT_TRUE(enumerated.cases[0].decision.enumerated_not_exact);
   EXPECT_NE(enumerated.cases[0].not_enumerated.find("impossible block"), std::string::npos);
 }
 
 TEST(TreeCheck, VerifierExceptionsReachTheCaller) {
-  EXPECT_THROW(check_tree_verifier([](const TreeCaseView&, Randomness&) -> EmittedBlock { throw std::runtime_error("engine failed"); }, small_options()),
+  EXPECT_THROW(check_tree_verifier([](const TreeCaseView&, Randomness&) -> TokenBlock { throw std::runtime_error("engine failed"); }, small_options()),
                std::runtime_error);
 }
 
@@ -164,9 +164,9 @@ TEST(TreeCheck, VerifierExceptionsReachTheCaller) {
 TEST(ModelCheck, ExactAndNotExactModelVerifiers) {
   ModelCheckOptions options;
   options.threads = 2;
-  const ModelReport exact = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return EmittedBlock{{}, draw_from(c.p({}), r.uniform())}; }, options);
+  const ModelReport exact = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return TokenBlock{{}, draw_from(c.p({}), r.uniform())}; }, options);
   EXPECT_EQ(exact.overall, Verdict::exact_saturated) << describe(exact);
-  const ModelReport bug = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return EmittedBlock{{}, draw_from(c.q({}), r.uniform())}; }, options);
+  const ModelReport bug = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return TokenBlock{{}, draw_from(c.q({}), r.uniform())}; }, options);
   EXPECT_EQ(bug.overall, Verdict::not_exact);
   const std::string text = describe(bug);
   EXPECT_NE(text.find("first failing case: " + bug.first_failing), std::string::npos) << text;
