@@ -29,9 +29,9 @@ Command register_theorem1(CLI::App& app, const RunContext& context) {
       "length against 1 + C_p and each node's acceptance against P(u); compare saturated verifiers two-sample;\n"
       "calibrate the tests over 1,000 seeds (KS); predict and spot-check power against every mutant and\n"
       "contamination; check multi-round composition against the exact law of the first n tokens. Writes\n"
-      "results.json, report.md, report.html and figures/ into --out. About a minute on 2 cores; --quick < 30 s.");
+      "results.json, report.md, report.html and figures/ into --out. About 50 s on 2 cores; --quick about 7 s.");
   thm->add_option("--out", s->render.out_dir, "output folder")->capture_default_str();
-  thm->add_flag("--quick", s->quick, "reduced sweep and replicate counts (a smoke test, under 30 s)");
+  thm->add_flag("--quick", s->quick, "reduced sweep and replicate counts (a smoke test, about 7 s)");
   thm->add_option("--samples", theorem1.samples, "samples per tree and verifier in the sweep")
       ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 36))->capture_default_str();
   thm->add_option("--seed", theorem1.seed, "seed for everything (32-bit)")->capture_default_str();

@@ -24,7 +24,7 @@
 namespace tev {
 
 struct Theorem1Options {
-  bool quick = false;             // small sweep for smoke tests (under 30 s)
+  bool quick = false;             // small sweep for smoke tests (about 7 s on 2 cores)
   std::uint64_t samples = 200000;  // per tree and verifier in the sweep; the power section's default budget
   std::int32_t vocab = 32;
   std::uint32_t seed = kDefaultSeed;
