@@ -466,6 +466,12 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<c
 std::optional<double> worst_case_detectable_tv(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
                                                double samples, double level, double power) {
   if (!(samples > 0.0)) return std::nullopt;
+  // A point mass (greedy decoding): any other law at TV δ puts all of δ on cells of no reference
+  // mass, where one sample gives p = 0 at every level; some sample lands there with probability
+  // 1 − (1 − δ)^n, which reaches `power` from δ = 1 − (1 − power)^(1/n).
+  if (std::count_if(probability.begin(), probability.end(), [](double p) { return p > 0.0; }) == 1) {
+    return -std::expm1(std::log1p(-power) / samples);
+  }
   const Layout layout = layout_of(probability, group_of_cell, samples);
   // Each statistic at its share of the level, as run: its power level, and the power asked of the
   // exact test raised so that the Monte Carlo p-value's misses still leave `power`.

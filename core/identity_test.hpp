@@ -72,7 +72,8 @@ int identity_statistics(std::span<const double> probability, std::span<const std
 // The smallest TV δ such that every law at TV ≥ δ from `probability` on these cells is rejected by
 // identity_test at `level` with `samples` samples with probability ≥ `power` (asymptotic: the
 // non-central χ² for the bins, a normal with a Cornish–Fisher critical value for S); none when no
-// TV below 1 has that guarantee.
+// TV below 1 has that guarantee. On a point mass (one cell of positive probability) every sample
+// elsewhere rejects at any level: δ = 1 − (1 − power)^(1/samples).
 std::optional<double> worst_case_detectable_tv(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
                                                double samples, double level, double power = 0.99);
 

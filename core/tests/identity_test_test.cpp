@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
 #include <vector>
 
 #include "core/philox_engine.hpp"
@@ -53,6 +55,19 @@ TEST(IdentityTest, SeesMassMovedInsideATail) {
   EXPECT_EQ(r.shared_cells, 20000u);
   EXPECT_GT(r.rare_z, 10.0);
   EXPECT_LT(r.p_value, 1e-3);
+}
+
+// A point mass (greedy decoding): the guarantee is that of seeing one sample off it, 1 − 0.01^(1/n)
+// at power 0.99, at any level; under the null p = 1, and one sample off it gives p = 0.
+TEST(IdentityTest, PointMassGuaranteeIsOneSampleOffIt) {
+  const std::vector<double> point = {0.0, 1.0, 0.0, 0.0};
+  const std::vector<std::int32_t> groups = {0, 0, 1, 1};
+  const std::optional<double> tv = worst_case_detectable_tv(point, groups, 20000.0, 1e-6);
+  ASSERT_TRUE(tv.has_value());
+  EXPECT_NEAR(*tv, 1.0 - std::pow(0.01, 1.0 / 20000.0), 1e-15);
+  EXPECT_LT(*tv, 2.5e-4);
+  EXPECT_EQ(identity_test(std::vector<std::uint64_t>{0, 20000, 0, 0}, point, groups, TestLevel{1e-6, 1e-6, kSeed, 0}).p_value, 1.0);
+  EXPECT_EQ(identity_test(std::vector<std::uint64_t>{0, 19999, 1, 0}, point, groups, TestLevel{1e-6, 1e-6, kSeed, 0}).p_value, 0.0);
 }
 
 // Under the null at a level far below the asymptotic tail's reach, the p-value stays well above it.
