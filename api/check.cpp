@@ -28,7 +28,15 @@ static_assert(static_cast<int>(DraftPolicy::top_k) == static_cast<int>(tev::Draf
 
 Verdict public_verdict(tev::Verdict v) { return static_cast<Verdict>(tev::verdict_exit_code(v)); }
 
-TreeCase public_view(const tc::TreeCaseView& v) { return {v.id, v.label, v.vocab, v.parents, v.tokens, v.probs}; }
+SamplingParams public_params(const tev::SamplingParams& p) { return {p.temperature, p.top_k, p.top_p, p.min_p, p.order == tev::FilterOrder::min_p_last}; }
+tev::SamplingParams internal_params(const SamplingParams& p) {
+  return {p.temperature, p.top_k, p.top_p, p.min_p, p.min_p_last ? tev::FilterOrder::min_p_last : tev::FilterOrder::min_p_first};
+}
+std::optional<SamplingParams> public_params(const std::optional<tev::SamplingParams>& p) {
+  return p ? std::optional<SamplingParams>(public_params(*p)) : std::nullopt;
+}
+
+TreeCase public_view(const tc::TreeCaseView& v) { return {v.id, v.label, v.vocab, v.parents, v.tokens, v.probs, v.logits, public_params(v.sampling)}; }
 
 tc::TokenBlock emitted(Block b) { return {std::move(b.accepted), b.bonus}; }
 
@@ -57,12 +65,14 @@ class ChooserDraws final : public Draws {
 
 class PairRows final : public ModelRows {
  public:
-  explicit PairRows(const tev::LanguagePair& pair) : pair_(pair) {}
-  std::span<const double> p(std::span<const std::int32_t> prefix) const override { return pair_.p(prefix); }
-  std::span<const double> q(std::span<const std::int32_t> prefix) const override { return pair_.q(prefix); }
+  explicit PairRows(const tc::ModelCaseView& view) : view_(view) {}
+  std::span<const double> p(std::span<const std::int32_t> prefix) const override { return view_.p(prefix); }
+  std::span<const double> q(std::span<const std::int32_t> prefix) const override { return view_.q(prefix); }
+  std::span<const double> p_logits(std::span<const std::int32_t> prefix) const override { return view_.p_logits(prefix); }
+  std::span<const double> q_logits(std::span<const std::int32_t> prefix) const override { return view_.q_logits(prefix); }
 
  private:
-  const tev::LanguagePair& pair_;
+  const tc::ModelCaseView& view_;
 };
 
 // The public drawing verifier as the in-process check's generic one (any chooser).
@@ -79,6 +89,7 @@ Internal common_options(const Public& o) {
   Internal out;
   out.cases.cases = o.cases;
   out.cases.samples = o.samples;
+  out.cases.engine_inputs = o.engine_inputs;
   out.alpha = o.alpha;
   out.seed = o.seed;
   out.threads = o.threads;
@@ -157,12 +168,12 @@ std::optional<DraftingHint> public_hint(const std::optional<tev::Drafting>& d) {
 }
 
 ModelCase public_model_case(const tc::ModelCaseView& view, const PairRows& rows) {
-  return {view.id, view.label, view.vocab, view.depth, public_hint(view.drafting), &rows};
+  return {view.id, view.label, view.vocab, view.depth, public_hint(view.drafting), &rows, public_params(view.target_sampling), public_params(view.drafter_sampling)};
 }
 
 OwnedTreeCase owned(const tc::Case& c) {
   const tc::TreeCaseView v = tc::view_of(c);
-  return {c.id, c.label, v.vocab, {v.parents.begin(), v.parents.end()}, {v.tokens.begin(), v.tokens.end()}, {v.probs.begin(), v.probs.end()}, c.samples};
+  return {c.id, c.label, v.vocab, {v.parents.begin(), v.parents.end()}, {v.tokens.begin(), v.tokens.end()}, {c.rows.data().begin(), c.rows.data().end()}, c.samples};
 }
 
 // A case of the caller's own in tevsuite's form: level order, rows checked and reordered with it.
@@ -225,7 +236,7 @@ Report check_tree_verifier(const DrawingVerifier& verifier, const TreeCheckOptio
 Report check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options) {
   return public_report(tc::check_model_verifier(
       [&](const tc::ModelCaseView& view, tc::Randomness& r) {
-        const PairRows rows(*view.pair);
+        const PairRows rows(view);
         SampleRandomness randomness(r);
         return emitted(verifier(public_model_case(view, rows), randomness));
       },
@@ -243,7 +254,7 @@ Report check_tree_verifier_batched(const TreeBatchVerifier& verifier, const Tree
 Report check_model_verifier_batched(const ModelBatchVerifier& verifier, const ModelCheckOptions& options, std::uint64_t batch) {
   return public_report(tc::check_model_verifier_batched(
       [&](const tc::ModelCaseView& view, std::uint64_t first, std::uint64_t count, const tev::DrawSite& site) {
-        const PairRows rows(*view.pair);
+        const PairRows rows(view);
         return checked_blocks(verifier(public_model_case(view, rows), first, count, batch_seed(site)), view.id, view.vocab, first, count);
       },
       internal_options(options), batch));
@@ -262,7 +273,11 @@ ExactLaw exact_law(const DrawingVerifier& verifier, const OwnedTreeCase& owned_c
           exact.completion_probability};
 }
 
-std::vector<std::string> tree_case_lines(const TreeCheckOptions& options) { return tc::emit_cases(internal_options(options).cases); }
+std::vector<std::string> tree_case_lines(const TreeCheckOptions& options) { return tc::emit_configured(internal_options(options).cases); }
+
+void process_logits(std::span<const double> logits, const SamplingParams& params, std::span<double> out) {
+  tev::process_logits(logits, internal_params(params), out);
+}
 
 OwnedTreeCase read_tree_case(std::string_view json_line) {
   try {

@@ -39,9 +39,9 @@ int print_and_write(const conformance::ModelReport& report, ResultsWriter& json)
   return code;
 }
 
-// Model cases come from a cases file that says format_version 2, or from --model-cases when emitted.
+// Model cases come from a cases file that says format_version 2 or 4, or from --model-cases when emitted.
 bool wants_model_cases(const ConformanceState& s, const std::string& cases_path) {
-  return cases_path.empty() ? s.model_cases : conformance::cases_file_version(cases_path) == conformance::kModelFormatVersion;
+  return cases_path.empty() ? s.model_cases : conformance::is_model_format(conformance::cases_file_version(cases_path));
 }
 
 // --model-cases takes only --cases and --samples from the emit options: their language pairs are fixed.
@@ -51,6 +51,7 @@ void apply_model_options(ConformanceState& s, const CLI::App& cmd) {
     if (cmd.count(flag) > 0) throw std::invalid_argument(std::string(flag) + " does not apply to --model-cases (their language pairs are fixed)");
   }
   if (cmd.count("--cases") > 0) s.model_emit.cases = s.emit.cases;
+  s.model_emit.engine_inputs = s.emit.engine_inputs;
   if (cmd.count("--samples") > 0) s.model_emit.samples = s.emit.samples;
 }
 
@@ -82,6 +83,10 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
                   "model cases (format_version 2) instead: a language pair p, q over V = 4 with drafting depth D = 2 and a drafting hint\n"
                   "(chain, independent chains, i.i.d., without replacement, top-k); the verifier drafts and verifies itself. Only\n"
                   "--cases and --samples apply to them (default 8 cases x 20000 samples); a cases file says its own format_version");
+    cmd->add_flag("--engine-inputs", s->emit.engine_inputs,
+                  "cases as an engine holds them (format_version 3; with --model-cases, 4): float32 logit rows and sampling\n"
+                  "parameters (temperature, top-k, top-p, min-p; for model cases the target's and the drafter's), which the\n"
+                  "verifier must apply before it verifies; judged against the law of the processed target");
   };
   auto* emit_cmd = conf->add_subcommand("emit", "Write conformance cases (random, DDTree, chain, star, deep, wide, near-deterministic, sparse large-vocabulary),\nor with --model-cases language-pair cases for verifiers that draft from q themselves.");
   add_emit_options(emit_cmd);

@@ -1,5 +1,6 @@
 #include "conformance/case_io.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <istream>
 #include <limits>
@@ -16,20 +17,27 @@ using nlohmann::json;
 Case parse_case(std::string_view line, const std::string& where, const CaseLimits& limits) {
   const json j = parse_bounded(line, limits.json_values, where);
   const std::int64_t version = format_version(j, where);
-  if (version == kModelFormatVersion) fail(where, "format_version 2 is a model case: model cases go in a file of their own (this file's first case is a fixed-tree case, format_version 1)");
-  if (version != kFormatVersion) fail(where, "format_version " + std::to_string(version) + " is not supported (expected 1)");
+  if (is_model_format(version)) {
+    fail(where, "format_version " + std::to_string(version) + " is a model case: model cases go in a file of their own (this file's first case is a fixed-tree case, format_version 1 or 3)");
+  }
+  if (version != kFormatVersion && version != kEngineFormatVersion) fail(where, "format_version " + std::to_string(version) + " is not supported (expected 1 or 3)");
+  const bool engine = version == kEngineFormatVersion;
   Case c;
+  c.format_version = version;
   const std::string at = read_header(j, where, c.id, c.label, c.samples);
+  if (engine && j.contains("probs")) fail(at, "a format_version 3 case gives its rows as \"logits\", not \"probs\"");
+  if (engine && j.contains("sampling")) c.sampling = read_sampling(j["sampling"], at + " sampling");
   const std::int64_t vocab = integer(field(j, "vocab", at), 2, kMaxVocab, at, "vocab");
 
   const json& parents_j = field(j, "parents", at);
   const json& tokens_j = field(j, "tokens", at);
-  const json& probs_j = field(j, "probs", at);
-  if (!parents_j.is_array() || !tokens_j.is_array() || !probs_j.is_array()) fail(at, "parents, tokens and probs must be arrays");
+  const char* rows_name = engine ? "logits" : "probs";
+  const json& probs_j = field(j, rows_name, at);
+  if (!parents_j.is_array() || !tokens_j.is_array() || !probs_j.is_array()) fail(at, std::string("parents, tokens and ") + rows_name + " must be arrays");
   const auto n = static_cast<std::int64_t>(parents_j.size());
   if (n < 1 || n > kMaxNodes) fail(at, "the tree must have 1 to " + std::to_string(kMaxNodes) + " nodes, has " + std::to_string(n));
   if (static_cast<std::int64_t>(tokens_j.size()) != n || static_cast<std::int64_t>(probs_j.size()) != n) {
-    fail(at, "parents, tokens and probs must have one entry per node (" + std::to_string(n) + ")");
+    fail(at, std::string("parents, tokens and ") + rows_name + " must have one entry per node (" + std::to_string(n) + ")");
   }
   if (n * vocab > limits.cells) {
     fail(at, "nodes × vocab = " + std::to_string(n * vocab) + " cells is more than the " + std::to_string(limits.cells) +
@@ -39,13 +47,20 @@ Case parse_case(std::string_view line, const std::string& where, const CaseLimit
   BuiltTree built = read_tree(parents_j, tokens_j, vocab, at);
   // Rows in the tree's (level) order, each checked against the children it must cover.
   std::vector<double> dense(static_cast<std::size_t>(n * vocab));
+  if (engine) c.logits.resize(dense.size());
   for (NodeId i = 0; i < built.tree.size(); ++i) {
     const NodeId src = built.order[static_cast<std::size_t>(i)];
     std::vector<Token> children;
     for (NodeId c2 = built.tree.first_child[i]; c2 < built.tree.first_child[i] + built.tree.child_count[i]; ++c2) children.push_back(built.tree.token[c2]);
-    read_row(probs_j[static_cast<std::size_t>(src)], vocab, children,
-             std::span<double>(dense.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab)),
-             at + " row of node " + std::to_string(src));
+    const std::span<double> row(dense.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+    const std::string row_at = at + " row of node " + std::to_string(src);
+    if (engine) {
+      const std::span<double> logits(c.logits.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+      read_logit_row(probs_j[static_cast<std::size_t>(src)], vocab, logits, row_at);
+      process_logits(logits, c.sampling, row);
+    } else {
+      read_row(probs_j[static_cast<std::size_t>(src)], vocab, children, row, row_at);
+    }
   }
   c.tree = std::move(built.tree);
   c.order = std::move(built.order);
@@ -53,10 +68,12 @@ Case parse_case(std::string_view line, const std::string& where, const CaseLimit
   return c;
 }
 
-std::string write_case(const std::string& id, const std::string& label, const DraftTree& tree, const TargetRows& rows,
-                       std::uint64_t samples, const std::vector<std::vector<Token>>* sparse_listed) {
+namespace {
+
+// A case's fields before its rows: format_version, case_id, label, vocab, parents and tokens.
+json case_json(std::int64_t version, const std::string& id, const std::string& label, const DraftTree& tree) {
   json j;
-  j["format_version"] = kFormatVersion;
+  j["format_version"] = version;
   j["case_id"] = id;
   if (!label.empty()) j["label"] = label;
   j["vocab"] = tree.vocab;
@@ -69,6 +86,14 @@ std::string write_case(const std::string& id, const std::string& label, const Dr
       j["tokens"].push_back(tree.token[v]);
     }
   }
+  return j;
+}
+
+}  // namespace
+
+std::string write_case(const std::string& id, const std::string& label, const DraftTree& tree, const TargetRows& rows,
+                       std::uint64_t samples, const std::vector<std::vector<Token>>* sparse_listed) {
+  json j = case_json(kFormatVersion, id, label, tree);
   j["probs"] = json::array();
   for (NodeId v = 0; v < tree.size(); ++v) {
     const auto row = rows.row(v);
@@ -82,6 +107,51 @@ std::string write_case(const std::string& id, const std::string& label, const Dr
     for (Token t : (*sparse_listed)[static_cast<std::size_t>(v)]) sparse["probs"].push_back(row[static_cast<std::size_t>(t)]);
     j["probs"].push_back(sparse);
   }
+  j["samples"] = samples;
+  return j.dump();
+}
+
+json sampling_json(const SamplingParams& params) {
+  json j = json::object();
+  if (params.temperature != 1.0) j["temperature"] = params.temperature;
+  if (params.top_k != 0) j["top_k"] = params.top_k;
+  if (params.top_p != 1.0) j["top_p"] = params.top_p;
+  if (params.min_p != 0.0) {
+    j["min_p"] = params.min_p;
+    j["order"] = order_name(params.order);
+  }
+  return j;
+}
+
+std::vector<double> float_logits(std::span<const double> probabilities) {
+  std::vector<double> out(probabilities.size());
+  for (std::size_t a = 0; a < out.size(); ++a) out[a] = static_cast<float>(std::log(probabilities[a]));
+  return out;
+}
+
+std::string write_engine_case(const std::string& id, const std::string& label, const DraftTree& tree, std::span<const double> logits,
+                              const SamplingParams& sampling, std::uint64_t samples, const std::vector<std::vector<Token>>* sparse_listed) {
+  json j = case_json(kEngineFormatVersion, id, label, tree);
+  const auto vocab = static_cast<std::size_t>(tree.vocab);
+  j["logits"] = json::array();
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    const std::span<const double> row = logits.subspan(static_cast<std::size_t>(v) * vocab, vocab);
+    if (sparse_listed == nullptr) {
+      j["logits"].push_back(std::vector<double>(row.begin(), row.end()));
+      continue;
+    }
+    const std::vector<Token>& listed = (*sparse_listed)[static_cast<std::size_t>(v)];
+    std::vector<bool> is_listed(vocab, false);
+    json sparse = {{"tokens", listed}, {"logits", json::array()}};
+    for (Token t : listed) {
+      is_listed[static_cast<std::size_t>(t)] = true;
+      sparse["logits"].push_back(row[static_cast<std::size_t>(t)]);
+    }
+    const auto unlisted = std::find(is_listed.begin(), is_listed.end(), false);
+    if (unlisted != is_listed.end()) sparse["fill"] = row[static_cast<std::size_t>(unlisted - is_listed.begin())];
+    j["logits"].push_back(std::move(sparse));
+  }
+  j["sampling"] = sampling_json(sampling);
   j["samples"] = samples;
   return j.dump();
 }

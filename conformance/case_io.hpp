@@ -4,24 +4,35 @@
 //    "tokens": [null, t1, t2, ...], "probs": [row_0, row_1, ...], "samples": n}
 // where row_i is a dense array of V probabilities or a sparse object
 //   {"tokens": [...], "probs": [...]} listing every child token of node i (and any others), the
-// remaining mass spread uniformly over the unlisted tokens.
+// remaining mass spread uniformly over the unlisted tokens. Format 3 (engine-shaped) gives
+// "logits" rows instead of "probs" (dense, or sparse {"tokens", "logits", "fill"}) and an optional
+// "sampling" object; the case's rows are the logits processed by it.
 #include <cstdint>
 #include <algorithm>
 #include <istream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/draft_tree.hpp"
+#include "core/sampling_params.hpp"
 #include "core/target_rows.hpp"
 
 namespace tev::conformance {
 
 inline constexpr int kFormatVersion = 1;
 inline constexpr int kModelFormatVersion = 2;  // model cases: conformance/model_case.hpp
+// Engine-shaped cases: formats 1 and 2 with logit rows and sampling parameters, which the target
+// (and the drafter) rows are processed by (core/sampling_params.hpp) before anything is judged.
+inline constexpr int kEngineFormatVersion = 3;
+inline constexpr int kEngineModelFormatVersion = 4;
+// A cases file holds fixed-tree cases (formats 1 and 3) or model cases (2 and 4), not both.
+inline bool is_model_format(std::int64_t version) { return version == kModelFormatVersion || version == kEngineModelFormatVersion; }
 // Rows in a case must sum to 1 within this (dense), or list at most 1 + this (sparse).
 inline constexpr double kRowTolerance = 1e-6;
 // Input limits. Every integer is range-checked as the JSON number it is, before it is narrowed.
@@ -59,6 +70,9 @@ struct Case {
   std::string id;
   std::string label;           // optional "label" field: what the case exercises
   std::uint64_t samples = 0;
+  std::int64_t format_version = kFormatVersion;
+  SamplingParams sampling;     // format 3: what the rows were processed by
+  std::vector<double> logits;  // format 3: (N, V) the rows as given, in the tree's order; empty otherwise
   DraftTree tree;              // level order
   TargetRows rows;             // in the tree's order
   std::vector<NodeId> order;   // (N) tree node i is the case's node order[i]
@@ -125,5 +139,17 @@ using CaseReader = BasicCaseReader<Case, parse_case>;
 // its mass must already be uniform over the unlisted tokens.
 std::string write_case(const std::string& id, const std::string& label, const DraftTree& tree, const TargetRows& rows,
                        std::uint64_t samples, const std::vector<std::vector<Token>>* sparse_listed = nullptr);
+
+// Writes a format-3 case: logit rows (tree.size(), V) in the tree's numbering and the sampling
+// parameters (only those switched on). Rows are dense unless sparse_listed is given: then row v
+// lists sparse_listed[v] and every other token of the row must hold one logit, written as "fill".
+std::string write_engine_case(const std::string& id, const std::string& label, const DraftTree& tree, std::span<const double> logits,
+                              const SamplingParams& sampling, std::uint64_t samples, const std::vector<std::vector<Token>>* sparse_listed = nullptr);
+
+// The log of each probability, rounded to float32 as an engine holds its logits.
+std::vector<double> float_logits(std::span<const double> probabilities);
+
+// The "sampling" object of params: only the parameters switched on (order when min-p is).
+nlohmann::json sampling_json(const SamplingParams& params);
 
 }  // namespace tev::conformance

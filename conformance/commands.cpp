@@ -62,7 +62,7 @@ auto read_cases_and(const std::string& cases_path, const std::vector<std::string
 }  // namespace
 
 EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const RunContext& context, std::ostream& progress) {
-  return write_emitted(emit_cases(config), config.samples, true, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
+  return write_emitted(emit_configured(config), config.samples, true, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
     const Case c = parse_case(line, "emitted case " + std::to_string(k));
     return std::pair{detectable_tv(c.tree, c.rows, c.samples, level, power),
                      c.id + ": " + std::to_string(c.tree.size()) + " nodes, depth " + std::to_string(c.tree.max_depth()) + ", V = " +
@@ -73,7 +73,7 @@ EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& 
 EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const RunContext& context,
                                          std::ostream& progress) {
   EmitSummary summary =
-      write_emitted(emit_model_cases(config), config.samples, false, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
+      write_emitted(emit_configured(config), config.samples, false, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
         const ModelCase c = parse_model_case(line, "emitted case " + std::to_string(k));
         const std::vector<double> law = c.pair.sequence_law();
         const auto groups = node_groups(static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())), c.pair.vocab());
@@ -87,13 +87,13 @@ EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const st
 
 ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options,
                                            std::ostream& progress) {
-  return read_cases_and<CaseReader>(cases_path, cases_path.empty() ? emit_cases(emit) : std::vector<std::string>{},
+  return read_cases_and<CaseReader>(cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
                                     [&](CaseReader& reader) { return run_verifier_command(reader, options, progress); });
 }
 
 ModelReport run_model_conformance_verifier(const std::string& cases_path, const ModelEmitConfig& emit, const RunOptions& options,
                                            std::ostream& progress) {
-  return read_cases_and<ModelCaseReader>(cases_path, cases_path.empty() ? emit_model_cases(emit) : std::vector<std::string>{},
+  return read_cases_and<ModelCaseReader>(cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
                                          [&](ModelCaseReader& reader) { return run_model_verifier_command(reader, options, progress); });
 }
 

@@ -1,6 +1,7 @@
 #include "conformance/emit.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "conformance/case_io.hpp"
@@ -145,6 +146,127 @@ std::vector<std::string> emit_model_cases(const ModelEmitConfig& config) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
     const LanguagePair language(r.pair);
     lines.push_back(write_model_case("m" + std::to_string(i), std::string(r.label) + " / " + r.pair.label(), language, r.drafting, config.samples));
+  }
+  return lines;
+}
+
+namespace {
+
+double smallest_margin(std::span<const double> logits, std::size_t vocab, const SamplingParams& params) {
+  double margin = INFINITY;
+  for (std::size_t at = 0; at < logits.size(); at += vocab) margin = std::min(margin, filter_margin(logits.subspan(at, vocab), params));
+  return margin;
+}
+
+// True when some internal node has a drafted child that `params` keeps and one it removes.
+bool cuts_between_children(const DraftTree& tree, std::span<const double> logits, const SamplingParams& params) {
+  const auto vocab = static_cast<std::size_t>(tree.vocab);
+  std::vector<double> row(vocab);
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    if (tree.child_count[v] < 2) continue;
+    process_logits(logits.subspan(static_cast<std::size_t>(v) * vocab, vocab), params, row);
+    bool kept = false, removed = false;
+    for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c) (row[static_cast<std::size_t>(tree.token[c])] > 0.0 ? kept : removed) = true;
+    if (kept && removed) return true;
+  }
+  return false;
+}
+
+constexpr int kEngineCaseTries = 64;  // trees drawn per recipe until its filters are well separated
+
+}  // namespace
+
+std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
+  if (config.cases < 1) throw std::invalid_argument("at least one case");
+  if (config.vocab < 4) throw std::invalid_argument("vocab must be at least 4 (the star case has 4 or more children)");
+  if (config.budget < 4) throw std::invalid_argument("budget must be at least 4 draft nodes");
+  if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
+  struct Recipe {
+    TreeShape shape;
+    std::int32_t arity;
+    std::int32_t budget;  // 0: the configured budget
+    SamplingParams sampling;
+    bool cut_between_children;  // retry until the filters separate some node's drafted children
+    bool large_vocab;
+    const char* label;
+  };
+  const std::int32_t deep = std::max(config.budget, 6);
+  const Recipe recipes[] = {
+      {TreeShape::random_recursive, 2, 0, {.temperature = 0.7}, false, false, "temperature 0.7"},
+      {TreeShape::star, 2, 0, {.top_k = 2}, true, false, "top-k 2 below a star's drafted children"},
+      {TreeShape::ddtree, 2, 0, {.top_p = 0.8}, true, false, "top-p 0.8 cutting between drafted children"},
+      {TreeShape::ddtree, 2, 0, {.temperature = 1.3, .min_p = 0.1}, false, false, "min-p 0.1 after temperature 1.3"},
+      // 4 + 16 nodes: the complete 4-ary tree of depth 2.
+      {TreeShape::full_kary, 4, 20, {.top_p = 0.9, .min_p = 0.05, .order = FilterOrder::min_p_last}, false, false, "min-p after top-p (min_p_last)"},
+      {TreeShape::chain, 2, deep, {.temperature = 0.0}, false, false, "greedy (temperature 0), deep chain"},
+      {TreeShape::ddtree, 2, 0, {.temperature = 0.8, .top_k = 5, .top_p = 0.95, .min_p = 0.02}, false, false, "temperature, top-k, top-p and min-p at once"},
+      {TreeShape::random_recursive, 2, 0, {.temperature = 1.2, .min_p = 0.01}, false, true, "large vocabulary, sparse logits, min-p drops the tail"},
+  };
+  std::vector<std::string> lines;
+  for (std::int32_t i = 0; i < config.cases; ++i) {
+    const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
+    const SuiteConfig base{.trees = 1, .vocab = config.vocab, .budget = r.budget ? r.budget : config.budget, .seed = config.seed};
+    const std::string id = "e" + std::to_string(i);
+    for (int attempt = 0;; ++attempt) {
+      if (attempt == kEngineCaseTries) throw std::runtime_error("emit: no tree for \"" + std::string(r.label) + "\" kept its filters well separated");
+      const auto tree_id = static_cast<std::uint32_t>(i + attempt * config.cases);
+      const CheckCase c = make_case(r.shape, {RowFamily::gaussian_logits, 3.0, 1.0}, r.arity, base, tree_id).check;
+      if (!r.large_vocab) {
+        const std::vector<double> logits = float_logits(c.rows.data());
+        if (smallest_margin(logits, static_cast<std::size_t>(c.tree.vocab), r.sampling) < kMinFilterMargin) continue;
+        if (r.cut_between_children && !cuts_between_children(c.tree, logits, r.sampling)) continue;
+        lines.push_back(write_engine_case(id, std::string(r.label) + " / " + c.label, c.tree, logits, r.sampling, config.samples));
+        break;
+      }
+      const SparseCase large = embed_in_large_vocab(c, config.large_vocab);
+      const std::vector<double> logits = float_logits(large.rows.data());
+      if (smallest_margin(logits, static_cast<std::size_t>(large.tree.vocab), r.sampling) < kMinFilterMargin) continue;
+      lines.push_back(write_engine_case(id, std::string(r.label) + " / " + c.label + ", V = " + std::to_string(config.large_vocab), large.tree, logits,
+                                        r.sampling, config.samples, &large.listed));
+      break;
+    }
+  }
+  return lines;
+}
+
+std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config) {
+  if (config.cases < 1) throw std::invalid_argument("at least one case");
+  if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
+  constexpr std::int32_t kVocab = 4, kDepth = 2;
+  struct Recipe {
+    Drafting drafting;
+    SamplingParams target;
+    SamplingParams drafter;
+    const char* label;
+  };
+  const Recipe recipes[] = {
+      {{DraftPolicy::chain, 1, kDepth}, {.temperature = 0.7}, {}, "target at temperature 0.7, drafter at 1"},
+      {{DraftPolicy::iid_children, 2, kDepth}, {.top_k = 2}, {.temperature = 1.2}, "target top-k 2, drafter at temperature 1.2"},
+      {{DraftPolicy::without_replacement, 2, kDepth}, {.top_p = 0.8}, {.top_p = 0.9}, "target top-p 0.8, drafter top-p 0.9"},
+      {{DraftPolicy::independent_chains, 2, kDepth}, {.min_p = 0.2}, {.min_p = 0.2}, "min-p 0.2 for both"},
+      {{DraftPolicy::chain, 1, kDepth}, {.temperature = 0.0}, {}, "greedy target, sampled drafter"},
+      {{DraftPolicy::iid_children, 3, kDepth}, {.temperature = 1.3, .top_k = 3}, {.top_k = 2}, "drafter top-k 2 the target does not share"},
+      {{DraftPolicy::without_replacement, 2, kDepth}, {.top_p = 0.9, .min_p = 0.1, .order = FilterOrder::min_p_last}, {.temperature = 0.8},
+       "target min-p after top-p, drafter at temperature 0.8"},
+      {{DraftPolicy::chain, 1, kDepth}, {.temperature = 1.5, .min_p = 0.05}, {.temperature = 0.5}, "hot target, cold drafter"},
+  };
+  std::vector<std::string> lines;
+  for (std::int32_t i = 0; i < config.cases; ++i) {
+    const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
+    for (std::uint32_t seed = 7;; ++seed) {
+      if (seed == 7 + kEngineCaseTries) throw std::runtime_error("emit: no language pair for \"" + std::string(r.label) + "\" kept its filters well separated");
+      const LanguagePairSpec spec{{RowFamily::gaussian_logits, 2.0, 1.0}, kVocab, kModelDraftNoise, DrafterKind::perturbed, seed + static_cast<std::uint32_t>(i) * 100, kDepth + 1};
+      const LanguagePair pair(spec);
+      double margin = INFINITY;
+      for (std::size_t k = 0; k < pair.prefixes(); ++k) {
+        const std::vector<Token> prefix = pair.prefix(k);
+        const std::vector<double> p = float_logits(pair.p(prefix)), q = float_logits(pair.q(prefix));
+        margin = std::min({margin, filter_margin(p, r.target), filter_margin(q, r.drafter)});
+      }
+      if (margin < kMinFilterMargin) continue;
+      lines.push_back(write_engine_model_case("n" + std::to_string(i), std::string(r.label) + " / " + spec.label(), pair, r.drafting, r.target, r.drafter, config.samples));
+      break;
+    }
   }
   return lines;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/philox.hpp"
+#include "core/sampling_params.hpp"
 
 namespace tev::conformance {
 
@@ -18,6 +19,7 @@ struct EmitConfig {
   // The sparse-row case draws this many times `samples`: a worst-direction guarantee of TV 0.05
   // over its 50,000-token tails needs about 250,000 samples (~100,000 for the small-V cases).
   std::uint64_t large_vocab_sample_factor = 4;
+  bool engine_inputs = false;       // emit_engine_cases (format 3) instead of emit_cases
 };
 
 // One JSON line per case, cycling through: random tree; DDTree-built; deep chain (depth ≥ 6);
@@ -29,6 +31,7 @@ std::vector<std::string> emit_cases(const EmitConfig& config);
 struct ModelEmitConfig {
   std::int32_t cases = 8;          // they cycle through the 8 recipes of emit_model_cases
   std::uint64_t samples = 20000;   // per case: the stdlib Python example answers all 8 in ~10 s
+  bool engine_inputs = false;      // emit_engine_model_cases (format 4) instead of emit_model_cases
 };
 
 // Model cases (format_version 2) over V = 4 with drafting depth D = 2, one JSON line each, covering
@@ -38,5 +41,28 @@ struct ModelEmitConfig {
 // that misses target mass). The pairs' rows are fixed (not seeded by the command line), so the
 // instances where each planted bug is visible stay where they were measured.
 std::vector<std::string> emit_model_cases(const ModelEmitConfig& config);
+
+// Engine-shaped cases (format_version 3): float32 logit rows and sampling parameters, cycling
+// through: temperature 0.7; top-k 2 at a star's root (fewer than its drafted children); top-p
+// cutting between a node's drafted children; min-p after temperature 1.3; min-p applied after
+// top-p (Hugging Face's order); greedy (temperature 0) on a deep chain; all four filters at once;
+// a large vocabulary with sparse logit rows whose 49,987-token tail min-p removes. Every filter's
+// threshold lies at least kMinFilterMargin from the values it cuts between, so float32 engines
+// keep the same tokens.
+std::vector<std::string> emit_engine_cases(const EmitConfig& config);
+
+// Engine-shaped model cases (format_version 4) over V = 4, D = 2: float32 logits for p and q and
+// different sampling parameters for the target and the drafter (temperature, top-k, top-p, min-p,
+// greedy target, a drafter whose filters the target does not share), across the drafting hints.
+std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config);
+
+// The smallest distance a case writer leaves between a filter's threshold and what it cuts.
+inline constexpr double kMinFilterMargin = 1e-3;
+
+// The cases a config asks for (engine_inputs picks the engine-shaped ones).
+inline std::vector<std::string> emit_configured(const EmitConfig& config) { return config.engine_inputs ? emit_engine_cases(config) : emit_cases(config); }
+inline std::vector<std::string> emit_configured(const ModelEmitConfig& config) {
+  return config.engine_inputs ? emit_engine_model_cases(config) : emit_model_cases(config);
+}
 
 }  // namespace tev::conformance

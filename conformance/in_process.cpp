@@ -147,11 +147,49 @@ std::string sequence_name(std::int64_t cell, std::int32_t vocab, std::int32_t ho
 }  // namespace
 
 TreeCaseView view_of(const Case& c) {
+  if (c.format_version == kEngineFormatVersion) return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, {}, c.logits, c.sampling};
   return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, c.rows.data()};
 }
 
+ModelCaseView view_of(const ModelCase& c) {
+  ModelCaseView view{c.id, c.label, c.pair.vocab(), c.depth, c.drafting, &c.pair};
+  if (c.format_version == kEngineModelFormatVersion) {
+    view.logits = &c.logits;
+    view.target_sampling = c.target_sampling;
+    view.drafter_sampling = c.drafter_sampling;
+  }
+  return view;
+}
+
+namespace {
+
+std::span<const double> prefix_row(const LanguagePair& pair, const std::vector<double>& rows, std::span<const std::int32_t> prefix) {
+  const auto vocab = static_cast<std::size_t>(pair.vocab());
+  const std::size_t index = LanguagePair::prefix_count(pair.vocab(), static_cast<std::int32_t>(prefix.size())) + sequence_cell(prefix, pair.vocab());
+  return std::span<const double>(rows).subspan(index * vocab, vocab);
+}
+
+}  // namespace
+
+std::span<const double> ModelCaseView::p(std::span<const std::int32_t> prefix) const {
+  if (logits != nullptr) throw std::logic_error("an engine-shaped case gives p_logits and target_sampling, not p");
+  return pair->p(prefix);
+}
+std::span<const double> ModelCaseView::q(std::span<const std::int32_t> prefix) const {
+  if (logits != nullptr) throw std::logic_error("an engine-shaped case gives q_logits and drafter_sampling, not q");
+  return pair->q(prefix);
+}
+std::span<const double> ModelCaseView::p_logits(std::span<const std::int32_t> prefix) const {
+  if (logits == nullptr) throw std::logic_error("not an engine-shaped case: read p");
+  return prefix_row(*pair, logits->p, prefix);
+}
+std::span<const double> ModelCaseView::q_logits(std::span<const std::int32_t> prefix) const {
+  if (logits == nullptr) throw std::logic_error("not an engine-shaped case: read q");
+  return prefix_row(*pair, logits->q, prefix);
+}
+
 std::vector<Case> tree_cases(const EmitConfig& config) {
-  std::deque<Case> cases = read_back<Case, parse_case>(emit_cases(config));
+  std::deque<Case> cases = read_back<Case, parse_case>(emit_configured(config));
   return {std::make_move_iterator(cases.begin()), std::make_move_iterator(cases.end())};
 }
 
@@ -207,12 +245,11 @@ void add_model_block(ModelCaseJudge& judge, const TokenBlock& b, std::uint64_t s
   judge.add_sample(b.accepted, b.bonus, sample, where);
 }
 
-ModelCaseView model_view(const ModelCase& c) { return {c.id, c.label, c.pair.vocab(), c.depth, c.drafting, &c.pair}; }
 
 }  // namespace
 
 TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options) {
-  const std::deque<Case> cases = read_back<Case, parse_case>(emit_cases(options.cases));
+  const std::deque<Case> cases = read_back<Case, parse_case>(emit_configured(options.cases));
   const auto judges = sample_cases<CaseJudge>(cases, options.seed, options.threads,
                                               [&](CaseJudge& judge, const Case& c, const DrawSite& site, const std::string& where) {
                                                 add_tree_block(judge, sample(c, view_of(c), site), site.sample, where);
@@ -233,18 +270,18 @@ TreeReport check_tree_verifier(const TreeVerifier& verifier, const CheckOptions&
 
 ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options) {
   const std::deque<ModelCase> cases =
-      read_back<ModelCase, parse_model_case>(emit_model_cases(options.cases));
+      read_back<ModelCase, parse_model_case>(emit_configured(options.cases));
   const auto judges = sample_cases<ModelCaseJudge>(
       cases, options.seed, options.threads,
       [&](ModelCaseJudge& judge, const ModelCase& c, const DrawSite& site, const std::string& where) {
         Randomness randomness(site);
-        detail::add_model_block(judge, verifier(detail::model_view(c), randomness), site.sample, where);
+        detail::add_model_block(judge, verifier(view_of(c), randomness), site.sample, where);
       });
   return judge_models(judges, VerdictPolicy{.alpha = options.alpha});
 }
 
 TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options, std::uint64_t batch) {
-  const std::deque<Case> cases = read_back<Case, parse_case>(emit_cases(options.cases));
+  const std::deque<Case> cases = read_back<Case, parse_case>(emit_configured(options.cases));
   const auto judges = sample_cases_batched<CaseJudge>(
       cases, options.seed, options.threads, batch,
       [&](const Case& c, std::uint64_t first, std::uint64_t count, const DrawSite& site) { return verifier(view_of(c), first, count, site); },
@@ -253,11 +290,11 @@ TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckO
 }
 
 ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const ModelCheckOptions& options, std::uint64_t batch) {
-  const std::deque<ModelCase> cases = read_back<ModelCase, parse_model_case>(emit_model_cases(options.cases));
+  const std::deque<ModelCase> cases = read_back<ModelCase, parse_model_case>(emit_configured(options.cases));
   const auto judges = sample_cases_batched<ModelCaseJudge>(
       cases, options.seed, options.threads, batch,
       [&](const ModelCase& c, std::uint64_t first, std::uint64_t count, const DrawSite& site) {
-        return verifier(detail::model_view(c), first, count, site);
+        return verifier(view_of(c), first, count, site);
       },
       detail::add_model_block);
   return judge_models(judges, VerdictPolicy{.alpha = options.alpha});

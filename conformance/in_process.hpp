@@ -41,6 +41,10 @@ struct TreeCaseView {
   std::span<const std::int32_t> parents;  // (N) parent of node i; −1 for the root
   std::span<const std::int32_t> tokens;   // (N) token of node i; −1 for the root
   std::span<const double> probs;          // (N, V) target p(· | path to node i); sparse case rows arrive dense
+  // Engine-shaped cases (format 3): the rows as logits, and what the verifier must apply to them
+  // (core/sampling_params.hpp); probs is then empty.
+  std::span<const double> logits;         // (N, V)
+  std::optional<SamplingParams> sampling;
 
   std::int32_t nodes() const { return static_cast<std::int32_t>(parents.size()); }
   std::span<const double> row(std::int32_t node) const {
@@ -57,10 +61,19 @@ struct ModelCaseView {
   std::int32_t depth = 0;                 // D: at most D accepted tokens, then the bonus
   std::optional<Drafting> drafting;       // the case's hint; the verifier may draft otherwise
   const LanguagePair* pair = nullptr;
+  // Engine-shaped cases (format 4): the rows as logits and the target's and the drafter's
+  // parameters; p and q are then not given (the verifier processes the logits itself).
+  const ModelLogits* logits = nullptr;
+  std::optional<SamplingParams> target_sampling;
+  std::optional<SamplingParams> drafter_sampling;
 
   // p(· | context ‖ prefix) and q(· | context ‖ prefix), prefix of length ≤ D (V entries each).
-  std::span<const double> p(std::span<const std::int32_t> prefix) const { return pair->p(prefix); }
-  std::span<const double> q(std::span<const std::int32_t> prefix) const { return pair->q(prefix); }
+  // Throw std::logic_error on an engine-shaped case.
+  std::span<const double> p(std::span<const std::int32_t> prefix) const;
+  std::span<const double> q(std::span<const std::int32_t> prefix) const;
+  // The logit rows of an engine-shaped case (throw std::logic_error on another).
+  std::span<const double> p_logits(std::span<const std::int32_t> prefix) const;
+  std::span<const double> q_logits(std::span<const std::int32_t> prefix) const;
 };
 
 // What a verifier returns: the accepted draft tokens from the root down, then the bonus token.
@@ -168,6 +181,7 @@ std::string describe(const ModelReport& report);
 // The cases the checks run on (for an engine's own diagnostics), and a case as the verifier sees it.
 std::vector<Case> tree_cases(const EmitConfig& config);
 TreeCaseView view_of(const Case& c);
+ModelCaseView view_of(const ModelCase& c);
 
 // --- the machinery behind the template, not for direct use ---
 namespace detail {

@@ -1,6 +1,7 @@
 #include "conformance/json_input.hpp"
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "conformance/case_io.hpp"
@@ -88,6 +89,76 @@ void read_row(const json& row, std::int64_t vocab, const std::vector<Token>& req
   for (std::int64_t a = 0; a < vocab; ++a) {
     if (!listed.count(static_cast<Token>(a))) out[static_cast<std::size_t>(a)] = each;
   }
+}
+
+namespace {
+
+double logit(const json& j, const std::string& where, const std::string& what) {
+  if (!j.is_number()) fail(where, what + " must be a number, got " + j.dump());
+  const double z = j.get<double>();
+  if (!std::isfinite(z)) fail(where, what + " is " + j.dump() + ": logits must be finite");
+  return z;
+}
+
+double number_in(const json& j, double lo, double hi, bool lo_open, const std::string& where, const std::string& what, const std::string& rule) {
+  if (!j.is_number()) fail(where, what + " must be a number, got " + j.dump());
+  const double x = j.get<double>();
+  if (!std::isfinite(x) || x > hi || x < lo || (lo_open && x == lo)) fail(where, what + " is " + j.dump() + ": " + rule);
+  return x;
+}
+
+}  // namespace
+
+void read_logit_row(const json& row, std::int64_t vocab, std::span<double> out, const std::string& where) {
+  if (row.is_array()) {
+    if (static_cast<std::int64_t>(row.size()) != vocab) {
+      fail(where, "dense logit row has " + std::to_string(row.size()) + " entries, vocab is " + std::to_string(vocab));
+    }
+    for (std::size_t a = 0; a < row.size(); ++a) out[a] = logit(row[a], where, "logit " + std::to_string(a));
+    return;
+  }
+  if (!row.is_object()) fail(where, "a logit row must be an array of " + std::to_string(vocab) + " logits or a sparse {\"tokens\", \"logits\", \"fill\"} object");
+  const json& tokens = field(row, "tokens", where);
+  const json& logits = field(row, "logits", where);
+  if (!tokens.is_array() || !logits.is_array() || tokens.size() != logits.size()) {
+    fail(where, "sparse logit row needs \"tokens\" and \"logits\" arrays of equal length");
+  }
+  const bool all_listed = static_cast<std::int64_t>(tokens.size()) == vocab;
+  const double fill = all_listed && !row.contains("fill") ? 0.0 : logit(field(row, "fill", where), where, "fill");
+  std::fill(out.begin(), out.end(), fill);
+  std::set<Token> listed;
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    const std::int64_t t = integer(tokens[k], 0, vocab - 1, where, "sparse token " + std::to_string(k));
+    if (!listed.insert(static_cast<Token>(t)).second) fail(where, "sparse logit row lists token " + std::to_string(t) + " twice");
+    out[static_cast<std::size_t>(t)] = logit(logits[k], where, "sparse logit " + std::to_string(k));
+  }
+}
+
+SamplingParams read_sampling(const json& j, const std::string& where) {
+  if (!j.is_object()) fail(where, "sampling must be an object {\"temperature\", \"top_k\", \"top_p\", \"min_p\", \"order\"}");
+  SamplingParams params;
+  for (const auto& [name, value] : j.items()) {
+    if (name == "temperature") {
+      params.temperature = number_in(value, 0.0, std::numeric_limits<double>::max(), false, where, "temperature", "must be finite and at least 0 (0: greedy)");
+    } else if (name == "top_k") {
+      params.top_k = integer(value, 0, kMaxVocab, where, "top_k");
+    } else if (name == "top_p") {
+      params.top_p = number_in(value, 0.0, 1.0, true, where, "top_p", "must lie in (0, 1] (1: off)");
+    } else if (name == "min_p") {
+      params.min_p = number_in(value, 0.0, 1.0, false, where, "min_p", "must lie in [0, 1) (0: off)");
+      if (params.min_p == 1.0) fail(where, "min_p is 1: must lie in [0, 1) (0: off)");
+    } else if (name == "order") {
+      if (!value.is_string()) fail(where, "order must be \"min_p_first\" or \"min_p_last\", got " + value.dump());
+      try {
+        params.order = parse_order(value.get<std::string>());
+      } catch (const std::invalid_argument& e) {
+        fail(where, e.what());
+      }
+    } else {
+      fail(where, "unknown sampling parameter \"" + name + "\" (known: temperature, top_k, top_p, min_p, order)");
+    }
+  }
+  return params;
 }
 
 BuiltTree read_tree(const json& parents_j, const json& tokens_j, std::int64_t vocab, const std::string& at) {

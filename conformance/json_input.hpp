@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/draft_tree.hpp"
+#include "core/sampling_params.hpp"
 
 namespace tev::conformance {
 
@@ -43,5 +44,14 @@ std::string read_header(const nlohmann::json& j, const std::string& where, std::
 // uniformly over the unlisted tokens.
 void read_row(const nlohmann::json& row, std::int64_t vocab, const std::vector<Token>& required, std::span<double> out,
               const std::string& where);
+
+// Fills `out` (length V) from a logit row: dense (V finite numbers) or sparse {"tokens", "logits",
+// "fill"}, listed tokens distinct and every unlisted one at the finite `fill` (required unless
+// every token is listed).
+void read_logit_row(const nlohmann::json& row, std::int64_t vocab, std::span<double> out, const std::string& where);
+
+// A request's sampling parameters from {"temperature", "top_k", "top_p", "min_p", "order"}, each
+// optional (absent: off, order min_p_first); a name not among them or a value out of range is refused.
+SamplingParams read_sampling(const nlohmann::json& j, const std::string& where);
 
 }  // namespace tev::conformance

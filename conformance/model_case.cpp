@@ -33,6 +33,20 @@ Drafting read_hint(const json& hint, std::int32_t depth, const std::string& at) 
   fail(at, "drafting policy " + policy_j.dump() + " is not one of " + names);
 }
 
+// {"target": {...}, "drafter": {...}}, each optional, each read by read_sampling.
+void read_pair_sampling(const json& j, const std::string& at, SamplingParams& target, SamplingParams& drafter) {
+  if (!j.is_object()) fail(at, "sampling must be an object {\"target\": {...}, \"drafter\": {...}}");
+  for (const auto& [name, value] : j.items()) {
+    if (name == "target") {
+      target = read_sampling(value, at + " target");
+    } else if (name == "drafter") {
+      drafter = read_sampling(value, at + " drafter");
+    } else {
+      fail(at, "unknown key \"" + name + "\" (known: target, drafter)");
+    }
+  }
+}
+
 }  // namespace
 
 std::string_view policy_name(DraftPolicy policy) {
@@ -62,11 +76,16 @@ std::int64_t model_cells(std::int64_t vocab, std::int64_t depth, std::int64_t li
 ModelCase parse_model_case(std::string_view line, const std::string& where, const CaseLimits& limits) {
   const json j = parse_bounded(line, limits.json_values, where);
   const std::int64_t version = format_version(j, where);
-  if (version == kFormatVersion) fail(where, "format_version 1 is a fixed-tree case: it goes in a file of its own (this file's first case is a model case, format_version 2)");
-  if (version != kModelFormatVersion) fail(where, "format_version " + std::to_string(version) + " is not supported (expected 2)");
+  if (version == kFormatVersion || version == kEngineFormatVersion) {
+    fail(where, "format_version " + std::to_string(version) + " is a fixed-tree case: it goes in a file of its own (this file's first case is a model case, format_version 2 or 4)");
+  }
+  if (!is_model_format(version)) fail(where, "format_version " + std::to_string(version) + " is not supported (expected 2 or 4)");
+  const bool engine = version == kEngineModelFormatVersion;
   std::string id, label;
   std::uint64_t samples = 0;
   const std::string at = read_header(j, where, id, label, samples);
+  SamplingParams target_sampling, drafter_sampling;
+  if (engine && j.contains("sampling")) read_pair_sampling(j["sampling"], at + " sampling", target_sampling, drafter_sampling);
   const std::int64_t vocab = integer(field(j, "vocab", at), 2, kMaxVocab, at, "vocab");
   const auto depth = static_cast<std::int32_t>(integer(field(j, "depth", at), 1, kMaxModelDepth, at, "depth"));
   if (model_cells(vocab, depth, limits.cells) > limits.cells) {
@@ -80,18 +99,22 @@ ModelCase parse_model_case(std::string_view line, const std::string& where, cons
   const auto v = static_cast<std::int32_t>(vocab);
   const std::size_t prefixes = LanguagePair::prefix_count(v, depth + 1);
   const json& rows_j = field(j, "rows", at);
-  if (!rows_j.is_array()) fail(at, "rows must be an array of {\"prefix\", \"p\", \"q\"} objects");
+  const char* p_name = engine ? "p_logits" : "p";
+  const char* q_name = engine ? "q_logits" : "q";
+  if (!rows_j.is_array()) fail(at, std::string("rows must be an array of {\"prefix\", \"") + p_name + "\", \"" + q_name + "\"} objects");
   if (rows_j.size() > prefixes) {
     fail(at, "rows has " + std::to_string(rows_j.size()) + " entries; a depth-" + std::to_string(depth) + " case over " + std::to_string(vocab) +
                  " tokens has " + std::to_string(prefixes) + " prefixes (lengths 0.." + std::to_string(depth) + ")");
   }
   const auto width = static_cast<std::size_t>(vocab);
   std::vector<double> p(prefixes * width), q(prefixes * width);  // (prefixes, V) each, in the pair's prefix order
+  ModelLogits logits;  // format 4: the rows as given, the same shape
+  if (engine) logits = {std::vector<double>(p.size()), std::vector<double>(q.size())};
   std::vector<std::size_t> row_of(prefixes, 0);  // (prefixes) 1 + the rows entry that gave the prefix, 0 while missing
   for (std::size_t k = 0; k < rows_j.size(); ++k) {
     const std::string row_at = at + " rows[" + std::to_string(k) + "]";
     const json& r = rows_j[k];
-    if (!r.is_object()) fail(row_at, "a row entry must be an object {\"prefix\", \"p\", \"q\"}");
+    if (!r.is_object()) fail(row_at, std::string("a row entry must be an object {\"prefix\", \"") + p_name + "\", \"" + q_name + "\"}");
     const json& prefix_j = field(r, "prefix", row_at);
     if (!prefix_j.is_array()) fail(row_at, "prefix must be an array of tokens");
     if (static_cast<std::int64_t>(prefix_j.size()) > depth) {
@@ -106,8 +129,16 @@ ModelCase parse_model_case(std::string_view line, const std::string& where, cons
     row_of[index] = k + 1;
     const std::string name = row_at + " (prefix " + prefix_text(prefix) + ")";
     std::span<double> p_row(p.data() + index * width, width), q_row(q.data() + index * width, width);
-    read_row(field(r, "p", name), vocab, {}, p_row, name + " p");
-    read_row(field(r, "q", name), vocab, {}, q_row, name + " q");
+    if (engine) {
+      std::span<double> p_logits(logits.p.data() + index * width, width), q_logits(logits.q.data() + index * width, width);
+      read_logit_row(field(r, p_name, name), vocab, p_logits, name + " " + p_name);
+      read_logit_row(field(r, q_name, name), vocab, q_logits, name + " " + q_name);
+      process_logits(p_logits, target_sampling, p_row);
+      process_logits(q_logits, drafter_sampling, q_row);
+    } else {
+      read_row(field(r, p_name, name), vocab, {}, p_row, name + " p");
+      read_row(field(r, q_name, name), vocab, {}, q_row, name + " q");
+    }
     // Normalized by the compensated total, as target rows are on ingestion.
     for (std::span<double> row : {p_row, q_row}) {
       const double total = compensated_total(row);
@@ -122,13 +153,16 @@ ModelCase parse_model_case(std::string_view line, const std::string& where, cons
     fail(at, "no row for prefix " + prefix_text(LanguagePair::prefix_of(v, first_missing)) + " (" + std::to_string(missing) + " of the " + std::to_string(prefixes) +
                  " prefixes of lengths 0.." + std::to_string(depth) + " missing)");
   }
-  return ModelCase{std::move(id), std::move(label), samples, depth, drafting, LanguagePair(v, depth + 1, std::move(p), std::move(q))};
+  return ModelCase{std::move(id), std::move(label), samples, depth, drafting, LanguagePair(v, depth + 1, std::move(p), std::move(q)),
+                   version, target_sampling, drafter_sampling, std::move(logits)};
 }
 
-std::string write_model_case(const std::string& id, const std::string& label, const LanguagePair& pair,
-                             const std::optional<Drafting>& drafting, std::uint64_t samples) {
+namespace {
+
+json model_case_json(std::int64_t version, const std::string& id, const std::string& label, const LanguagePair& pair,
+                     const std::optional<Drafting>& drafting, std::uint64_t samples) {
   json j;
-  j["format_version"] = kModelFormatVersion;
+  j["format_version"] = version;
   j["case_id"] = id;
   if (!label.empty()) j["label"] = label;
   j["vocab"] = pair.vocab();
@@ -136,10 +170,29 @@ std::string write_model_case(const std::string& id, const std::string& label, co
   j["samples"] = samples;
   if (drafting) j["drafting"] = {{"policy", policy_name(drafting->policy)}, {"width", drafting->width}};
   j["rows"] = json::array();
+  return j;
+}
+
+}  // namespace
+
+std::string write_model_case(const std::string& id, const std::string& label, const LanguagePair& pair,
+                             const std::optional<Drafting>& drafting, std::uint64_t samples) {
+  json j = model_case_json(kModelFormatVersion, id, label, pair, drafting, samples);
   for (std::size_t i = 0; i < pair.prefixes(); ++i) {
     const std::vector<Token> prefix = pair.prefix(i);
     const auto p = pair.p(prefix), q = pair.q(prefix);
     j["rows"].push_back({{"prefix", prefix}, {"p", std::vector<double>(p.begin(), p.end())}, {"q", std::vector<double>(q.begin(), q.end())}});
+  }
+  return j.dump();
+}
+
+std::string write_engine_model_case(const std::string& id, const std::string& label, const LanguagePair& pair, const std::optional<Drafting>& drafting,
+                                    const SamplingParams& target, const SamplingParams& drafter, std::uint64_t samples) {
+  json j = model_case_json(kEngineModelFormatVersion, id, label, pair, drafting, samples);
+  j["sampling"] = {{"target", sampling_json(target)}, {"drafter", sampling_json(drafter)}};
+  for (std::size_t i = 0; i < pair.prefixes(); ++i) {
+    const std::vector<Token> prefix = pair.prefix(i);
+    j["rows"].push_back({{"prefix", prefix}, {"p_logits", float_logits(pair.p(prefix))}, {"q_logits", float_logits(pair.q(prefix))}});
   }
   return j.dump();
 }

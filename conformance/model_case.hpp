@@ -10,7 +10,9 @@
 // keyed by its token list; p is p(· | context ‖ prefix), q the drafter's row there; each row dense
 // (V probabilities summing to 1 within kRowTolerance) or sparse as in format 1 ({"tokens",
 // "probs"}, the rest of the mass spread uniformly over the unlisted tokens). A file holds cases of
-// one format_version only.
+// one kind only. Format 4 (engine-shaped) gives each row's "p_logits" and "q_logits" instead (dense
+// or sparse {"tokens", "logits", "fill"}) and an optional "sampling": {"target": {...}, "drafter":
+// {...}}; p's rows are processed by the target's parameters, q's by the drafter's.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,13 +28,23 @@ namespace tev::conformance {
 inline constexpr std::int64_t kMaxModelDepth = 11;
 inline constexpr std::int64_t kMaxModelWidth = 64;  // k of the drafting hint
 
+// A format-4 case's logit rows as given: (prefixes, V) each, in the language pair's prefix order.
+struct ModelLogits {
+  std::vector<double> p;
+  std::vector<double> q;
+};
+
 struct ModelCase {
   std::string id;
   std::string label;
   std::uint64_t samples = 0;
   std::int32_t depth = 0;            // D: a block holds at most D accepted tokens and the bonus
   std::optional<Drafting> drafting;  // the case's hint (depth D); the verifier may draft otherwise
-  LanguagePair pair;                 // p and q for every prefix of length ≤ D; horizon H = D + 1
+  LanguagePair pair;                 // p and q for every prefix of length ≤ D; horizon H = D + 1 (format 4: processed)
+  std::int64_t format_version = kModelFormatVersion;
+  SamplingParams target_sampling;    // format 4: what p's rows were processed by
+  SamplingParams drafter_sampling;   // format 4: what q's rows were processed by
+  ModelLogits logits;                // format 4; empty otherwise
 };
 
 // What a model case holds while judged: p and q rows (2 · prefixes · V) and the H-token law with
@@ -52,8 +64,12 @@ std::string_view policy_name(DraftPolicy policy);
 // Writes a model case as one JSON line, rows dense, in the pair's prefix order.
 std::string write_model_case(const std::string& id, const std::string& label, const LanguagePair& pair,
                              const std::optional<Drafting>& drafting, std::uint64_t samples);
+// Writes a format-4 case: the log of pair's (unprocessed) p and q rows as float32 logits, and the
+// target's and the drafter's sampling parameters. The pair's rows must have no zero entry.
+std::string write_engine_model_case(const std::string& id, const std::string& label, const LanguagePair& pair, const std::optional<Drafting>& drafting,
+                                    const SamplingParams& target, const SamplingParams& drafter, std::uint64_t samples);
 
-// The format_version of a cases file's first case (1: fixed trees, 2: model cases).
+// The format_version of a cases file's first case (1, 3: fixed trees; 2, 4: model cases).
 std::int64_t cases_file_version(const std::string& path);
 
 }  // namespace tev::conformance

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A verifier that drafts from q and verifies with p, speaking tevsuite's model-case protocol.
 
-Reads one model case (format_version 2) per line on stdin and, for each of its `samples`, drafts a
-token tree from q under the case's drafting hint, verifies it, and writes the emitted block:
+Reads one model case (format_version 2, or 4: logit rows and the target's and the drafter's
+sampling parameters, processed as an engine does by engine_sampling.py) per line on stdin and,
+for each of its `samples`, drafts a token tree from q under the case's drafting hint, verifies it,
+and writes the emitted block:
     {"case_id": "m0", "accepted": [t1, ...], "bonus": y, "tree": {"parents": [...], "tokens": [...]}}
 Standard library only. Run it through the suite with
     tevsuite conformance run --model-cases --verifier-cmd "python3 examples/model_verifier.py"
@@ -23,6 +25,10 @@ Drafting follows the case's "drafting" hint (i.i.d. with k = 2 when a case has n
                                p/q, ratios not clipped at 1 (a vectorized speculative sampler)
     bonus-from-p               after the drafts of a node are rejected, the bonus comes from p
     shared-uniform             one uniform per node shared by every sibling's test
+  and two in how logits become p and q (format_version 4 cases):
+    unprocessed-target         the target's sampling parameters are ignored
+    raw-q-ratio                drafts come from the processed q, but the acceptance ratio and the
+                               residual use softmax(q logits) without the drafter's parameters
     crash | hang | garbage     misbehave as a process (for the suite's own tests)
 """
 import argparse
@@ -30,6 +36,8 @@ import json
 import random
 import sys
 import time
+
+from engine_sampling import logit_row, process
 
 
 class Row:
@@ -63,14 +71,27 @@ def categorical(weights, rng):
 
 
 class Model:
-    def __init__(self, case):
+    def __init__(self, case, bug):
         self.vocab = case["vocab"]
         self.depth = case["depth"]
         self.p, self.q = {}, {}
+        self.q_ratio = self.q  # the q the acceptance ratio reads: the drafted one but for raw-q-ratio
+        if case["format_version"] == 4:
+            target = case.get("sampling", {}).get("target", {})
+            drafter = case.get("sampling", {}).get("drafter", {})
+            if bug == "raw-q-ratio":
+                self.q_ratio = {}
         for r in case["rows"]:
             key = tuple(r["prefix"])
-            self.p[key] = Row.dense(r["p"], self.vocab)
-            self.q[key] = Row.dense(r["q"], self.vocab)
+            if case["format_version"] == 4:
+                self.p[key] = process(logit_row(r["p_logits"], self.vocab), target, bug)
+                q_logits = logit_row(r["q_logits"], self.vocab)
+                self.q[key] = process(q_logits, drafter)
+                if bug == "raw-q-ratio":
+                    self.q_ratio[key] = process(q_logits, {})
+            else:
+                self.p[key] = Row.dense(r["p"], self.vocab)
+                self.q[key] = Row.dense(r["q"], self.vocab)
 
 
 def draft(model, prefix, policy, width, chains, rng):
@@ -114,7 +135,7 @@ def one_sample(model, policy, width, rng, bug):
                 parents.append(node)
                 tokens.append(x)
                 children[x] = len(tokens) - 1
-        p, q = model.p[prefix], model.q[prefix]
+        p, q = model.p[prefix], model.q_ratio[prefix]
         target, proposal = list(p), list(q)
         shared = rng.random() if bug == "shared-uniform" else None
         accepted, rejected = None, False
@@ -150,7 +171,8 @@ def one_sample(model, policy, width, rng, bug):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bug", choices=["residual-not-renormalized", "no-min", "bonus-from-p", "shared-uniform", "crash", "hang", "garbage"])
+    parser.add_argument("--bug", choices=["residual-not-renormalized", "no-min", "bonus-from-p", "shared-uniform", "unprocessed-target",
+                                          "raw-q-ratio", "crash", "hang", "garbage"])
     parser.add_argument("--policy", choices=["chain", "independent-chains", "iid", "without-replacement", "top-k"])
     parser.add_argument("--width", type=int)
     parser.add_argument("--no-tree", action="store_true", help="do not report the drafted tree")
@@ -171,7 +193,7 @@ def main():
         hint = case.get("drafting", {"policy": "iid", "width": 2})
         policy = args.policy or hint["policy"]
         width = args.width or hint.get("width", 1)
-        model = Model(case)
+        model = Model(case, args.bug)
         out = []
         for _ in range(case["samples"]):
             accepted, bonus, tree = one_sample(model, policy, width, rng, args.bug)

@@ -3,6 +3,8 @@
 
 Reads one case per line on stdin and writes exactly `samples` sample lines back for it:
     {"case_id": "c0", "accepted": [t1, t2, ...], "bonus": y}
+Engine-shaped cases (format_version 3) give logit rows and sampling parameters: the rows are
+processed as an engine does (engine_sampling.py) before the tree is verified.
 Standard library only. Run it through the suite with
     tevsuite conformance run --verifier-cmd "python3 examples/tev_verifier.py"
 
@@ -14,6 +16,9 @@ Standard library only. Run it through the suite with
                      (a top-k filter applied to the residual), renormalized
     truncated-ids    bonus tokens are drawn from ids below 32,768 only (a 16-bit index),
                      renormalized
+  and two that live in how logits become the target (format_version 3 cases):
+    unprocessed-target         the sampling parameters are ignored
+    temperature-after-softmax  top-k/top-p/min-p on softmax(logits), temperature applied after
     crash | hang | garbage   misbehave as a process (for the suite's own tests)
 """
 import argparse
@@ -22,6 +27,8 @@ import json
 import random
 import sys
 import time
+
+from engine_sampling import logit_row, process
 
 TOP_K = 20  # top-k-bonus: tokens the filtered residual keeps
 ID_LIMIT = 32768  # truncated-ids: the first id a 16-bit index cannot hold
@@ -79,7 +86,11 @@ class Row:
 def verify(case, rng, bug):
     vocab, parents, tokens = case["vocab"], case["parents"], case["tokens"]
     n = len(parents)
-    rows = [Row(r, vocab) for r in case["probs"]]
+    if case["format_version"] == 3:
+        sampling = case.get("sampling", {})
+        rows = [Row(process(logit_row(r, vocab), sampling, bug), vocab) for r in case["logits"]]
+    else:
+        rows = [Row(r, vocab) for r in case["probs"]]
     children = [[] for _ in range(n)]
     for v in range(1, n):
         children[parents[v]].append(v)
@@ -119,7 +130,8 @@ def verify(case, rng, bug):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bug", choices=["full-row-bonus", "first-unlisted", "top-k-bonus", "truncated-ids", "crash", "hang", "garbage"])
+    parser.add_argument("--bug", choices=["full-row-bonus", "first-unlisted", "top-k-bonus", "truncated-ids", "unprocessed-target",
+                                          "temperature-after-softmax", "crash", "hang", "garbage"])
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
     rng = random.Random(args.seed)

@@ -21,20 +21,38 @@ namespace {
 
 // A fixed-tree case as Python sees it: its arrays copied once per case (not per sample), so a
 // verifier may keep them.
+// Sampling parameters as Python sees them: a dict of temperature, top_k, top_p, min_p and order
+// ("min_p_first" or "min_p_last"), every key present; None where a case has none.
+py::object sampling_dict(const std::optional<SamplingParams>& p) {
+  if (!p) return py::none();
+  return py::dict(py::arg("temperature") = p->temperature, py::arg("top_k") = p->top_k, py::arg("top_p") = p->top_p, py::arg("min_p") = p->min_p,
+                  py::arg("order") = p->min_p_last ? "min_p_last" : "min_p_first");
+}
+
 struct PyTreeCase {
   std::string id, label;
   std::int32_t vocab = 0;
   py::array_t<std::int32_t> parents, tokens;  // (N)
-  py::array_t<double> probs;                  // (N, V)
+  py::object probs;                           // (N, V) float64; None on an engine-shaped case
+  py::object logits;                          // (N, V) float64 on an engine-shaped case; None otherwise
+  py::object sampling;                        // sampling_dict
 };
 
+py::array_t<double> read_only_rows(std::span<const double> rows, std::int32_t nodes, std::int32_t vocab) {
+  py::array_t<double> a({static_cast<py::ssize_t>(nodes), static_cast<py::ssize_t>(vocab)}, rows.data());
+  a.attr("setflags")(py::arg("write") = false);
+  return a;
+}
+
 PyTreeCase make_tree_case(const TreeCase& c) {
-  PyTreeCase out{std::string(c.id), std::string(c.label), c.vocab, {}, {}, {}};
+  PyTreeCase out{std::string(c.id), std::string(c.label), c.vocab, {}, {}, py::none(), py::none(), sampling_dict(c.sampling)};
   out.parents = py::array_t<std::int32_t>(c.parents.size(), c.parents.data());
   out.tokens = py::array_t<std::int32_t>(c.tokens.size(), c.tokens.data());
-  out.probs = py::array_t<double>({static_cast<py::ssize_t>(c.nodes()), static_cast<py::ssize_t>(c.vocab)}, c.probs.data());
-  for (auto* a : {static_cast<py::array*>(&out.parents), static_cast<py::array*>(&out.tokens), static_cast<py::array*>(&out.probs)}) {
-    a->attr("setflags")(py::arg("write") = false);
+  for (auto* a : {&out.parents, &out.tokens}) a->attr("setflags")(py::arg("write") = false);
+  if (c.sampling) {
+    out.logits = read_only_rows(c.logits, c.nodes(), c.vocab);
+  } else {
+    out.probs = read_only_rows(c.probs, c.nodes(), c.vocab);
   }
   return out;
 }
@@ -46,6 +64,7 @@ struct PyModelCase {
   std::int32_t vocab = 0, depth = 0;
   std::optional<DraftingHint> drafting;
   const ModelCase* live = nullptr;
+  py::object target_sampling, drafter_sampling;  // sampling_dict
 
   py::array_t<double> row(std::span<const double> (ModelCase::*which)(std::span<const std::int32_t>) const,
                           const std::vector<std::int32_t>& prefix) const {
@@ -90,8 +109,8 @@ Report run_released(Check&& check) {
 }
 
 TreeCheckOptions tree_options(std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab, std::uint64_t large_vocab_factor, double alpha,
-                              std::uint32_t seed, int threads) {
-  return {cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads};
+                              std::uint32_t seed, int threads, bool engine_inputs) {
+  return {cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads, engine_inputs};
 }
 
 // Per-case Python objects, made once per case on first use (GIL held).
@@ -112,7 +131,8 @@ class TreeCaseCache {
 };
 
 py::object model_case_object(const ModelCase& c, PyModelCase*& raw) {
-  auto owned = std::make_unique<PyModelCase>(PyModelCase{std::string(c.id), std::string(c.label), c.vocab, c.depth, c.drafting, &c});
+  auto owned = std::make_unique<PyModelCase>(
+      PyModelCase{std::string(c.id), std::string(c.label), c.vocab, c.depth, c.drafting, &c, sampling_dict(c.target_sampling), sampling_dict(c.drafter_sampling)});
   raw = owned.get();
   return py::cast(std::move(owned));
 }
@@ -181,7 +201,10 @@ PYBIND11_MODULE(_tevsuite, m) {
       .def_readonly("vocab", &PyTreeCase::vocab)
       .def_readonly("parents", &PyTreeCase::parents, "(N) int32: parent of node i, -1 for the root")
       .def_readonly("tokens", &PyTreeCase::tokens, "(N) int32: token of node i, -1 for the root")
-      .def_readonly("probs", &PyTreeCase::probs, "(N, V) float64: target p(. | path to node i)")
+      .def_readonly("probs", &PyTreeCase::probs, "(N, V) float64: target p(. | path to node i); None on an engine-shaped case")
+      .def_readonly("logits", &PyTreeCase::logits, "(N, V) float64: the target's logits on an engine-shaped case; None otherwise")
+      .def_readonly("sampling", &PyTreeCase::sampling,
+                    "engine-shaped cases: {temperature, top_k, top_p, min_p, order} to apply to logits; None otherwise")
       .def_property_readonly("nodes", [](const PyTreeCase& c) { return c.parents.size(); });
 
   py::class_<PyModelCase>(m, "ModelCase", "A model case: draft from q, at most depth deep, verify with p.")
@@ -199,7 +222,13 @@ PYBIND11_MODULE(_tevsuite, m) {
       .def("p", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::p, prefix); },
            py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: the target's next-token row after the prefix")
       .def("q", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::q, prefix); },
-           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: the drafter's next-token row after the prefix");
+           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: the drafter's next-token row after the prefix")
+      .def("p_logits", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::p_logits, prefix); },
+           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: an engine-shaped case's target logits after the prefix")
+      .def("q_logits", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::q_logits, prefix); },
+           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: an engine-shaped case's drafter logits after the prefix")
+      .def_readonly("target_sampling", &PyModelCase::target_sampling, "engine-shaped cases: what to apply to p_logits; None otherwise")
+      .def_readonly("drafter_sampling", &PyModelCase::drafter_sampling, "engine-shaped cases: what to apply to q_logits (the drafter drafts from it)");
 
   py::class_<PyRandomness>(m, "Randomness", "One sample's randomness (Philox on tevsuite's verifier stream).")
       .def("uniform", [](const PyRandomness& r) { return r.get().uniform(); }, "a float in [0, 1)")
@@ -209,7 +238,7 @@ PYBIND11_MODULE(_tevsuite, m) {
   m.def(
       "_check_tree",
       [](const py::function& verify, std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab, std::uint64_t large_vocab_factor,
-         double alpha, std::uint32_t seed, int threads) {
+         double alpha, std::uint32_t seed, int threads, bool engine_inputs) {
         TreeCaseCache cache;
         const TreeVerifier verifier = [&](const TreeCase& c, Randomness& r) {
           py::gil_scoped_acquire gil;
@@ -219,30 +248,32 @@ PYBIND11_MODULE(_tevsuite, m) {
           raw->live = nullptr;
           return b;
         };
-        return run_released([&] { return check_tree_verifier(verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads)); });
+        return run_released(
+            [&] { return check_tree_verifier(verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads, engine_inputs)); });
       },
       py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"),
-      py::arg("seed"), py::arg("threads"));
+      py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"));
 
   m.def(
       "_check_tree_batched",
       [](const py::function& verify, std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab, std::uint64_t large_vocab_factor,
-         double alpha, std::uint32_t seed, int threads, std::uint64_t batch) {
+         double alpha, std::uint32_t seed, int threads, bool engine_inputs, std::uint64_t batch) {
         TreeCaseCache cache;
         const TreeBatchVerifier verifier = [&](const TreeCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t batch_seed) {
           py::gil_scoped_acquire gil;
           return batch_of(verify(cache.get(c), first, count, batch_seed));
         };
         return run_released([&] {
-          return check_tree_verifier_batched(verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads), batch);
+          return check_tree_verifier_batched(verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads, engine_inputs),
+                                             batch);
         });
       },
       py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"),
-      py::arg("seed"), py::arg("threads"), py::arg("batch"));
+      py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"), py::arg("batch"));
 
   m.def(
       "_check_model",
-      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed, int threads) {
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed, int threads, bool engine_inputs) {
         const ModelVerifier verifier = [&](const ModelCase& c, Randomness& r) {
           py::gil_scoped_acquire gil;
           PyModelCase* model = nullptr;
@@ -254,13 +285,14 @@ PYBIND11_MODULE(_tevsuite, m) {
           randomness->live = nullptr;
           return b;
         };
-        return run_released([&] { return check_model_verifier(verifier, ModelCheckOptions{cases, samples, alpha, seed, threads}); });
+        return run_released([&] { return check_model_verifier(verifier, ModelCheckOptions{cases, samples, alpha, seed, threads, engine_inputs}); });
       },
-      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"), py::arg("seed"), py::arg("threads"));
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"), py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"));
 
   m.def(
       "_check_model_batched",
-      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed, int threads, std::uint64_t batch) {
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed, int threads, bool engine_inputs,
+         std::uint64_t batch) {
         const ModelBatchVerifier verifier = [&](const ModelCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t batch_seed) {
           py::gil_scoped_acquire gil;
           PyModelCase* model = nullptr;
@@ -269,7 +301,24 @@ PYBIND11_MODULE(_tevsuite, m) {
           model->live = nullptr;
           return b;
         };
-        return run_released([&] { return check_model_verifier_batched(verifier, ModelCheckOptions{cases, samples, alpha, seed, threads}, batch); });
+        return run_released(
+            [&] { return check_model_verifier_batched(verifier, ModelCheckOptions{cases, samples, alpha, seed, threads, engine_inputs}, batch); });
       },
-      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"), py::arg("seed"), py::arg("threads"), py::arg("batch"));
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"), py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"),
+      py::arg("batch"));
+
+  m.def(
+      "process_logits",
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& logits, double temperature, std::int64_t top_k, double top_p, double min_p,
+         const std::string& order) {
+        if (logits.ndim() != 1) throw std::invalid_argument("logits: expected a (V) array");
+        if (order != "min_p_first" && order != "min_p_last") throw std::invalid_argument("order must be min_p_first or min_p_last, not " + order);
+        py::array_t<double> out(logits.size());
+        process_logits({logits.data(), static_cast<std::size_t>(logits.size())}, {temperature, top_k, top_p, min_p, order == "min_p_last"},
+                       {out.mutable_data(), static_cast<std::size_t>(out.size())});
+        return out;
+      },
+      py::arg("logits"), py::kw_only(), py::arg("temperature") = 1.0, py::arg("top_k") = 0, py::arg("top_p") = 1.0, py::arg("min_p") = 0.0,
+      py::arg("order") = "min_p_first",
+      "tevsuite's reference: the distribution an engine samples from after the sampling parameters (docs/protocol.md)");
 }

@@ -14,6 +14,11 @@ build-fuzz/apps/tevsuite conformance emit --cases 8 --samples 3 --vocab 6 --budg
 split -l 1 build-fuzz/seed-cases.jsonl "$corpus/cases/case-"
 build-fuzz/apps/tevsuite conformance emit --model-cases --samples 3 --out build-fuzz/seed-model-cases.jsonl > /dev/null 2>&1
 split -l 1 build-fuzz/seed-model-cases.jsonl "$corpus/model-cases/case-"
+# Engine-shaped cases (format_version 3 and 4: logits and sampling parameters), read by the same readers.
+build-fuzz/apps/tevsuite conformance emit --engine-inputs --cases 8 --samples 3 --vocab 6 --budget 5 --out build-fuzz/seed-engine-cases.jsonl > /dev/null 2>&1
+split -l 1 build-fuzz/seed-engine-cases.jsonl "$corpus/cases/engine-"
+build-fuzz/apps/tevsuite conformance emit --model-cases --engine-inputs --samples 3 --out build-fuzz/seed-engine-model-cases.jsonl > /dev/null 2>&1
+split -l 1 build-fuzz/seed-engine-model-cases.jsonl "$corpus/model-cases/engine-"
 printf '%s\n' '{"case_id": "c0", "accepted": [0, 2], "bonus": 3}' > "$corpus/samples/a"
 printf '%s\n' '{"case_id": "c0", "accepted": [], "bonus": 1}' > "$corpus/samples/b"
 printf '%s\n' '{"case_id": "c1", "accepted": [], "bonus": 0}' '' '{"case_id": "c0", "accepted": [0], "bonus": 1}' > "$corpus/samples/c"

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <stdexcept>
 
 #include "public_verifiers.hpp"
@@ -136,6 +137,55 @@ TEST(PublicCheck, ModelCasesCarryTheirDraftingHint) {
       options);
   EXPECT_GT(hinted.load(), 0);
   EXPECT_EQ(other_depth.load(), 0);
+}
+
+// Engine-shaped cases: a verifier that processes the logits by the case's parameters (with
+// tevsuite's reference) is exact and saturated; one that ignores them is not, on every case
+// (small_options: V = 64 for the sparse case), by enumeration where its blocks are ones the
+// processed target can produce, else by the impossible blocks the enumeration stops at.
+TEST(PublicCheck, EngineInputsMustBeProcessedAsTheCaseSays) {
+  TreeCheckOptions options = small_options();
+  options.engine_inputs = true;
+  const Report exact = check_tree_verifier(drawing([](const TreeCase& c, Draws& d) {
+                                             EXPECT_TRUE(c.probs.empty() && c.sampling.has_value());
+                                             return engine_walk(c, d, true);
+                                           }),
+                                           options);
+  EXPECT_EQ(exact.verdict, Verdict::exact_saturated) << describe(exact);
+  const Report bug = check_tree_verifier(drawing([](const TreeCase& c, Draws& d) { return engine_walk(c, d, false); }), options);
+  EXPECT_EQ(bug.verdict, Verdict::not_exact);
+  for (const CaseResult& c : bug.cases) {
+    EXPECT_EQ(c.verdict, Verdict::not_exact) << c.id << " " << c.label;
+    if (c.exact_tv) {
+      EXPECT_GT(*c.exact_tv, 0.01) << c.id << " " << c.label;
+    } else {
+      EXPECT_NE(c.not_enumerated.find("impossible block"), std::string::npos) << c.id << ": " << c.not_enumerated;
+    }
+  }
+}
+
+TEST(PublicCheck, EngineModelCasesProcessTargetAndDrafterApart) {
+  ModelCheckOptions options;
+  options.threads = 2;
+  options.engine_inputs = true;
+  const Report exact = check_model_verifier([](const ModelCase& c, Randomness& r) { return first_position_speculative(c, r, false); }, options);
+  EXPECT_EQ(exact.verdict, Verdict::exact_saturated) << describe(exact);
+  const Report bug = check_model_verifier([](const ModelCase& c, Randomness& r) { return first_position_speculative(c, r, true); }, options);
+  EXPECT_EQ(bug.verdict, Verdict::not_exact) << describe(bug);
+  // p and q are given only as logits on these cases.
+  EXPECT_THROW(check_model_verifier([](const ModelCase& c, Randomness&) { return Block{{}, static_cast<std::int32_t>(c.p({}).size())}; }, options),
+               std::logic_error);
+}
+
+TEST(PublicProcessLogits, IsTheReferenceProcessing) {
+  // p = (0.5, 0.3, 0.2) as logits; top_p 0.6 keeps the first two (mass before them 0, 0.5).
+  const std::vector<double> logits = {std::log(0.5), std::log(0.3), std::log(0.2)};
+  std::vector<double> out(3);
+  process_logits(logits, {.top_p = 0.6}, out);
+  EXPECT_NEAR(out[0], 0.625, 1e-12);
+  EXPECT_NEAR(out[1], 0.375, 1e-12);
+  EXPECT_EQ(out[2], 0.0);
+  EXPECT_THROW(process_logits(logits, {.top_p = 0.0}, out), std::invalid_argument);
 }
 
 // A case of one's own: root with children on tokens 0 and 1 (p 0.5, 0.25), node 1 a leaf.

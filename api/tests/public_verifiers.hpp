@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 #include <span>
+#include <vector>
 
 #include <tevsuite/check.hpp>
 
@@ -89,6 +90,49 @@ inline std::int32_t draw_from(std::span<const double> row, double u) {
     if (u < below) return static_cast<std::int32_t>(a);
   }
   return static_cast<std::int32_t>(row.size()) - 1;
+}
+
+// An engine-shaped case's rows as the verifier builds them from its logits: processed by the
+// case's parameters, or, for the planted bug, by none (softmax of the logits). (N, V)
+inline std::vector<double> engine_rows(const tevsuite::TreeCase& c, bool apply_sampling) {
+  std::vector<double> rows(c.logits.size());
+  const auto vocab = static_cast<std::size_t>(c.vocab);
+  for (std::int32_t v = 0; v < c.nodes(); ++v) {
+    tevsuite::process_logits(c.logit_row(v), apply_sampling ? *c.sampling : tevsuite::SamplingParams{},
+                             std::span<double>(rows).subspan(static_cast<std::size_t>(v) * vocab, vocab));
+  }
+  return rows;
+}
+
+// target_walk on an engine-shaped case, after the verifier processes the logits (or not).
+inline tevsuite::Block engine_walk(const tevsuite::TreeCase& c, tevsuite::Draws& draws, bool apply_sampling) {
+  const std::vector<double> rows = engine_rows(c, apply_sampling);
+  tevsuite::TreeCase processed = c;
+  processed.probs = rows;
+  return target_walk(processed, draws);
+}
+
+// Speculative sampling on a model case's first position: draft x ~ q, accept with min(1, p/q),
+// else the bonus from norm(max(0, p − q)). Engine-shaped: p and q processed from their logits; the
+// planted bug hands the acceptance ratio and the residual softmax(q logits), not the drafted q.
+inline tevsuite::Block first_position_speculative(const tevsuite::ModelCase& c, tevsuite::Randomness& r, bool raw_q_ratio) {
+  const auto vocab = static_cast<std::size_t>(c.vocab);
+  std::vector<double> p(vocab), q(vocab), q_ratio(vocab);
+  tevsuite::process_logits(c.p_logits({}), *c.target_sampling, p);
+  tevsuite::process_logits(c.q_logits({}), *c.drafter_sampling, q);
+  tevsuite::process_logits(c.q_logits({}), raw_q_ratio ? tevsuite::SamplingParams{} : *c.drafter_sampling, q_ratio);
+  const std::int32_t x = draw_from(q, r.uniform());
+  const auto at = static_cast<std::size_t>(x);
+  if (r.uniform() * q_ratio[at] < p[at]) {
+    std::vector<double> next(vocab);
+    tevsuite::process_logits(c.p_logits(std::span<const std::int32_t>(&x, 1)), *c.target_sampling, next);
+    return {{x}, draw_from(next, r.uniform())};
+  }
+  std::vector<double> residual(vocab);
+  double total = 0.0;
+  for (std::size_t a = 0; a < vocab; ++a) total += residual[a] = std::max(0.0, p[a] - q_ratio[a]);
+  for (double& w : residual) w /= total;
+  return {{}, draw_from(residual, r.uniform())};
 }
 
 // Accept nothing, bonus from the root's full row (a drafted child's token is completed by the

@@ -4,12 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <numeric>
 #include <string>
 
 #include "conformance/in_process.hpp"
+#include "conformance/tests/test_helpers.hpp"
 
 namespace tev::conformance {
 namespace {
@@ -101,18 +100,11 @@ std::size_t pick(const std::vector<double>& cdf, double u) {
 // A table-driven TEV (with the bug planted in its bonus tables).
 struct TableTev {
   TailBug bug;
-  std::shared_ptr<std::mutex> lock = std::make_shared<std::mutex>();
-  std::shared_ptr<std::map<std::string, Tables, std::less<>>> tables = std::make_shared<std::map<std::string, Tables, std::less<>>>();
+  test_helpers::PerCase<Tables> tables;
   TokenBlock operator()(const TreeCaseView& c, Randomness& rng) const {
-    const Tables* t = nullptr;
-    {
-      const std::lock_guard guard(*lock);
-      auto it = tables->find(c.id);
-      if (it == tables->end()) it = tables->emplace(std::string(c.id), build(c, bug)).first;
-      t = &it->second;
-    }
-    const std::size_t exit = pick(t->exit_cdf, rng.uniform());
-    return {t->paths[exit], static_cast<std::int32_t>(pick(t->bonus_cdf[exit], rng.uniform()))};
+    const Tables& t = tables.get(c.id, [&] { return build(c, bug); });
+    const std::size_t exit = pick(t.exit_cdf, rng.uniform());
+    return {t.paths[exit], static_cast<std::int32_t>(pick(t.bonus_cdf[exit], rng.uniform()))};
   }
 };
 

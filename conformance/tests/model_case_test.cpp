@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "conformance/emit.hpp"
+#include "conformance/tests/test_helpers.hpp"
 #include "conformance/model_judge.hpp"
 #include "judging/sampled_law.hpp"
 
@@ -17,6 +18,7 @@ namespace tev::conformance {
 namespace {
 
 using nlohmann::json;
+using test_helpers::message_of;
 
 // V = 2, D = 1: rows for prefixes [], [0], [1]; listed out of order on purpose.
 json good_case() {
@@ -25,15 +27,6 @@ json good_case() {
     "rows": [{"prefix": [1], "p": [0.5, 0.5], "q": [0.9, 0.1]},
              {"prefix": [], "p": [0.25, 0.75], "q": [0.5, 0.5]},
              {"prefix": [0], "p": {"tokens": [0], "probs": [0.2]}, "q": [1.0, 0.0]}]})");
-}
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 void expect_rejected(const std::function<void(json&)>& edit, const std::string& expected) {

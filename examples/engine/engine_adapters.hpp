@@ -3,6 +3,12 @@
 // block back, one engine RNG per sample seeded from tevsuite's randomness.
 #include <tevsuite/check.hpp>
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include "engine_sampler.hpp"
 
 namespace engine {
@@ -18,6 +24,34 @@ inline tevsuite::TreeVerifier tree_verifier(TreeBug bug) {
   return [bug](const tevsuite::TreeCase& c, tevsuite::Randomness& randomness) {
     Rng rng(randomness.bits());
     return emitted(verify_tree(engine_view(c), rng, bug));
+  };
+}
+
+inline SamplingParams engine_params(const tevsuite::SamplingParams& s) { return {s.temperature, s.top_k, s.top_p, s.min_p, s.min_p_last}; }
+
+// An engine-shaped case (logits and sampling parameters): the engine processes every row with its
+// own sampler front end, then verifies the tree. Every sample of a case is the same request, so
+// its rows are processed once, on first use (under a lock: the check calls from several threads).
+inline tevsuite::TreeVerifier tree_verifier_on_logits(SamplingBug sampling_bug) {
+  auto lock = std::make_shared<std::mutex>();
+  auto processed = std::make_shared<std::map<std::string, std::vector<double>, std::less<>>>();
+  return [sampling_bug, lock, processed](const tevsuite::TreeCase& c, tevsuite::Randomness& randomness) {
+    const std::vector<double>* probs = nullptr;
+    {
+      const std::lock_guard guard(*lock);
+      auto it = processed->find(c.id);
+      if (it == processed->end()) {
+        std::vector<double> rows(c.logits.size());
+        for (int v = 0; v < c.nodes(); ++v) {
+          const std::size_t at = static_cast<std::size_t>(v) * static_cast<std::size_t>(c.vocab);
+          apply_sampling(c.logits.data() + at, c.vocab, engine_params(*c.sampling), rows.data() + at, sampling_bug);
+        }
+        it = processed->emplace(std::string(c.id), std::move(rows)).first;
+      }
+      probs = &it->second;
+    }
+    Rng rng(randomness.bits());
+    return emitted(verify_tree({c.vocab, c.nodes(), c.parents.data(), c.tokens.data(), probs->data()}, rng));
   };
 }
 

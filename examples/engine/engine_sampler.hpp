@@ -2,8 +2,11 @@
 // An engine's own verifiers, as an inference engine would write them: plain C++ over raw buffers,
 // its own RNG, nothing of tevsuite's. engine_test.cpp checks them with tevsuite's GoogleTest
 // assertions; each has a planted bug the check must catch.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
+#include <numeric>
 #include <vector>
 
 namespace engine {
@@ -78,6 +81,64 @@ inline Block verify_tree(const TreeView& t, Rng& rng, TreeBug bug = TreeBug::non
     out.accepted.push_back(x);
     v = child;
   }
+}
+
+// A request's sampling parameters as the engine applies them to logits, in vLLM's order:
+// temperature, softmax, min-p, top-k, top-p; renormalize (temperature 0: greedy).
+struct SamplingParams {
+  double temperature = 1.0;
+  std::int64_t top_k = 0;
+  double top_p = 1.0;
+  double min_p = 0.0;
+  bool min_p_last = false;  // Hugging Face's order: min-p after top-p
+};
+
+enum class SamplingBug {
+  none,
+  temperature_after_softmax,  // filters on softmax(logits), then p / T renormalized: temperature lost
+};
+
+// The engine's sampler front end: out = the distribution one row of logits is sampled from.
+inline void apply_sampling(const double* logits, int vocab, const SamplingParams& s, double* out, SamplingBug bug = SamplingBug::none) {
+  const double top = *std::max_element(logits, logits + vocab);
+  if (s.temperature == 0.0) {
+    std::fill(out, out + vocab, 0.0);
+    out[std::max_element(logits, logits + vocab) - logits] = 1.0;
+    return;
+  }
+  const double t = bug == SamplingBug::temperature_after_softmax ? 1.0 : s.temperature;
+  for (int a = 0; a < vocab; ++a) out[a] = std::exp((logits[a] - top) / t);
+  if (s.top_k > 0 && s.top_k < vocab) {
+    std::vector<double> sorted(logits, logits + vocab);
+    std::nth_element(sorted.begin(), sorted.begin() + (s.top_k - 1), sorted.end(), std::greater<>());
+    for (int a = 0; a < vocab; ++a) {
+      if (logits[a] < sorted[static_cast<std::size_t>(s.top_k - 1)]) out[a] = 0.0;
+    }
+  }
+  const double largest = *std::max_element(out, out + vocab);
+  auto min_p = [&] {
+    for (int a = 0; a < vocab; ++a) {
+      if (out[a] < s.min_p * largest) out[a] = 0.0;
+    }
+  };
+  if (s.min_p > 0.0 && !s.min_p_last) min_p();
+  if (s.top_p < 1.0) {
+    std::vector<int> order(static_cast<std::size_t>(vocab));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return out[a] > out[b]; });
+    const double total = std::accumulate(out, out + vocab, 0.0);
+    double before = 0.0;
+    for (const int a : order) {
+      if (before >= s.top_p * total) {
+        out[a] = 0.0;
+      } else {
+        before += out[a];
+      }
+    }
+  }
+  if (s.min_p > 0.0 && s.min_p_last) min_p();
+  const double total = std::accumulate(out, out + vocab, 0.0);
+  for (int a = 0; a < vocab; ++a) out[a] /= total;
 }
 
 // A language pair as the engine's drafter and target see it: rows after a prefix of ≤ depth tokens.

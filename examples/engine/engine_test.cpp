@@ -25,6 +25,20 @@ TEST(EngineTreeVerifier, DISABLED_FullRowBonusFailureMessage) {
   EXPECT_TREE_VERIFIER_EXACT(engine::tree_verifier(TreeBug::full_row_bonus), tevsuite::TreeCheckOptions{});
 }
 
+// Engine-shaped cases: the engine's sampler front end processes the logits; the default budgets.
+TEST(EngineTreeVerifier, OnLogitsWithSamplingParametersIsExactAndSaturated) {
+  tevsuite::TreeCheckOptions options;
+  options.engine_inputs = true;
+  EXPECT_TREE_VERIFIER_EXACT_AND_SATURATED(engine::tree_verifier_on_logits(engine::SamplingBug::none), options);
+}
+
+TEST(EngineTreeVerifier, TemperatureAfterSoftmaxIsCaught) {
+  tevsuite::TreeCheckOptions options;
+  options.engine_inputs = true;
+  EXPECT_NONFATAL_FAILURE(EXPECT_TREE_VERIFIER_EXACT(engine::tree_verifier_on_logits(engine::SamplingBug::temperature_after_softmax), options),
+                          "not exact");
+}
+
 TEST(EngineChainVerifier, IsExactMarginally) {
   EXPECT_MODEL_VERIFIER_EXACT(engine::chain_verifier(ChainBug::none), tevsuite::ModelCheckOptions{});
 }

@@ -31,8 +31,25 @@ enum class Verdict : int {
 };
 std::string verdict_text(Verdict v);
 
+// A request's sampling parameters, as an engine applies them to its logits: divide by the
+// temperature, softmax, then min-p, top-k and top-p (vLLM's order; min_p_last moves min-p after
+// top-p, as Hugging Face transformers does). docs/protocol.md states each step.
+struct SamplingParams {
+  double temperature = 1.0;  // ≥ 0; 0: greedy (the first argmax)
+  std::int64_t top_k = 0;    // 0: off; keeps every logit ≥ the k-th largest
+  double top_p = 1.0;        // in (0, 1]; 1: off
+  double min_p = 0.0;        // in [0, 1); 0: off
+  bool min_p_last = false;   // min-p after top-k and top-p instead of before
+};
+
+// tevsuite's reference processing: out = the distribution an engine samples from (out may alias
+// logits). Throws std::invalid_argument on parameters out of range or a row without a finite entry.
+void process_logits(std::span<const double> logits, const SamplingParams& params, std::span<double> out);
+
 // One fixed-tree case as the verifier sees it: plain arrays in level order (a parent before its
-// children, siblings in any order), node 0 the root.
+// children, siblings in any order), node 0 the root. An engine-shaped case
+// (TreeCheckOptions::engine_inputs) gives logits and sampling instead of probs: the verifier must
+// process the rows itself, and is judged against the processed target.
 struct TreeCase {
   std::string_view id;
   std::string_view label;
@@ -40,10 +57,15 @@ struct TreeCase {
   std::span<const std::int32_t> parents;  // (N) parent of node i; −1 for the root
   std::span<const std::int32_t> tokens;   // (N) token of node i; −1 for the root
   std::span<const double> probs;          // (N, V) target p(· | path to node i); sparse rows arrive dense
+  std::span<const double> logits;         // engine-shaped cases: (N, V) the target's logits; probs is then empty
+  std::optional<SamplingParams> sampling; // engine-shaped cases: what to apply to logits
 
   std::int32_t nodes() const { return static_cast<std::int32_t>(parents.size()); }
   std::span<const double> row(std::int32_t node) const {
     return probs.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+  }
+  std::span<const double> logit_row(std::int32_t node) const {
+    return logits.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
   }
 };
 
@@ -69,11 +91,14 @@ struct DraftingHint {
 };
 
 // A model case's rows: p(· | context ‖ prefix) and q(· | context ‖ prefix), V entries each, for a
-// prefix of 0 .. D tokens in [0, V). Implemented by tevsuite.
+// prefix of 0 .. D tokens in [0, V); for an engine-shaped case their logits instead (p and q then
+// throw std::logic_error, as p_logits and q_logits do on another case). Implemented by tevsuite.
 class ModelRows {
  public:
   virtual std::span<const double> p(std::span<const std::int32_t> prefix) const = 0;
   virtual std::span<const double> q(std::span<const std::int32_t> prefix) const = 0;
+  virtual std::span<const double> p_logits(std::span<const std::int32_t> prefix) const = 0;
+  virtual std::span<const double> q_logits(std::span<const std::int32_t> prefix) const = 0;
 
  protected:
   ~ModelRows() = default;
@@ -88,9 +113,15 @@ struct ModelCase {
   std::int32_t depth = 0;  // D: at most D accepted tokens, then the bonus
   std::optional<DraftingHint> drafting;
   const ModelRows* rows = nullptr;
+  // Engine-shaped cases (ModelCheckOptions::engine_inputs): what to apply to p's logits and to
+  // q's; the drafter drafts from its processed q.
+  std::optional<SamplingParams> target_sampling;
+  std::optional<SamplingParams> drafter_sampling;
 
   std::span<const double> p(std::span<const std::int32_t> prefix) const { return rows->p(prefix); }
   std::span<const double> q(std::span<const std::int32_t> prefix) const { return rows->q(prefix); }
+  std::span<const double> p_logits(std::span<const std::int32_t> prefix) const { return rows->p_logits(prefix); }
+  std::span<const double> q_logits(std::span<const std::int32_t> prefix) const { return rows->q_logits(prefix); }
 };
 
 // What a verifier returns: the accepted draft tokens from the root down, then the bonus token.
@@ -162,6 +193,10 @@ struct TreeCheckOptions {
   double alpha = 1e-3;                 // family-wise false-alarm level of the whole check
   std::uint32_t seed = kDefaultSeed;   // the verifier's and the completions' randomness
   int threads = 0;                     // 0: every hardware thread
+  // `conformance emit --engine-inputs`'s cases instead: logit rows and sampling parameters
+  // (temperature, top-k below a node's drafted children, top-p between them, min-p in either
+  // order, greedy, all at once, a V = large_vocab case whose tail min-p removes).
+  bool engine_inputs = false;
 };
 
 // `tevsuite conformance emit --model-cases`'s defaults: 8 cases over V = 4, D = 2, 20,000 samples each.
@@ -171,6 +206,7 @@ struct ModelCheckOptions {
   double alpha = 1e-3;
   std::uint32_t seed = kDefaultSeed;
   int threads = 0;
+  bool engine_inputs = false;  // logit rows, the target's and the drafter's sampling parameters
 };
 
 // One case's result. The p-values are valid at every level; p_holm is the exactness p adjusted
@@ -236,7 +272,8 @@ struct ExactLaw {
 ExactLaw exact_law(const DrawingVerifier& verifier, const OwnedTreeCase& c);
 
 // The cases a check runs on, as `tevsuite conformance emit` writes them (one JSON line each), and
-// one such line read back (std::invalid_argument naming what is wrong).
+// one such line read back (std::invalid_argument naming what is wrong); an engine-shaped line
+// (format_version 3) reads back as its processed rows.
 std::vector<std::string> tree_case_lines(const TreeCheckOptions& options = {});
 OwnedTreeCase read_tree_case(std::string_view json_line);
 

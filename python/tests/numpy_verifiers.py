@@ -1,5 +1,7 @@
 """Verifiers in plain numpy, as an engine's test would write them: a target-only tree walk (exact
 and saturated), batched and per sample, and planted bugs."""
+from types import SimpleNamespace
+
 import numpy as np
 
 _root_cdfs = {}
@@ -41,6 +43,8 @@ def walk_batch(case, n, rng, full_row_bonus=False):
         stopped = active[stop]
         bonus[stopped] = draw(node[stopped]) if full_row_bonus else tokens[stop]
         go = active[~stop]
+        if go.size == 0:  # every walk stopped (at the deepest level, `level` is past the last column)
+            break
         accepted[go, level] = tokens[~stop]
         node[go] = nxt[~stop]
         active = go
@@ -71,3 +75,43 @@ def root_bonus_batch(case, n, rng):
     """root_bonus for n samples at once."""
     tokens = np.searchsorted(np.cumsum(case.probs[0]), rng.random(n), side="right")
     return np.full((n, 1), -1), np.minimum(tokens, case.vocab - 1)
+
+
+def process_rows(logits, sampling, unprocessed=False):
+    """An engine's own sampling-parameter processing in numpy, over (N, V) logits: temperature,
+    softmax, min-p, top-k, top-p on the survivors (ties by token id), renormalize; min-p after
+    top-p when order is "min_p_last". unprocessed plants the bug: softmax(logits), parameters ignored."""
+    if unprocessed:
+        sampling = dict(temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, order="min_p_first")
+    n, vocab = logits.shape
+    rows = np.arange(n)[:, None]
+    if sampling["temperature"] == 0.0:
+        probs = np.zeros_like(logits)
+        probs[np.arange(n), np.argmax(logits, axis=1)] = 1.0
+        return probs
+    z = (logits - logits.max(axis=1, keepdims=True)) / sampling["temperature"]
+    probs = np.exp(z)
+    probs /= probs.sum(axis=1, keepdims=True)
+    if 0 < sampling["top_k"] < vocab:
+        kth = np.sort(logits, axis=1)[:, vocab - sampling["top_k"]][:, None]
+        probs[logits < kth] = 0.0
+    largest = probs.max(axis=1, keepdims=True)
+    min_p_last = sampling["order"] == "min_p_last"
+    if sampling["min_p"] > 0.0 and not min_p_last:
+        probs[probs < sampling["min_p"] * largest] = 0.0
+    if sampling["top_p"] < 1.0:
+        order = np.argsort(-probs, axis=1, kind="stable")
+        ranked = probs[rows, order]
+        before = np.cumsum(ranked, axis=1) - ranked
+        drop = before >= sampling["top_p"] * ranked.sum(axis=1, keepdims=True)
+        probs[np.broadcast_to(rows, order.shape)[drop], order[drop]] = 0.0
+    if sampling["min_p"] > 0.0 and min_p_last:
+        probs[probs < sampling["min_p"] * largest] = 0.0
+    return probs / probs.sum(axis=1, keepdims=True)
+
+
+def engine_walk_batch(case, n, rng, unprocessed=False):
+    """walk_batch on an engine-shaped case, after processing its logits (or, the bug, not)."""
+    processed = SimpleNamespace(probs=process_rows(case.logits, case.sampling, unprocessed), nodes=case.nodes, vocab=case.vocab,
+                                parents=case.parents, tokens=case.tokens)
+    return walk_batch(processed, n, rng)

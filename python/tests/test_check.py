@@ -1,12 +1,14 @@
 """The Python package against the same verdicts as `tevsuite conformance run` and the C++ library:
 numpy verifiers batched and per sample, planted bugs, model cases, reproducibility, and bad answers
 as exceptions naming the case and sample. Family alpha 1e-3 (the default), fixed seeds."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 import tevsuite
 from tevsuite import Verdict, VerifierError
-from numpy_verifiers import root_bonus, uniform_bonus, walk_batch, walk_one
+from numpy_verifiers import engine_walk_batch, process_rows, root_bonus, uniform_bonus, walk_batch, walk_one
 
 # The sparse case over V = 64 and 20,000 samples a case: quick, for tests whose verdict is far
 # from the line; the default budgets where a verdict of "exact" must be conclusive.
@@ -93,6 +95,50 @@ def test_model_case_rows_and_hint():
 
     tevsuite.check_model(look, samples=5, threads=1)
     assert any(h is not None and h["depth"] == 2 for h in hints)
+
+
+def test_engine_inputs_processed_walk_is_exact_and_saturated_unprocessed_is_not():
+    # The default budgets: "exact" must be conclusive.
+    exact = tevsuite.check_tree(verify_batch=engine_walk_batch, engine_inputs=True)
+    assert exact.verdict == Verdict.EXACT_SATURATED, exact.describe()
+    bug = tevsuite.check_tree(verify_batch=lambda c, n, rng: engine_walk_batch(c, n, rng, unprocessed=True), engine_inputs=True)
+    assert bug.verdict == Verdict.NOT_EXACT, bug.describe()
+    assert all(c.verdict == Verdict.NOT_EXACT for c in bug.cases), bug.describe()
+
+
+def test_engine_cases_give_logits_and_sampling_and_match_the_reference():
+    seen = {}
+
+    def look(case, n, rng):
+        assert case.probs is None and case.logits.shape == (case.nodes, case.vocab)
+        assert set(case.sampling) == {"temperature", "top_k", "top_p", "min_p", "order"}
+        mine = process_rows(case.logits, case.sampling)
+        reference = np.stack([tevsuite.process_logits(row, **case.sampling) for row in case.logits])
+        seen[case.id] = float(np.abs(mine - reference).max())
+        return walk_batch(SimpleNamespace(probs=reference, nodes=case.nodes, vocab=case.vocab, parents=case.parents,
+                                          tokens=case.tokens), n, rng)
+
+    tevsuite.check_tree(verify_batch=look, engine_inputs=True, samples=10, large_vocab=64, large_vocab_factor=1)
+    assert len(seen) == 8 and max(seen.values()) < 1e-12, seen
+
+
+def test_engine_model_cases_give_logits_only():
+    def look(case, rng):
+        assert case.target_sampling is not None and case.drafter_sampling is not None
+        with pytest.raises(RuntimeError):
+            case.p([])
+        p = tevsuite.process_logits(case.p_logits([]), **case.target_sampling)
+        return [], int(np.searchsorted(np.cumsum(p), rng.uniform(), side="right"))
+
+    report = tevsuite.check_model(look, engine_inputs=True, samples=5, threads=1)
+    assert len(report.cases) == 8
+
+
+def test_process_logits_refuses_parameters_out_of_range():
+    with pytest.raises(ValueError):
+        tevsuite.process_logits(np.zeros(3), top_p=0.0)
+    with pytest.raises(ValueError):
+        tevsuite.process_logits(np.zeros(3), order="top_p_first")
 
 
 def answers(bad):

@@ -19,6 +19,13 @@ arrays; ``ModelCase``: ``p(prefix)`` and ``q(prefix)``) and the randomness tevsu
   array of the accepted tokens from the root, padded with -1, ``bonus`` an (n,) integer array, and
   ``rng`` a ``numpy.random.Generator`` seeded from tevsuite's verifier stream for that batch.
 
+With ``engine_inputs=True`` the cases are engine-shaped (``tevsuite conformance emit
+--engine-inputs``): a ``TreeCase`` gives ``logits`` and ``sampling`` (a dict of ``temperature``,
+``top_k``, ``top_p``, ``min_p`` and ``order``) instead of ``probs``; a ``ModelCase`` gives
+``p_logits(prefix)``, ``q_logits(prefix)``, ``target_sampling`` and ``drafter_sampling``. The
+verifier must process the rows as an engine does; it is judged against the processed target.
+``process_logits(logits, **sampling)`` is tevsuite's reference processing.
+
 Runs are reproducible: the same seed gives the same verdicts and p-values. Bad answers (wrong
 shapes, non-integer arrays, tokens out of range, a raising callable) raise ``VerifierError``
 naming the case and sample; they never become a verdict.
@@ -36,11 +43,12 @@ from ._tevsuite import (
     _check_tree,
     _check_tree_batched,
     kDefaultSeed,
+    process_logits,
 )
 
 __all__ = [
     "CaseResult", "ModelCase", "Report", "TreeCase", "Verdict", "VerifierError",
-    "check_tree", "check_model", "DEFAULT_SEED",
+    "check_tree", "check_model", "process_logits", "DEFAULT_SEED",
 ]
 
 DEFAULT_SEED = kDefaultSeed
@@ -133,7 +141,7 @@ def _one_of(verify, verify_batch):
 
 
 def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, large_vocab=50_000, large_vocab_factor=4,
-               alpha=1e-3, seed=DEFAULT_SEED, threads=0, batch=0):
+               alpha=1e-3, seed=DEFAULT_SEED, threads=0, batch=0, engine_inputs=False):
     """Checks a fixed-tree verifier on ``tevsuite conformance emit``'s cases; returns a Report.
 
     ``batch``: samples per ``verify_batch`` call (0: all samples of a case in one call). A run is
@@ -142,17 +150,18 @@ def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, larg
     """
     _one_of(verify, verify_batch)
     options = dict(cases=cases, samples=samples, large_vocab=large_vocab, large_vocab_factor=large_vocab_factor, alpha=alpha,
-                   seed=seed, threads=threads)
+                   seed=seed, threads=threads, engine_inputs=engine_inputs)
     if verify is not None:
         return _check_tree(_per_sample(verify), **{**options, "threads": 1})
     return _check_tree_batched(_batched(verify_batch), batch=batch, **options)
 
 
-def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alpha=1e-3, seed=DEFAULT_SEED, threads=0, batch=0):
+def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alpha=1e-3, seed=DEFAULT_SEED, threads=0, batch=0,
+                engine_inputs=False):
     """Checks a verifier that drafts its own tree from q on the model cases (exactness is
     marginal, over the drafts); returns a Report whose verdict reads "exact (marginally)"."""
     _one_of(verify, verify_batch)
-    options = dict(cases=cases, samples=samples, alpha=alpha, seed=seed, threads=threads)
+    options = dict(cases=cases, samples=samples, alpha=alpha, seed=seed, threads=threads, engine_inputs=engine_inputs)
     if verify is not None:
         return _check_model(_per_sample(verify), **{**options, "threads": 1})
     return _check_model_batched(_batched(verify_batch), batch=batch, **options)

@@ -1,0 +1,146 @@
+// Engine-shaped cases (format 3) through the in-process check, on the default budgets (8 cases,
+// 100,000 samples each, the V = 50,000 case 400,000; family α 1e-3; fixed seed): a TEV that
+// processes the logits as the case says is exact and saturated, and the ways of getting the
+// processing wrong are not exact. The verifiers draw through tevsuite's Draws, so each case also
+// gets its exact TV by enumeration, which the verdict uses beside the samples.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "conformance/in_process.hpp"
+#include "conformance/tests/test_helpers.hpp"
+#include "core/exit_law.hpp"
+#include "core/format.hpp"
+
+namespace tev::conformance {
+namespace {
+
+enum class ProcessingBug { none, unprocessed_target, temperature_after_softmax };
+
+// The rows the verifier believes in: the logits processed by the case's parameters, or by the
+// bug's version of them.
+std::vector<double> believed_rows(const TreeCaseView& c, ProcessingBug bug) {
+  SamplingParams params = *c.sampling;
+  if (bug == ProcessingBug::unprocessed_target) params = {};
+  // Filters on the untempered softmax, then p / T renormalized, which is p: temperature ignored.
+  if (bug == ProcessingBug::temperature_after_softmax && !params.greedy()) params.temperature = 1.0;
+  const auto vocab = static_cast<std::size_t>(c.vocab);
+  std::vector<double> rows(c.logits.size());
+  for (std::size_t at = 0; at < rows.size(); at += vocab) process_logits(c.logits.subspan(at, vocab), params, std::span<double>(rows).subspan(at, vocab));
+  return rows;
+}
+
+// What TEV needs of one case, from the believed rows: exit weights w(v) = P(v)·ρ(v), each node's
+// residual row and path. Built once per case.
+struct TevTables {
+  std::vector<double> exit;                    // (N)
+  std::vector<std::vector<double>> residual;   // (N)(V)
+  std::vector<std::vector<std::int32_t>> paths;  // (N) tokens from the root
+};
+
+TevTables tev_tables(const TreeCaseView& c, ProcessingBug bug) {
+  const std::vector<double> rows = believed_rows(c, bug);
+  const auto vocab = static_cast<std::size_t>(c.vocab);
+  const auto n = static_cast<std::size_t>(c.nodes());
+  auto row = [&](std::size_t v) { return std::span<const double>(rows).subspan(v * vocab, vocab); };
+  TevTables t{std::vector<double>(n), std::vector<std::vector<double>>(n), std::vector<std::vector<std::int32_t>>(n)};
+  std::vector<double> prefix(n, 1.0);
+  for (std::size_t v = 0; v < n; ++v) {
+    t.residual[v].assign(row(v).begin(), row(v).end());
+    if (v == 0) continue;
+    const auto parent = static_cast<std::size_t>(c.parents[v]);
+    prefix[v] = prefix[parent] * row(parent)[static_cast<std::size_t>(c.tokens[v])];
+    t.paths[v] = t.paths[parent];
+    t.paths[v].push_back(c.tokens[v]);
+  }
+  for (std::size_t v = 1; v < n; ++v) t.residual[static_cast<std::size_t>(c.parents[v])][static_cast<std::size_t>(c.tokens[v])] = 0.0;
+  for (std::size_t v = 0; v < n; ++v) {
+    double rho = 0.0;
+    for (double x : t.residual[v]) rho += x;
+    t.exit[v] = prefix[v] * rho;
+  }
+  return t;
+}
+
+// TEV on the believed rows: the exit node from w, the bonus from its residual.
+struct EngineTev {
+  ProcessingBug bug;
+  test_helpers::PerCase<TevTables> tables;
+
+  template <class Draws>
+  TokenBlock operator()(const TreeCaseView& c, Draws& draws) const {
+    const TevTables& t = tables.get(c.id, [&] { return tev_tables(c, bug); });
+    const std::size_t node = draws.categorical(t.exit);
+    return {t.paths[node], draws.next_token(static_cast<std::int32_t>(node), t.residual[node])};
+  }
+};
+
+TreeReport check_engine(ProcessingBug bug) {
+  CheckOptions options;
+  options.cases.engine_inputs = true;
+  return check_tree_verifier(drawing(EngineTev{bug}), options);
+}
+
+// The exact TV of TEV on the believed rows from the canonical law of the processed ones, per case.
+// TEV's law on any rows is their canonical law (Corollary 2, checked by enumeration elsewhere), so
+// this is exact also where the enumeration stops at a block the processed target cannot produce.
+std::vector<double> exact_tvs(ProcessingBug bug) {
+  std::vector<double> out;
+  for (const Case& c : tree_cases({.engine_inputs = true})) {
+    const std::vector<double> believed = believed_rows(view_of(c), bug);
+    const TargetRows rows = TargetRows::from_probabilities(believed, c.tree.size(), c.tree.vocab);
+    out.push_back(total_variation(canonical_block_law(c.tree, rows, ExitLaw::compute(c.tree, rows)),
+                                  canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows))));
+  }
+  return out;
+}
+
+// Printed for the table of planted bugs in docs/engines.md.
+void print_exact_tvs(const char* name, const std::vector<double>& tvs) {
+  std::cout << name << ": exact TV per case";
+  for (double tv : tvs) std::cout << ' ' << num(tv);
+  std::cout << '\n';
+}
+
+TEST(EngineCasesInProcess, TevOnTheProcessedTargetIsExactAndSaturated) {
+  const TreeReport report = check_engine(ProcessingBug::none);
+  EXPECT_EQ(report.overall, Verdict::exact_saturated) << describe(report);
+  for (const CaseResult& r : report.cases) {
+    EXPECT_TRUE(r.evidence.enumerated) << r.id << ": " << r.not_enumerated;
+    EXPECT_LT(r.evidence.exact_tv, 1e-9) << r.id;
+  }
+}
+
+TEST(EngineCasesInProcess, TevOnTheUnprocessedTargetIsNotExact) {
+  const TreeReport report = check_engine(ProcessingBug::unprocessed_target);
+  const std::vector<double> tvs = exact_tvs(ProcessingBug::unprocessed_target);
+  print_exact_tvs("unprocessed target", tvs);
+  EXPECT_EQ(report.overall, Verdict::not_exact) << describe(report);
+  // Every case processes its rows: each is caught, by sampling as well as by enumeration.
+  for (std::size_t k = 0; k < report.cases.size(); ++k) {
+    const CaseResult& r = report.cases[k];
+    EXPECT_EQ(r.decision.verdict, Verdict::not_exact) << r.id << " " << r.label;
+    EXPECT_TRUE(r.decision.sampled_not_exact) << r.id << " " << r.label;
+    EXPECT_GT(tvs[k], 0.01) << r.id;
+  }
+}
+
+TEST(EngineCasesInProcess, TemperatureAfterSoftmaxIsNotExactWhereTheTemperatureIsNotOne) {
+  const TreeReport report = check_engine(ProcessingBug::temperature_after_softmax);
+  const std::vector<double> tvs = exact_tvs(ProcessingBug::temperature_after_softmax);
+  print_exact_tvs("temperature after softmax", tvs);
+  EXPECT_EQ(report.overall, Verdict::not_exact) << describe(report);
+  const std::vector<std::string> tempered = {"e0", "e3", "e6", "e7"};  // temperature 0.7, 1.3, 0.8, 1.2
+  for (std::size_t k = 0; k < report.cases.size(); ++k) {
+    const CaseResult& r = report.cases[k];
+    const bool hit = std::find(tempered.begin(), tempered.end(), r.id) != tempered.end();
+    EXPECT_EQ(r.decision.verdict == Verdict::not_exact, hit) << r.id << " " << r.label;
+    EXPECT_EQ(tvs[k] > 1e-12, hit) << r.id;
+    if (hit) EXPECT_TRUE(r.decision.sampled_not_exact) << r.id << " " << r.label;
+  }
+}
+
+}  // namespace
+}  // namespace tev::conformance
