@@ -100,10 +100,12 @@ double logit(const json& j, const std::string& where, const std::string& what) {
   return z;
 }
 
-double number_in(const json& j, double lo, double hi, bool lo_open, const std::string& where, const std::string& what, const std::string& rule) {
+// A finite number in [lo, hi], either end excluded when open.
+double number_in(const json& j, double lo, double hi, bool lo_open, bool hi_open, const std::string& where, const std::string& what,
+                 const std::string& rule) {
   if (!j.is_number()) fail(where, what + " must be a number, got " + j.dump());
   const double x = j.get<double>();
-  if (!std::isfinite(x) || x > hi || x < lo || (lo_open && x == lo)) fail(where, what + " is " + j.dump() + ": " + rule);
+  if (!std::isfinite(x) || x > hi || x < lo || (lo_open && x == lo) || (hi_open && x == hi)) fail(where, what + " is " + j.dump() + ": " + rule);
   return x;
 }
 
@@ -139,14 +141,13 @@ SamplingParams read_sampling(const json& j, const std::string& where) {
   SamplingParams params;
   for (const auto& [name, value] : j.items()) {
     if (name == "temperature") {
-      params.temperature = number_in(value, 0.0, std::numeric_limits<double>::max(), false, where, "temperature", "must be finite and at least 0 (0: greedy)");
+      params.temperature = number_in(value, 0.0, std::numeric_limits<double>::max(), false, false, where, "temperature", "must be finite and at least 0 (0: greedy)");
     } else if (name == "top_k") {
       params.top_k = integer(value, 0, kMaxVocab, where, "top_k");
     } else if (name == "top_p") {
-      params.top_p = number_in(value, 0.0, 1.0, true, where, "top_p", "must lie in (0, 1] (1: off)");
+      params.top_p = number_in(value, 0.0, 1.0, true, false, where, "top_p", "must lie in (0, 1] (1: off)");
     } else if (name == "min_p") {
-      params.min_p = number_in(value, 0.0, 1.0, false, where, "min_p", "must lie in [0, 1) (0: off)");
-      if (params.min_p == 1.0) fail(where, "min_p is 1: must lie in [0, 1) (0: off)");
+      params.min_p = number_in(value, 0.0, 1.0, false, true, where, "min_p", "must lie in [0, 1) (0: off)");
     } else if (name == "order") {
       if (!value.is_string()) fail(where, "order must be \"min_p_first\" or \"min_p_last\", got " + value.dump());
       try {

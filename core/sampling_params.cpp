@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "core/compensated_sum.hpp"
@@ -25,11 +26,11 @@ std::vector<std::size_t> by_probability(std::span<const double> p) {
   return order;
 }
 
-// The logits in descending order.
-std::vector<double> descending(std::span<const double> z) {
-  std::vector<double> sorted(z.begin(), z.end());
-  std::sort(sorted.begin(), sorted.end(), std::greater<>());
-  return sorted;
+// The k-th and (k + 1)-th largest entries of z (1 ≤ k < z.size()), by one partial partition.
+std::pair<double, double> around_kth(std::span<const double> z, std::size_t k) {
+  std::vector<double> partial(z.begin(), z.end());
+  std::nth_element(partial.begin(), partial.begin() + static_cast<std::ptrdiff_t>(k), partial.end(), std::greater<>());
+  return {*std::min_element(partial.begin(), partial.begin() + static_cast<std::ptrdiff_t>(k)), partial[k]};
 }
 
 bool top_k_on(const SamplingParams& params, std::size_t vocab) { return params.top_k > 0 && static_cast<std::size_t>(params.top_k) < vocab; }
@@ -65,19 +66,30 @@ TopPCut top_p_cut(std::span<const double> p, double top_p) {
   return cut;
 }
 
-// The tempered distribution with top-k, and min-p when it comes first, applied (not renormalized):
-// what top-p sees. `largest` receives the largest tempered probability.
-std::vector<double> before_top_p(std::span<const double> logits, const SamplingParams& params, double& largest) {
-  std::vector<double> p(logits.size());
-  softmax(logits, p, params.temperature);
+// The tempered distribution and its largest entry (which no filter removes).
+struct Tempered {
+  std::vector<double> p;
+  double largest = 0.0;
+};
+
+Tempered tempered(std::span<const double> logits, double temperature) {
+  Tempered t{std::vector<double>(logits.size()), 0.0};
+  softmax(logits, t.p, temperature);
+  t.largest = *std::max_element(t.p.begin(), t.p.end());
+  return t;
+}
+
+// The tempered distribution with top-k, and min-p when it comes first, applied (not
+// renormalized): what top-p sees.
+std::vector<double> before_top_p(std::span<const double> logits, const SamplingParams& params, const Tempered& t) {
+  std::vector<double> p = t.p;
   if (top_k_on(params, logits.size())) {
-    const double kth = descending(logits)[static_cast<std::size_t>(params.top_k - 1)];
+    const double kth = around_kth(logits, static_cast<std::size_t>(params.top_k)).first;
     for (std::size_t a = 0; a < p.size(); ++a) {
       if (logits[a] < kth) p[a] = 0.0;  // ties at the k-th value are kept
     }
   }
-  largest = *std::max_element(p.begin(), p.end());
-  if (params.min_p > 0.0 && params.order == FilterOrder::min_p_first) apply_min_p(p, params.min_p, largest);
+  if (params.min_p > 0.0 && params.order == FilterOrder::min_p_first) apply_min_p(p, params.min_p, t.largest);
   return p;
 }
 
@@ -116,13 +128,13 @@ void process_logits(std::span<const double> logits, const SamplingParams& params
     out[argmax] = 1.0;
     return;
   }
-  double largest = 0.0;
-  std::vector<double> p = before_top_p(logits, params, largest);
+  const Tempered t = tempered(logits, params.temperature);
+  std::vector<double> p = before_top_p(logits, params, t);
   if (params.top_p < 1.0) {
     const TopPCut cut = top_p_cut(p, params.top_p);
     for (std::size_t i = cut.kept; i < cut.order.size(); ++i) p[cut.order[i]] = 0.0;
   }
-  if (params.min_p > 0.0 && params.order == FilterOrder::min_p_last) apply_min_p(p, params.min_p, largest);
+  if (params.min_p > 0.0 && params.order == FilterOrder::min_p_last) apply_min_p(p, params.min_p, t.largest);
   const double total = compensated_total(p);
   for (std::size_t a = 0; a < p.size(); ++a) out[a] = p[a] / total;
 }
@@ -133,21 +145,20 @@ double filter_margin(std::span<const double> logits, const SamplingParams& param
   double margin = kInfinity;
   if (params.greedy() || top_k_on(params, logits.size())) {
     // The gap below the argmax (greedy) or below the k-th largest logit, in tempered units.
-    const std::vector<double> sorted = descending(logits);
     const std::size_t k = params.greedy() ? 1 : static_cast<std::size_t>(params.top_k);
-    if (k < sorted.size()) margin = (sorted[k - 1] - sorted[k]) / (params.greedy() ? 1.0 : params.temperature);
+    if (k < logits.size()) {
+      const auto [kth, next] = around_kth(logits, k);
+      margin = (kth - next) / (params.greedy() ? 1.0 : params.temperature);
+    }
     if (params.greedy()) return margin;
   }
-  double largest = 0.0;
-  const std::vector<double> p = before_top_p(logits, params, largest);
+  const Tempered t = tempered(logits, params.temperature);
   if (params.min_p > 0.0) {
-    std::vector<double> tempered(logits.size());
-    softmax(logits, tempered, params.temperature);
-    for (double x : tempered) margin = std::min(margin, std::abs(x / largest - params.min_p) / params.min_p);
+    for (double x : t.p) margin = std::min(margin, std::abs(x / t.largest - params.min_p) / params.min_p);
   }
   if (params.top_p < 1.0) {
     // The last kept token's mass before it lies below top_p, the first dropped one's at or above.
-    for (double before : top_p_cut(p, params.top_p).before) margin = std::min(margin, std::abs(before - params.top_p));
+    for (double before : top_p_cut(before_top_p(logits, params, t), params.top_p).before) margin = std::min(margin, std::abs(before - params.top_p));
   }
   return margin;
 }
