@@ -39,8 +39,11 @@ Case parse_case(std::string_view line, const std::string& where, const CaseLimit
   if (static_cast<std::int64_t>(tokens_j.size()) != n || static_cast<std::int64_t>(probs_j.size()) != n) {
     fail(at, std::string("parents, tokens and ") + rows_name + " must have one entry per node (" + std::to_string(n) + ")");
   }
-  if (n * vocab > limits.cells) {
-    fail(at, "nodes × vocab = " + std::to_string(n * vocab) + " cells is more than the " + std::to_string(limits.cells) +
+  // A format-3 case also keeps its logits beside the processed rows (the in-process view hands them out).
+  const std::int64_t arrays = engine ? 2 : 1;
+  if (arrays * n * vocab > limits.cells) {
+    fail(at, std::string(engine ? "2 × nodes × vocab (logits and rows) = " : "nodes × vocab = ") + std::to_string(arrays * n * vocab) +
+                 " cells is more than the " + std::to_string(limits.cells) +
                  " this case may hold (at most " + std::to_string(kMaxCells) + " per case, kMaxCells, and " + std::to_string(kMaxHeldCells) +
                  " over the cases held at once, kMaxHeldCells)");
   }

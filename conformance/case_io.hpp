@@ -131,7 +131,8 @@ class BasicCaseReader {
   std::map<std::string, std::size_t> seen_;  // case_id → the line it was first used on
 };
 
-inline std::int64_t held_cells(const Case& c) { return static_cast<std::int64_t>(c.tree.size()) * c.tree.vocab; }
+// Rows, and the logits a format-3 case keeps beside them.
+inline std::int64_t held_cells(const Case& c) { return (c.logits.empty() ? 1 : 2) * static_cast<std::int64_t>(c.tree.size()) * c.tree.vocab; }
 using CaseReader = BasicCaseReader<Case, parse_case>;
 
 // Writes a case as one JSON line in the tree's numbering. Rows are dense unless sparse_listed is
