@@ -23,10 +23,10 @@ static_assert(TreeCheckOptions{}.cases == tc::EmitConfig{}.cases && TreeCheckOpt
 static_assert(ModelCheckOptions{}.cases == tc::ModelEmitConfig{}.cases && ModelCheckOptions{}.samples == tc::ModelEmitConfig{}.samples &&
               ModelCheckOptions{}.alpha == tc::ModelCheckOptions{}.alpha);
 
-static_assert(static_cast<int>(DraftPolicy::top_k) == static_cast<int>(tev::DraftPolicy::top_k) &&
-              static_cast<int>(DraftPolicy::independent_chains) == static_cast<int>(tev::DraftPolicy::independent_chains));
+static_assert(static_cast<int>(DraftPolicy::top_k) == static_cast<int>(tev::drafts::DraftPolicy::top_k) &&
+              static_cast<int>(DraftPolicy::independent_chains) == static_cast<int>(tev::drafts::DraftPolicy::independent_chains));
 
-Verdict public_verdict(tev::Verdict v) { return static_cast<Verdict>(tev::verdict_exit_code(v)); }
+Verdict public_verdict(tev::judging::Verdict v) { return static_cast<Verdict>(tev::judging::verdict_exit_code(v)); }
 
 SamplingParams public_params(const tev::SamplingParams& p) { return {p.temperature, p.top_k, p.top_p, p.min_p, p.order == tev::FilterOrder::min_p_last}; }
 tev::SamplingParams internal_params(const SamplingParams& p) {
@@ -108,9 +108,9 @@ tc::ModelCheckOptions internal_options(const ModelCheckOptions& o) { return comm
 std::optional<double> finite(double x) { return x == x ? std::optional<double>(x) : std::nullopt; }
 
 Report public_report(const tc::TreeReport& r) {
-  Report out{public_verdict(r.overall), tev::verdict_text(r.overall), r.policy.alpha, r.policy.exact_tolerance, {}, tc::describe(r)};
+  Report out{public_verdict(r.overall), tev::judging::verdict_text(r.overall), r.policy.alpha, r.policy.exact_tolerance, {}, tc::describe(r)};
   for (const tc::CaseResult& c : r.cases) {
-    const tev::TreeEvidence& e = c.evidence;
+    const tev::judging::TreeEvidence& e = c.evidence;
     out.cases.push_back({c.id, c.label, public_verdict(c.decision.verdict), c.samples, c.impossible, e.chi_square.p_value,
                          c.decision.exactness_p_holm, c.decision.saturation_p_holm, e.detectable_tv,
                          e.enumerated ? std::optional<double>(e.exact_tv) : std::nullopt, finite(e.mean_length), finite(e.ceiling),
@@ -122,7 +122,7 @@ Report public_report(const tc::TreeReport& r) {
 Report public_report(const tc::ModelReport& r) {
   Report out{public_verdict(r.overall), tc::model_verdict_text(r.overall), r.policy.alpha, r.policy.exact_tolerance, {}, tc::describe(r)};
   for (const tc::ModelCaseResult& c : r.cases) {
-    const tev::TreeEvidence& e = c.evidence;
+    const tev::judging::TreeEvidence& e = c.evidence;
     out.cases.push_back({c.id, c.label, public_verdict(c.decision.verdict), e.samples, c.impossible, e.chi_square.p_value,
                          c.decision.exactness_p_holm, std::nullopt, e.detectable_tv, std::nullopt, std::nullopt, std::nullopt,
                          "a model case: sampling only"});
@@ -162,7 +162,7 @@ std::vector<tc::TokenBlock> checked_blocks(const BlockBatch& batch, std::string_
 
 std::uint64_t batch_seed(const tev::DrawSite& site) { return tc::Randomness(site).bits(); }
 
-std::optional<DraftingHint> public_hint(const std::optional<tev::Drafting>& d) {
+std::optional<DraftingHint> public_hint(const std::optional<tev::drafts::Drafting>& d) {
   if (!d) return std::nullopt;
   return DraftingHint{static_cast<DraftPolicy>(d->policy), d->width, d->depth};
 }
@@ -202,12 +202,12 @@ tc::Case internal_case(const OwnedTreeCase& o) {
 
 std::string verdict_text(Verdict v) {
   switch (v) {
-    case Verdict::exact_saturated: return tev::verdict_text(tev::Verdict::exact_saturated);
-    case Verdict::not_exact: return tev::verdict_text(tev::Verdict::not_exact);
+    case Verdict::exact_saturated: return tev::judging::verdict_text(tev::judging::Verdict::exact_saturated);
+    case Verdict::not_exact: return tev::judging::verdict_text(tev::judging::Verdict::not_exact);
     case Verdict::error: return "error";
-    case Verdict::exact_not_saturated: return tev::verdict_text(tev::Verdict::exact_not_saturated);
-    case Verdict::inconclusive: return tev::verdict_text(tev::Verdict::inconclusive);
-    case Verdict::exact_saturation_inconclusive: return tev::verdict_text(tev::Verdict::exact_saturation_inconclusive);
+    case Verdict::exact_not_saturated: return tev::judging::verdict_text(tev::judging::Verdict::exact_not_saturated);
+    case Verdict::inconclusive: return tev::judging::verdict_text(tev::judging::Verdict::inconclusive);
+    case Verdict::exact_saturation_inconclusive: return tev::judging::verdict_text(tev::judging::Verdict::exact_saturation_inconclusive);
   }
   return "unknown verdict " + std::to_string(static_cast<int>(v));
 }

@@ -23,7 +23,7 @@ struct BenchState {
 };
 }  // namespace
 
-Command register_bench(CLI::App& app, const RunContext& context) {
+Command register_bench(CLI::App& app, const engine::RunContext& context) {
   auto s = std::make_shared<BenchState>();
   auto* bench = app.add_subcommand("bench", "Measure speed (never part of ctest): the verifier stage on Qwen-sized logit rows, Monte Carlo throughput, or the TV a minute of sampling detects.");
   bench->require_subcommand(1);
@@ -53,13 +53,13 @@ Command register_bench(CLI::App& app, const RunContext& context) {
             const bool gpu = s->device == "gpu";
             if (gpu && bench_power->parsed()) throw std::invalid_argument("bench power runs on the CPU only");
             if (gpu && gpu_unavailable(std::cerr)) return 2;
-            ResultsWriter json(s->json_path, context);
-            if (bench_power->parsed()) return run_bench_power(s->power_seconds, s->power_budget, s->power_replicates, json, std::cout);
+            reports::ResultsWriter json(s->json_path, context);
+            if (bench_power->parsed()) return bench::run_bench_power(s->power_seconds, s->power_budget, s->power_replicates, json, std::cout);
             if (bench_verifier->parsed()) {
-              return gpu ? run_bench_verifier_gpu(s->vocab, json, std::cout, std::cerr)
-                         : run_bench_verifier(s->vocab, s->seconds, json, std::cout, std::cerr);
+              return gpu ? bench::run_bench_verifier_gpu(s->vocab, json, std::cout, std::cerr)
+                         : bench::run_bench_verifier(s->vocab, s->seconds, json, std::cout, std::cerr);
             }
-            return gpu ? run_bench_montecarlo_gpu(s->samples, s->repeats, json, std::cout) : run_bench_montecarlo(s->samples, s->repeats, json, std::cout);
+            return gpu ? bench::run_bench_montecarlo_gpu(s->samples, s->repeats, json, std::cout) : bench::run_bench_montecarlo(s->samples, s->repeats, json, std::cout);
           }};
 }
 

@@ -19,33 +19,33 @@ namespace tev::apps {
 namespace {
 
 struct CheckState {
-  CheckSuiteOptions check;
+  experiments::CheckSuiteOptions check;
   std::string json_path;  // empty: no JSON
   std::string drafts = "fixed";
-  SampledCheckOptions sampled;
+  experiments::SampledCheckOptions sampled;
 };
 
-int run_sampled(const SampledCheckOptions& options, const std::string& json_path, const RunContext& context) {
-  ResultsWriter json(json_path, context);
-  const SampledCheckResult result = run_sampled_check(options, std::cerr);
-  print_sampled_check(options, result, std::cout);
-  if (json.wanted()) json.write(sampled_check_json(options, result), std::cout);
+int run_sampled(const experiments::SampledCheckOptions& options, const std::string& json_path, const engine::RunContext& context) {
+  reports::ResultsWriter json(json_path, context);
+  const experiments::SampledCheckResult result = experiments::run_sampled_check(options, std::cerr);
+  reports::print_sampled_check(options, result, std::cout);
+  if (json.wanted()) json.write(reports::sampled_check_json(options, result), std::cout);
   return result.exit_code();
 }
 
-int run_check(const CheckSuiteOptions& options, const std::string& json_path, const RunContext& context) {
-  ResultsWriter json(json_path, context);
-  const CheckSuiteResult result = run_check_suite(options, verifier_progress_lines(std::cerr));
-  print_check(options, result, std::cout);
-  if (json.wanted() && result.selftest_passed()) json.write(check_json(options, result), std::cout);
+int run_check(const experiments::CheckSuiteOptions& options, const std::string& json_path, const engine::RunContext& context) {
+  reports::ResultsWriter json(json_path, context);
+  const experiments::CheckSuiteResult result = experiments::run_check_suite(options, reports::verifier_progress_lines(std::cerr));
+  reports::print_check(options, result, std::cout);
+  if (json.wanted() && result.selftest_passed()) json.write(reports::check_json(options, result), std::cout);
   return result.exit_code();
 }
 
 }  // namespace
 
-Command register_check(CLI::App& app, const RunContext& context) {
+Command register_check(CLI::App& app, const engine::RunContext& context) {
   auto s = std::make_shared<CheckState>();
-  CheckSuiteOptions& check = s->check;
+  experiments::CheckSuiteOptions& check = s->check;
   check.judging.samples = 200000;
   check.judging.threads = default_threads();
   auto* cmd = app.add_subcommand(
@@ -80,7 +80,7 @@ Command register_check(CLI::App& app, const RunContext& context) {
                   "drafter q by five drafting policies, q-based verifiers (speculative sampling, multi-draft rejection\n"
                   "sampling) and their mutants, judged for conditional and marginal exactness (V = 4 unless --vocab)")
       ->check(CLI::IsMember({"fixed", "sampled"}))->capture_default_str();
-  SampledCheckOptions& sampled = s->sampled;
+  experiments::SampledCheckOptions& sampled = s->sampled;
   cmd->add_option("--draft-depth", sampled.depth, "sampled drafts: drafting depth D (completion horizon H = D + 1)")
       ->check(CLI::Range(1, 4))->capture_default_str();
   cmd->add_option("--draft-width", sampled.width, "sampled drafts: drafts per node k")->check(CLI::Range(1, 4))->capture_default_str();
@@ -88,7 +88,7 @@ Command register_check(CLI::App& app, const RunContext& context) {
       ->check(CLI::IsMember({"cpu", "gpu"}))->capture_default_str();
 
   return {cmd, [s, cmd, context] {
-            CheckSuiteOptions& check = s->check;
+            experiments::CheckSuiteOptions& check = s->check;
             if (check.device == "gpu" && gpu_unavailable(std::cerr)) return 2;
             if (check.device == "gpu") check.judging.monte_carlo = gpu::run_monte_carlo;
             check.judging.seed = check.suite.seed;
@@ -101,7 +101,7 @@ Command register_check(CLI::App& app, const RunContext& context) {
               for (const char* flag : {"--trees", "--budget"}) {
                 if (cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts fixed only");
               }
-              SampledCheckOptions& sampled = s->sampled;
+              experiments::SampledCheckOptions& sampled = s->sampled;
               if (cmd->count("--vocab") > 0) sampled.vocab = check.suite.vocab;
               if (cmd->count("--samples") > 0) sampled.samples = check.judging.samples;
               if (cmd->count("--seed") > 0) sampled.seed = check.suite.seed;

@@ -21,21 +21,21 @@ struct ConformanceState {
   bool model_cases = false;
   std::string cases_out = "cases.jsonl", cases_in, samples_in, json_path;
   double alpha = 1e-3;
-  double tv = VerdictPolicy{}.max_detectable_tv;
-  VerdictPolicy policy() const { return {.alpha = alpha, .max_detectable_tv = tv}; }
+  double tv = judging::VerdictPolicy{}.max_detectable_tv;
+  judging::VerdictPolicy policy() const { return {.alpha = alpha, .max_detectable_tv = tv}; }
   std::uint32_t seed = kDefaultSeed;
   conformance::RunOptions run_options;
 };
 
-int print_and_write(const conformance::ConformanceReport& report, ResultsWriter& json) {
-  const int code = print_conformance(report, std::cout);
-  json.write(conformance_json(report), std::cout);
+int print_and_write(const conformance::ConformanceReport& report, reports::ResultsWriter& json) {
+  const int code = reports::print_conformance(report, std::cout);
+  json.write(reports::conformance_json(report), std::cout);
   return code;
 }
 
-int print_and_write(const conformance::ModelReport& report, ResultsWriter& json) {
-  const int code = print_model_conformance(report, std::cout);
-  json.write(model_conformance_json(report), std::cout);
+int print_and_write(const conformance::ModelReport& report, reports::ResultsWriter& json) {
+  const int code = reports::print_model_conformance(report, std::cout);
+  json.write(reports::model_conformance_json(report), std::cout);
   return code;
 }
 
@@ -57,7 +57,7 @@ void apply_model_options(ConformanceState& s, const CLI::App& cmd) {
 
 }  // namespace
 
-Command register_conformance(CLI::App& app, const RunContext& context) {
+Command register_conformance(CLI::App& app, const engine::RunContext& context) {
   auto s = std::make_shared<ConformanceState>();
   auto* conf = app.add_subcommand(
       "conformance",
@@ -114,12 +114,12 @@ Command register_conformance(CLI::App& app, const RunContext& context) {
   return {conf, [s, emit_cmd, check_cmd, run_cmd, context] {
             if (emit_cmd->parsed()) {
               apply_model_options(*s, *emit_cmd);
-              print_emit_summary(s->model_cases ? conformance::emit_model_conformance_cases(s->model_emit, s->cases_out, context, std::cerr)
+              reports::print_emit_summary(s->model_cases ? conformance::emit_model_conformance_cases(s->model_emit, s->cases_out, context, std::cerr)
                                                 : conformance::emit_conformance_cases(s->emit, s->cases_out, context, std::cerr),
                                  s->cases_out, std::cout);
               return 0;
             }
-            ResultsWriter json(s->json_path, context);
+            reports::ResultsWriter json(s->json_path, context);
             if (check_cmd->parsed()) {
               if (wants_model_cases(*s, s->cases_in)) {
                 return print_and_write(conformance::judge_model_case_files(s->cases_in, s->samples_in, s->seed, s->policy()), json);

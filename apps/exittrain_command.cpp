@@ -15,7 +15,7 @@ namespace tev::apps {
 namespace {
 
 struct ExitTrainState {
-  ExitTrainOptions exittrain;
+  exittrain::ExitTrainOptions exittrain;
   double lambda = 0.0;
   std::string json_path;
   std::string out_dir;  // when set, report.md / report.html / results.json go here
@@ -24,15 +24,15 @@ struct ExitTrainState {
 // "--budget 8, --steps 100, ...": the live defaults as the help text names them.
 std::string live_defaults_text() {
   std::string text;
-  for (const LiveDefault& d : exittrain_live_defaults()) text += (text.empty() ? "" : ", ") + std::string(d.flag) + " " + std::to_string(d.value);
+  for (const exittrain::LiveDefault& d : exittrain::exittrain_live_defaults()) text += (text.empty() ? "" : ", ") + std::string(d.flag) + " " + std::to_string(d.value);
   return text;
 }
 
 }  // namespace
 
-Command register_exittrain(CLI::App& app, const RunContext& context) {
+Command register_exittrain(CLI::App& app, const engine::RunContext& context) {
   auto s = std::make_shared<ExitTrainState>();
-  ExitTrainOptions& exittrain = s->exittrain;
+  exittrain::ExitTrainOptions& exittrain = s->exittrain;
   exittrain.threads = default_threads();
   auto* etr = app.add_subcommand(
       "exittrain",
@@ -72,15 +72,15 @@ Command register_exittrain(CLI::App& app, const RunContext& context) {
   etr->add_option("--out", s->out_dir, "also write report.md, report.html and results.json into this folder");
 
   return {etr, [s, etr, context] {
-            ExitTrainOptions options = s->exittrain;
+            exittrain::ExitTrainOptions options = s->exittrain;
             if (etr->count("--lambda") > 0) options.lambda = s->lambda;
-            if (options.mode == "live") options = with_live_defaults(options, [&](std::string_view flag) { return etr->count(std::string(flag)) > 0; });
-            ResultsWriter json(s->json_path, context);
-            const ExitTrainRuns runs = run_exittrain(options, context, std::cerr);
-            const nlohmann::json results = exittrain_results_json(options, runs);
-            std::cout << report::markdown(exittrain_document(results));
+            if (options.mode == "live") options = exittrain::with_live_defaults(options, [&](std::string_view flag) { return etr->count(std::string(flag)) > 0; });
+            reports::ResultsWriter json(s->json_path, context);
+            const exittrain::ExitTrainRuns runs = exittrain::run_exittrain(options, context, std::cerr);
+            const nlohmann::json results = reports::exittrain_results_json(options, runs);
+            std::cout << reports::markdown(reports::exittrain_document(results));
             json.write(results, std::cout, 1);
-            if (!s->out_dir.empty() && context.writes_files) write_exittrain_report(results, {s->out_dir}, std::cout);
+            if (!s->out_dir.empty() && context.writes_files) reports::write_exittrain_report(results, {s->out_dir}, std::cout);
             return runs.agreement.all_agree ? 0 : 1;
           }};
 }

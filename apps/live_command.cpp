@@ -18,18 +18,18 @@ namespace tev::apps {
 
 namespace {
 struct LiveState {
-  LiveOptions live;
+  live::LiveOptions live;
   std::vector<std::string> builders;
   bool no_enumeration = false;
   std::string json_path;
   std::string drafts = "fixed";
-  LiveSampledOptions sampled;
+  live::LiveSampledOptions sampled;
 };
 }  // namespace
 
-Command register_live(CLI::App& app, const RunContext& context) {
+Command register_live(CLI::App& app, const engine::RunContext& context) {
   auto s = std::make_shared<LiveState>();
-  LiveOptions& live = s->live;
+  live::LiveOptions& live = s->live;
   live.judging.threads = default_threads();
   auto* live_cmd = app.add_subcommand(
       "live",
@@ -39,7 +39,7 @@ Command register_live(CLI::App& app, const RunContext& context) {
       "and a bigram+unigram mix. Also runs speculative generation with TEV (tokens per round against 1 + C_p) and\n"
       "tests the first generated word against the target's row. Exit code 0 when every verdict holds.");
   live_cmd->add_option("--lm", live.models.family, "model family: sphinx (the Debian trigram) or llama2c (a checkpoint given by --model)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, LiveFamily>{{"sphinx", LiveFamily::sphinx}, {"llama2c", LiveFamily::llama2c}}))
+      ->transform(CLI::CheckedTransformer(std::map<std::string, models::LiveFamily>{{"sphinx", models::LiveFamily::sphinx}, {"llama2c", models::LiveFamily::llama2c}}))
       ->capture_default_str();
   live_cmd->add_option("--model", live.models.model_path, "model file: a llama2.c checkpoint, or another Sphinx .lm.bin");
   live_cmd->add_option("--tokenizer", live.models.tokenizer_path, "llama2.c tokenizer.bin, to print text instead of token ids");
@@ -81,7 +81,7 @@ Command register_live(CLI::App& app, const RunContext& context) {
                        "(chi-square; exact law over the root's drafts and tests), and tokens per round of TEV and each q-based\n"
                        "verifier on the same trees. About 3 minutes of CPU (7 minutes wall measured on 2 cores under heavy load).")
       ->check(CLI::IsMember({"fixed", "sampled"}))->capture_default_str();
-  LiveSampledOptions& sampled = s->sampled;
+  live::LiveSampledOptions& sampled = s->sampled;
   live_cmd->add_option("--draft-depth", sampled.draft_depth, "sampled drafts: drafting depth D of the rounds' trees")->check(CLI::Range(1, 4))->capture_default_str();
   live_cmd->add_option("--first-word-depth", sampled.first_word_depth,
                        "sampled drafts: drafting depth of the first-word test's trees (a q-based verifier's first word has the same law at\n"
@@ -100,7 +100,7 @@ Command register_live(CLI::App& app, const RunContext& context) {
                 if (live_cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts fixed only");
               }
               // The options both modes share; rounds and first-word samples keep the sampled defaults unless given.
-              LiveSampledOptions options = s->sampled;
+              live::LiveSampledOptions options = s->sampled;
               options.context_length = s->live.context_length;
               options.temperature = s->live.tree.temperature;
               if (live_cmd->count("--rounds") > 0) options.rounds = s->live.rounds;
@@ -109,25 +109,25 @@ Command register_live(CLI::App& app, const RunContext& context) {
               options.threads = s->live.judging.threads;
               options.alpha = s->live.judging.alpha;
               options.max_detectable_tv = s->live.judging.max_detectable_tv;
-              ResultsWriter json(s->json_path, context);
-              const LiveSampledResult result = run_live_sampled(s->live.models, options, std::cerr);
-              print_live_sampled(options, result, std::cout);
-              json.write(live_sampled_json(options, result), std::cout);
+              reports::ResultsWriter json(s->json_path, context);
+              const live::LiveSampledResult result = live::run_live_sampled(s->live.models, options, std::cerr);
+              reports::print_live_sampled(options, result, std::cout);
+              json.write(reports::live_sampled_json(options, result), std::cout);
               return result.exit_code();
             }
             for (const char* flag : {"--draft-depth", "--first-word-depth", "--draft-width", "--draft-top-k", "--draws-per-round"}) {
               if (live_cmd->count(flag) > 0) throw std::invalid_argument(std::string(flag) + " applies to --drafts sampled only");
             }
-            LiveOptions options = s->live;
+            live::LiveOptions options = s->live;
             options.judging.enumerate = !s->no_enumeration;
             if (!s->builders.empty()) {
               options.builders.clear();
-              for (const std::string& b : s->builders) options.builders.push_back(b == "ddtree" ? TreeBuilder::ddtree : TreeBuilder::dynamic);
+              for (const std::string& b : s->builders) options.builders.push_back(b == "ddtree" ? live::TreeBuilder::ddtree : live::TreeBuilder::dynamic);
             }
-            ResultsWriter json(s->json_path, context);
-            const LiveResult result = run_live_checks(options, context, std::cerr, verifier_progress_lines(std::cerr));
-            print_live(options, result, std::cout);
-            json.write(live_json(options, result), std::cout);
+            reports::ResultsWriter json(s->json_path, context);
+            const live::LiveResult result = live::run_live_checks(options, context, std::cerr, reports::verifier_progress_lines(std::cerr));
+            reports::print_live(options, result, std::cout);
+            json.write(reports::live_json(options, result), std::cout);
             return result.exit_code();
           }};
 }

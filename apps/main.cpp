@@ -13,8 +13,8 @@
 int main(int argc, char** argv) {
   // Under mpirun every rank runs the same command on its slice of the samples; rank 0 speaks
   // and writes the files.
-  const tev::ProcessGroup process_group(&argc, &argv);
-  const tev::RunContext context = process_group.context();
+  const tev::engine::ProcessGroup process_group(&argc, &argv);
+  const tev::engine::RunContext context = process_group.context();
   std::optional<tev::apps::SilencedStandardStreams> silenced;
   if (!context.speaks()) silenced.emplace();
   CLI::App app{

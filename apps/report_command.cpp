@@ -12,11 +12,11 @@ namespace tev::apps {
 namespace {
 struct ReportState {
   std::string results_path;
-  RenderOptions render{"theorem1-report"};
+  reports::RenderOptions render{"theorem1-report"};
 };
 }  // namespace
 
-Command register_report(CLI::App& app, const RunContext& context) {
+Command register_report(CLI::App& app, const engine::RunContext& context) {
   auto s = std::make_shared<ReportState>();
   auto* rep = app.add_subcommand(
       "report",
@@ -29,7 +29,7 @@ Command register_report(CLI::App& app, const RunContext& context) {
       ->required()->check(CLI::ExistingFile);
   rep->add_option("--out", s->render.out_dir, "output folder")->capture_default_str();
   rep->add_option("--python", s->render.python, "Python interpreter with matplotlib for the figures")->capture_default_str();
-  return {rep, [s, context] { return context.writes_files ? render_results_file(s->results_path, s->render, std::cout) : 0; }};
+  return {rep, [s, context] { return context.writes_files ? reports::render_results_file(s->results_path, s->render, std::cout) : 0; }};
 }
 
 }  // namespace tev::apps

@@ -12,15 +12,15 @@ namespace tev::apps {
 
 namespace {
 struct Theorem1State {
-  Theorem1Options theorem1;
-  RenderOptions render{"theorem1-report"};
+  experiments::Theorem1Options theorem1;
+  reports::RenderOptions render{"theorem1-report"};
   bool quick = false;
 };
 }  // namespace
 
-Command register_theorem1(CLI::App& app, const RunContext& context) {
+Command register_theorem1(CLI::App& app, const engine::RunContext& context) {
   auto s = std::make_shared<Theorem1State>();
-  Theorem1Options& theorem1 = s->theorem1;
+  experiments::Theorem1Options& theorem1 = s->theorem1;
   theorem1.threads = default_threads();
   auto* thm = app.add_subcommand(
       "theorem1",
@@ -40,17 +40,17 @@ Command register_theorem1(CLI::App& app, const RunContext& context) {
   thm->add_option("--python", s->render.python, "Python interpreter with matplotlib for the figures")->capture_default_str();
 
   return {thm, [s, thm, context] {
-            Theorem1Options options = s->theorem1;
+            experiments::Theorem1Options options = s->theorem1;
             if (s->quick) {
-              options = quick_options(options);
+              options = experiments::quick_options(options);
               if (thm->count("--samples") > 0) options.samples = s->theorem1.samples;
             }
             options.ranks = context.ranks;
             // Fail on a bad --out before the long run.
             if (context.writes_files) std::filesystem::create_directories(s->render.out_dir);
-            const Theorem1Results results = run_theorem1(options, std::cerr);
+            const experiments::Theorem1Results results = experiments::run_theorem1(options, std::cerr);
             if (!context.writes_files) return 0;
-            write_theorem1_report(theorem1_json(results), s->render, std::cout);
+            reports::write_theorem1_report(reports::theorem1_json(results), s->render, std::cout);
             return results.passed ? 0 : 1;
           }};
 }

@@ -9,7 +9,7 @@
 #include "core/philox_engine.hpp"
 #include "workloads/trees.hpp"
 
-namespace tev {
+namespace tev::bench {
 
 namespace {
 
@@ -86,7 +86,7 @@ LiveWorkload make_live_workload(std::int32_t budget, double temperature, std::in
   LiveWorkload w;
   w.budget = budget;
   w.temperature = temperature;
-  w.tree = ddtree_best_first(marginals, budget).tree;
+  w.tree = workloads::ddtree_best_first(marginals, budget).tree;
   w.logits.resize(static_cast<std::size_t>(w.tree.size()) * static_cast<std::size_t>(vocab));
   for (NodeId v = 0; v < w.tree.size(); ++v) {
     language.target_row(w.tree.path_tokens(v), w.logits.data() + static_cast<std::size_t>(v) * static_cast<std::size_t>(vocab));
@@ -117,9 +117,9 @@ StageReport describe_workload(const LiveWorkload& w) {
   return report;
 }
 
-CheckCase montecarlo_case() {
-  const SuiteConfig config{.trees = 1, .vocab = kMonteCarloVocab, .budget = kMonteCarloBudget, .seed = kDefaultSeed};
-  return make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0).check;
+workloads::CheckCase montecarlo_case() {
+  const workloads::SuiteConfig config{.trees = 1, .vocab = kMonteCarloVocab, .budget = kMonteCarloBudget, .seed = kDefaultSeed};
+  return workloads::make_case(workloads::TreeShape::ddtree, {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0).check;
 }
 
 double StageReport::micros(const std::string& verifier, int threads) const {
@@ -129,4 +129,4 @@ double StageReport::micros(const std::string& verifier, int threads) const {
   return 0.0;
 }
 
-}  // namespace tev
+}  // namespace tev::bench

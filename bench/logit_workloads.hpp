@@ -11,7 +11,7 @@
 #include "core/logit_verifiers.hpp"
 #include "workloads/suite.hpp"
 
-namespace tev {
+namespace tev::bench {
 
 inline constexpr std::int32_t kQwenVocab = 151936;
 
@@ -65,6 +65,6 @@ StageReport describe_workload(const LiveWorkload& workload);
 // The fixed Monte Carlo tree: DDTree, B = 64, V = 64, Gaussian logits.
 inline constexpr std::int32_t kMonteCarloBudget = 64;
 inline constexpr std::int32_t kMonteCarloVocab = 64;
-CheckCase montecarlo_case();
+workloads::CheckCase montecarlo_case();
 
-}  // namespace tev
+}  // namespace tev::bench

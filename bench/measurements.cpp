@@ -13,7 +13,7 @@
 #include "judging/verdict_policy.hpp"
 #include "judging/verdicts.hpp"
 
-namespace tev {
+namespace tev::bench {
 
 namespace {
 
@@ -155,7 +155,7 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
 ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
   ThroughputReport report;
   report.samples = samples;
-  const CheckCase c = montecarlo_case();
+  const workloads::CheckCase c = montecarlo_case();
   const NodeId leaf = c.tree.size() - 1;  // the last node in level order is a leaf: no completion
   // Best of the repeats, by wall time and by process CPU time (threads × samples per CPU second:
   // the rate on that many cores of one's own).
@@ -174,15 +174,15 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
   };
   for (int threads : {1, 2}) {
     threads_now = threads;
-    const MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
+    const engine::MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
     for (VerifierId id : {VerifierId::tree_exit, VerifierId::predraw, VerifierId::sequential_residual, VerifierId::pathwise_walk}) {
       const auto [wall, cores] = best_rate([&] { run_monte_carlo(id, c.tree, c.rows, plan); });
       report.timings.push_back({std::string(verifier_info(id).name), threads, wall, cores});
     }
     // The engine's own loop and batched Philox, the verifier replaced by the block's first uniform.
     const auto [wall, cores] = best_rate([&] {
-      tally_samples(c.tree, c.rows, plan, [&] {
-        return BatchedSampler(plan.seed, plan.tree_id, each_sample([&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
+      engine::tally_samples(c.tree, c.rows, plan, [&] {
+        return engine::BatchedSampler(plan.seed, plan.tree_id, engine::each_sample([&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
           const auto token = static_cast<Token>(uniform_from(block0[0], block0[1]) * c.tree.vocab);
           const Block b{leaf, std::min(token, c.tree.vocab - 1)};
           return SampledBlock{b, b};
@@ -199,9 +199,9 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   d.seconds_measured = seconds;
   d.budget_seconds = budget_seconds;
   d.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const std::vector<CheckCase> suite = make_suite(SuiteConfig{}).cases;
+  const std::vector<workloads::CheckCase> suite = workloads::make_suite(workloads::SuiteConfig{}).cases;
   // The default check: the whole check's α over every registered verifier, then the policy's level.
-  JudgingConfig judging;
+  judging::JudgingConfig judging;
   judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
   d.level = judging.policy().identity_level(suite.size(), true);
   // The rate: TEV's Monte Carlo over the suite's trees in turn, as check calls it.
@@ -210,26 +210,26 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   const auto start = Clock::now();
   const double cpu_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
   for (std::size_t i = 0; drawn == 0 || seconds_since(start) < seconds; i = (i + 1) % suite.size()) {
-    const MonteCarloPlan plan{.seed = judging.seed, .tree_id = static_cast<std::uint32_t>(i), .samples = kChunk, .first_sample = drawn, .threads = d.threads};
+    const engine::MonteCarloPlan plan{.seed = judging.seed, .tree_id = static_cast<std::uint32_t>(i), .samples = kChunk, .first_sample = drawn, .threads = d.threads};
     g_sink = g_sink + run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan).samples;
     drawn += kChunk;
   }
   d.wall_samples_per_second = static_cast<double>(drawn) / seconds_since(start);
   d.samples_per_second = d.threads * static_cast<double>(drawn) / (cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start);
   d.samples_per_tree = static_cast<std::uint64_t>(d.samples_per_second * budget_seconds / static_cast<double>(suite.size()));
-  const VerdictPolicy policy = judging.policy();
+  const judging::VerdictPolicy policy = judging.policy();
   for (std::size_t i = 0; i < suite.size(); ++i) {
-    d.tv.push_back(detectable_tv(suite[i].tree, suite[i].rows, d.samples_per_tree, d.level, policy.required_power));
+    d.tv.push_back(judging::detectable_tv(suite[i].tree, suite[i].rows, d.samples_per_tree, d.level, policy.required_power));
     const double worst = d.tv[d.worst_tree].value_or(1e300), here = d.tv.back().value_or(1e300);
     if (here > worst) d.worst_tree = i;
   }
   // The spot check: a budget small enough for replicates, the TV it detects with 99 % predicted power.
   d.spot_samples = 20000;
-  const CheckCase& c = suite[d.worst_tree];
-  d.spot_tv = detectable_tv(c.tree, c.rows, d.spot_samples, d.level, policy.required_power).value_or(0.0);
-  const PowerConfig config{.alpha = d.level, .replicates = replicates, .seed = judging.seed, .threads = d.threads};
-  if (d.spot_tv > 0.0) d.spot = noise_contamination_spot_check(c, d.spot_tv, d.spot_samples, config);
+  const workloads::CheckCase& c = suite[d.worst_tree];
+  d.spot_tv = judging::detectable_tv(c.tree, c.rows, d.spot_samples, d.level, policy.required_power).value_or(0.0);
+  const experiments::PowerConfig config{.alpha = d.level, .replicates = replicates, .seed = judging.seed, .threads = d.threads};
+  if (d.spot_tv > 0.0) d.spot = experiments::noise_contamination_spot_check(c, d.spot_tv, d.spot_samples, config);
   return d;
 }
 
-}  // namespace tev
+}  // namespace tev::bench

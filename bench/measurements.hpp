@@ -9,7 +9,7 @@
 #include "bench/logit_workloads.hpp"
 #include "experiments/power.hpp"
 
-namespace tev {
+namespace tev::bench {
 
 // TEV (1 and 2 threads, level-parallel), lazy walk, eager predraw (1 and 2 threads), lazy
 // predraw and sequential residual, with the row floor, TEV's internal row and one draw: each
@@ -56,8 +56,8 @@ struct DetectablePerMinute {
   std::size_t worst_tree = 0;
   std::uint64_t spot_samples = 0;               // per replicate
   double spot_tv = 0.0;                         // detectable TV of the worst tree at spot_samples
-  PowerSpotCheck spot;
+  experiments::PowerSpotCheck spot;
 };
 DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_seconds, int replicates);
 
-}  // namespace tev
+}  // namespace tev::bench

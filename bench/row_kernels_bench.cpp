@@ -18,7 +18,7 @@ const std::vector<float>& row() {
   static const std::vector<float> logits = [] {
     std::mt19937 rng(7);
     std::normal_distribution<float> normal(0.0f, 2.0f);
-    std::vector<float> x(tev::kQwenVocab);
+    std::vector<float> x(tev::bench::kQwenVocab);
     for (float& l : x) l = normal(rng);
     return x;
   }();

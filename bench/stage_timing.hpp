@@ -8,7 +8,7 @@
 
 #include "bench/logit_workloads.hpp"
 
-namespace tev {
+namespace tev::bench {
 
 // TEV and eager predraw on the GPU (CUDA events, median of `calls`), logits already on the device.
 StageReport measure_verifier_stage_gpu(const LiveWorkload& workload, std::int32_t calls);
@@ -24,4 +24,4 @@ struct GpuThroughput {
 // GPU Monte Carlo against the CPU engine (all hardware threads) on the fixed tree, per fast-path verifier.
 std::vector<GpuThroughput> measure_montecarlo_gpu(std::uint64_t samples, int repeats);
 
-}  // namespace tev
+}  // namespace tev::bench

@@ -14,7 +14,7 @@
 #include "core/format.hpp"
 #include "reports/results_writer.hpp"
 
-namespace tev {
+namespace tev::bench {
 
 namespace {
 
@@ -23,7 +23,7 @@ std::string goal(bool met) { return met ? "met" : "NOT met"; }
 
 }  // namespace
 
-int run_bench_verifier(std::int32_t vocab, double seconds_each, ResultsWriter& json, std::ostream& out, std::ostream& progress) {
+int run_bench_verifier(std::int32_t vocab, double seconds_each, reports::ResultsWriter& json, std::ostream& out, std::ostream& progress) {
   nlohmann::json j;
   j["format_version"] = 2;
   j["command"] = "bench verifier";
@@ -116,7 +116,7 @@ int run_bench_verifier(std::int32_t vocab, double seconds_each, ResultsWriter& j
   return 0;
 }
 
-int run_bench_montecarlo(std::uint64_t samples, int repeats, ResultsWriter& json, std::ostream& out) {
+int run_bench_montecarlo(std::uint64_t samples, int repeats, reports::ResultsWriter& json, std::ostream& out) {
   const ThroughputReport r = measure_montecarlo(samples, repeats);
   out << "Monte Carlo throughput: DDTree B = " << r.budget << ", V = " << r.vocab << ", " << samples << " samples per run, best of " << repeats
       << "; million samples per second\n\n";
@@ -148,7 +148,7 @@ int run_bench_montecarlo(std::uint64_t samples, int repeats, ResultsWriter& json
   return 0;
 }
 
-int run_bench_power(double seconds, double budget_seconds, int replicates, ResultsWriter& json, std::ostream& out) {
+int run_bench_power(double seconds, double budget_seconds, int replicates, reports::ResultsWriter& json, std::ostream& out) {
   const DetectablePerMinute d = measure_detectable_per_minute(seconds, budget_seconds, replicates);
   out << "Detectable TV per " << fixed(budget_seconds, 0) << " s of TEV sampling on the default check suite (" << d.tv.size() << " trees)\n"
       << "Rate: " << fixed(d.samples_per_second / 1e6, 1) << " M samples/s on " << d.threads << " core(s) of one's own (process CPU time; this run got "
@@ -193,7 +193,7 @@ int run_bench_power(double seconds, double budget_seconds, int replicates, Resul
   return 0;
 }
 
-int run_bench_verifier_gpu(std::int32_t vocab, ResultsWriter& json, std::ostream& out, std::ostream& progress) {
+int run_bench_verifier_gpu(std::int32_t vocab, reports::ResultsWriter& json, std::ostream& out, std::ostream& progress) {
   constexpr std::int32_t kCalls = 200;
   nlohmann::json j;
   j["format_version"] = 1;
@@ -216,7 +216,7 @@ int run_bench_verifier_gpu(std::int32_t vocab, ResultsWriter& json, std::ostream
   return 0;
 }
 
-int run_bench_montecarlo_gpu(std::uint64_t samples, int repeats, ResultsWriter& json, std::ostream& out) {
+int run_bench_montecarlo_gpu(std::uint64_t samples, int repeats, reports::ResultsWriter& json, std::ostream& out) {
   const std::vector<GpuThroughput> rates = measure_montecarlo_gpu(samples, repeats);
   const ThroughputReport tree_shape;  // its default budget and vocabulary name the tree
   out << "Monte Carlo on the GPU against the CPU engine: DDTree B = " << tree_shape.budget << ", V = " << tree_shape.vocab << ", " << samples
@@ -239,4 +239,4 @@ int run_bench_montecarlo_gpu(std::uint64_t samples, int repeats, ResultsWriter& 
   return identical ? 0 : 1;
 }
 
-}  // namespace tev
+}  // namespace tev::bench

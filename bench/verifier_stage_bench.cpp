@@ -10,16 +10,16 @@
 
 namespace {
 
-const tev::LiveWorkload& workload(std::int32_t budget, int temperature_tenths) {
-  static std::map<std::pair<std::int32_t, int>, std::unique_ptr<tev::LiveWorkload>> cache;
+const tev::bench::LiveWorkload& workload(std::int32_t budget, int temperature_tenths) {
+  static std::map<std::pair<std::int32_t, int>, std::unique_ptr<tev::bench::LiveWorkload>> cache;
   auto& w = cache[{budget, temperature_tenths}];
-  if (!w) w = std::make_unique<tev::LiveWorkload>(tev::make_live_workload(budget, temperature_tenths / 10.0));
+  if (!w) w = std::make_unique<tev::bench::LiveWorkload>(tev::bench::make_live_workload(budget, temperature_tenths / 10.0));
   return *w;
 }
 
 template <class Verify>
 void run(benchmark::State& state, Verify&& verify) {
-  const tev::LiveWorkload& w = workload(static_cast<std::int32_t>(state.range(0)), static_cast<int>(state.range(1)));
+  const tev::bench::LiveWorkload& w = workload(static_cast<std::int32_t>(state.range(0)), static_cast<int>(state.range(1)));
   tev::LogitScratch scratch(w.tree.vocab, w.tree.size());
   std::uint64_t i = 0;
   for (auto _ : state) {

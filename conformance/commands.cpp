@@ -17,7 +17,7 @@ namespace {
 // must) and returns its detectable TV at that level and power, and its progress line.
 template <class Describe>
 EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t samples, bool with_tree, const std::string& out_path,
-                          const RunContext& context, std::ostream& progress, Describe describe) {
+                          const engine::RunContext& context, std::ostream& progress, Describe describe) {
   std::ofstream file;
   if (context.writes_files) {
     file.open(out_path);
@@ -61,23 +61,23 @@ auto read_cases_and(const std::string& cases_path, const std::vector<std::string
 
 }  // namespace
 
-EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const RunContext& context, std::ostream& progress) {
+EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const engine::RunContext& context, std::ostream& progress) {
   return write_emitted(emit_configured(config), config.samples, true, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
     const Case c = parse_case(line, "emitted case " + std::to_string(k));
-    return std::pair{detectable_tv(c.tree, c.rows, c.samples, level, power),
+    return std::pair{judging::detectable_tv(c.tree, c.rows, c.samples, level, power),
                      c.id + ": " + std::to_string(c.tree.size()) + " nodes, depth " + std::to_string(c.tree.max_depth()) + ", V = " +
                          std::to_string(c.tree.vocab) + " - " + c.label};
   });
 }
 
-EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const RunContext& context,
+EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const engine::RunContext& context,
                                          std::ostream& progress) {
   EmitSummary summary =
       write_emitted(emit_configured(config), config.samples, false, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
         const ModelCase c = parse_model_case(line, "emitted case " + std::to_string(k));
         const std::vector<double> law = c.pair.sequence_law();
         const auto groups = node_groups(static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())), c.pair.vocab());
-        return std::pair{detectable_tv(law, groups, c.samples, level, power),
+        return std::pair{judging::detectable_tv(law, groups, c.samples, level, power),
                          c.id + ": V = " + std::to_string(c.pair.vocab()) + ", D = " + std::to_string(c.depth) + ", hint " + c.drafting->label() +
                              " - " + c.label};
       });

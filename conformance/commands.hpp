@@ -21,7 +21,7 @@ struct EmitSummary {
   std::string what = "cases";       // "cases" or "model cases"
   std::size_t cases = 0;
   std::uint64_t samples = 0;        // per case
-  VerdictPolicy policy;             // the default policy the levels below come from
+  judging::VerdictPolicy policy;             // the default policy the levels below come from
   double chi_square_level = 0.0;    // each case's identity-test level at that policy
   std::vector<double> detectable_tvs;  // sorted: each case's worst-direction TV detected with the policy's power
   std::size_t undetectable = 0;     // cases that detect no contamination at that level (judged inconclusive)
@@ -29,9 +29,9 @@ struct EmitSummary {
 
 // Writes the cases to out_path (when the context writes files; InputError when it cannot) after
 // reading each one back; progress names every case.
-EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const RunContext& context, std::ostream& progress);
+EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const engine::RunContext& context, std::ostream& progress);
 // The same for model cases (format_version 2), their TVs over p's H-token sequences.
-EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const RunContext& context,
+EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const engine::RunContext& context,
                                          std::ostream& progress);
 
 // `conformance run`: the cases of cases_path, or emitted from `emit` when it is empty, streamed to

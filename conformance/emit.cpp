@@ -44,7 +44,7 @@ struct SparseCase {
 // The small case's tree and rows embedded in a large vocabulary: token t becomes t·stride + 7;
 // each row keeps (1 − remainder) of its mass on the embedded tokens, listed, and spreads the
 // remainder uniformly over every other token.
-SparseCase embed_in_large_vocab(const CheckCase& small, std::int32_t large_vocab) {
+SparseCase embed_in_large_vocab(const workloads::CheckCase& small, std::int32_t large_vocab) {
   const std::int32_t v_small = small.tree.vocab;
   const std::int32_t stride = large_vocab / v_small;
   if (stride < 2) throw std::invalid_argument("the large vocabulary must be at least twice the small one");
@@ -76,8 +76,8 @@ std::vector<std::string> emit_cases(const EmitConfig& config) {
   if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
   enum class Rows { as_drawn, near_deterministic, sparse_large_vocab };
   struct Recipe {
-    TreeShape shape;
-    RowFamilySpec family;
+    workloads::TreeShape shape;
+    workloads::RowFamilySpec family;
     std::int32_t arity;   // full k-ary only
     std::int32_t budget;  // 0: the configured budget
     Rows rows;
@@ -85,21 +85,21 @@ std::vector<std::string> emit_cases(const EmitConfig& config) {
   };
   const std::int32_t deep = std::max(config.budget, 6);
   const Recipe recipes[] = {
-      {TreeShape::random_recursive, {RowFamily::dirichlet, 0.3, 1.0}, 2, 0, Rows::as_drawn, "random tree"},
-      {TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, 0, Rows::as_drawn, "DDTree-built"},
-      {TreeShape::chain, {RowFamily::zipf, 1.1, 1.0}, 2, deep, Rows::as_drawn, "deep chain"},
-      {TreeShape::star, {RowFamily::dirichlet, 1.0, 1.0}, 2, 0, Rows::as_drawn, "star (>= 4 children)"},
+      {workloads::TreeShape::random_recursive, {workloads::RowFamily::dirichlet, 0.3, 1.0}, 2, 0, Rows::as_drawn, "random tree"},
+      {workloads::TreeShape::ddtree, {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, 2, 0, Rows::as_drawn, "DDTree-built"},
+      {workloads::TreeShape::chain, {workloads::RowFamily::zipf, 1.1, 1.0}, 2, deep, Rows::as_drawn, "deep chain"},
+      {workloads::TreeShape::star, {workloads::RowFamily::dirichlet, 1.0, 1.0}, 2, 0, Rows::as_drawn, "star (>= 4 children)"},
       // 4 + 16 nodes: the complete 4-ary tree of depth 2, every leaf at the maximum depth.
-      {TreeShape::full_kary, {RowFamily::gaussian_logits, 2.0, 0.6}, 4, 20, Rows::as_drawn, "complete 4-ary tree, leaves at maximum depth"},
-      {TreeShape::ddtree, {RowFamily::dirichlet, 0.3, 1.0}, 2, 0, Rows::near_deterministic, "near-deterministic rows (child mass 1 - 1e-10)"},
-      {TreeShape::random_recursive, {RowFamily::dirichlet, 0.3, 1.0}, 2, 0, Rows::sparse_large_vocab, "large vocabulary, sparse rows"},
-      {TreeShape::ddtree, {RowFamily::dirichlet, 0.05, 1.0}, 2, 0, Rows::as_drawn, "DDTree, near one-hot rows"},
+      {workloads::TreeShape::full_kary, {workloads::RowFamily::gaussian_logits, 2.0, 0.6}, 4, 20, Rows::as_drawn, "complete 4-ary tree, leaves at maximum depth"},
+      {workloads::TreeShape::ddtree, {workloads::RowFamily::dirichlet, 0.3, 1.0}, 2, 0, Rows::near_deterministic, "near-deterministic rows (child mass 1 - 1e-10)"},
+      {workloads::TreeShape::random_recursive, {workloads::RowFamily::dirichlet, 0.3, 1.0}, 2, 0, Rows::sparse_large_vocab, "large vocabulary, sparse rows"},
+      {workloads::TreeShape::ddtree, {workloads::RowFamily::dirichlet, 0.05, 1.0}, 2, 0, Rows::as_drawn, "DDTree, near one-hot rows"},
   };
   std::vector<std::string> lines;
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
-    const SuiteConfig base{.trees = 1, .vocab = config.vocab, .budget = r.budget ? r.budget : config.budget, .seed = config.seed};
-    const CheckCase c = make_case(r.shape, r.family, r.arity, base, static_cast<std::uint32_t>(i)).check;
+    const workloads::SuiteConfig base{.trees = 1, .vocab = config.vocab, .budget = r.budget ? r.budget : config.budget, .seed = config.seed};
+    const workloads::CheckCase c = workloads::make_case(r.shape, r.family, r.arity, base, static_cast<std::uint32_t>(i)).check;
     std::string id = "c";
     id += std::to_string(i);
     const std::string label = std::string(r.label) + " / " + c.label;
@@ -122,29 +122,29 @@ std::vector<std::string> emit_model_cases(const ModelEmitConfig& config) {
   if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
   constexpr std::int32_t kVocab = 4, kDepth = 2;
   struct Recipe {
-    LanguagePairSpec pair;
-    Drafting drafting;
+    drafts::LanguagePairSpec pair;
+    drafts::Drafting drafting;
     const char* label;
   };
-  const RowFamilySpec logits{RowFamily::gaussian_logits, 2.0, 0.7}, dirichlet{RowFamily::dirichlet, 1.0, 1.0};
-  const auto pair = [&](const RowFamilySpec& family, DrafterKind drafter, std::uint32_t seed, double noise = kModelDraftNoise) {
-    return LanguagePairSpec{family, kVocab, noise, drafter, seed, kDepth + 1};
+  const workloads::RowFamilySpec logits{workloads::RowFamily::gaussian_logits, 2.0, 0.7}, dirichlet{workloads::RowFamily::dirichlet, 1.0, 1.0};
+  const auto pair = [&](const workloads::RowFamilySpec& family, drafts::DrafterKind drafter, std::uint32_t seed, double noise = kModelDraftNoise) {
+    return drafts::LanguagePairSpec{family, kVocab, noise, drafter, seed, kDepth + 1};
   };
   const Recipe recipes[] = {
-      {pair(logits, DrafterKind::perturbed, 7), {DraftPolicy::chain, 1, kDepth}, "speculative sampling's chain"},
-      {pair(dirichlet, DrafterKind::drafts_forbidden_tokens, 7), {DraftPolicy::chain, 1, kDepth}, "chain, drafter drafts tokens p forbids"},
-      {pair(logits, DrafterKind::perturbed, 8), {DraftPolicy::independent_chains, 2, kDepth}, "SpecInfer: 2 independent chains merged"},
-      {pair(dirichlet, DrafterKind::misses_target_tokens, 7), {DraftPolicy::iid_children, 2, kDepth}, "2 i.i.d. children, drafter misses target mass"},
+      {pair(logits, drafts::DrafterKind::perturbed, 7), {drafts::DraftPolicy::chain, 1, kDepth}, "speculative sampling's chain"},
+      {pair(dirichlet, drafts::DrafterKind::drafts_forbidden_tokens, 7), {drafts::DraftPolicy::chain, 1, kDepth}, "chain, drafter drafts tokens p forbids"},
+      {pair(logits, drafts::DrafterKind::perturbed, 8), {drafts::DraftPolicy::independent_chains, 2, kDepth}, "SpecInfer: 2 independent chains merged"},
+      {pair(dirichlet, drafts::DrafterKind::misses_target_tokens, 7), {drafts::DraftPolicy::iid_children, 2, kDepth}, "2 i.i.d. children, drafter misses target mass"},
       // A far drafter: later siblings are often tested with min(1, p~/q) < 1, where one uniform shared by siblings shows.
-      {pair(dirichlet, DrafterKind::perturbed, 9, 1.5), {DraftPolicy::iid_children, 3, kDepth}, "3 i.i.d. children per node, a far drafter"},
-      {pair(logits, DrafterKind::perturbed, 7), {DraftPolicy::without_replacement, 2, kDepth}, "2 children without replacement"},
-      {pair(dirichlet, DrafterKind::drafts_forbidden_tokens, 8), {DraftPolicy::without_replacement, 2, kDepth}, "without replacement, drafter drafts tokens p forbids"},
-      {pair(dirichlet, DrafterKind::misses_target_tokens, 8), {DraftPolicy::top_k, 2, kDepth}, "deterministic top-2, drafter misses target mass"},
+      {pair(dirichlet, drafts::DrafterKind::perturbed, 9, 1.5), {drafts::DraftPolicy::iid_children, 3, kDepth}, "3 i.i.d. children per node, a far drafter"},
+      {pair(logits, drafts::DrafterKind::perturbed, 7), {drafts::DraftPolicy::without_replacement, 2, kDepth}, "2 children without replacement"},
+      {pair(dirichlet, drafts::DrafterKind::drafts_forbidden_tokens, 8), {drafts::DraftPolicy::without_replacement, 2, kDepth}, "without replacement, drafter drafts tokens p forbids"},
+      {pair(dirichlet, drafts::DrafterKind::misses_target_tokens, 8), {drafts::DraftPolicy::top_k, 2, kDepth}, "deterministic top-2, drafter misses target mass"},
   };
   std::vector<std::string> lines;
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
-    const LanguagePair language(r.pair);
+    const drafts::LanguagePair language(r.pair);
     lines.push_back(write_model_case("m" + std::to_string(i), std::string(r.label) + " / " + r.pair.label(), language, r.drafting, config.samples));
   }
   return lines;
@@ -182,7 +182,7 @@ std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
   if (config.budget < 4) throw std::invalid_argument("budget must be at least 4 draft nodes");
   if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
   struct Recipe {
-    TreeShape shape;
+    workloads::TreeShape shape;
     std::int32_t arity;
     std::int32_t budget;  // 0: the configured budget
     SamplingParams sampling;
@@ -192,25 +192,25 @@ std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
   };
   const std::int32_t deep = std::max(config.budget, 6);
   const Recipe recipes[] = {
-      {TreeShape::random_recursive, 2, 0, {.temperature = 0.7}, false, false, "temperature 0.7"},
-      {TreeShape::star, 2, 0, {.top_k = 2}, true, false, "top-k 2 below a star's drafted children"},
-      {TreeShape::ddtree, 2, 0, {.top_p = 0.8}, true, false, "top-p 0.8 cutting between drafted children"},
-      {TreeShape::ddtree, 2, 0, {.temperature = 1.3, .min_p = 0.1}, false, false, "min-p 0.1 after temperature 1.3"},
+      {workloads::TreeShape::random_recursive, 2, 0, {.temperature = 0.7}, false, false, "temperature 0.7"},
+      {workloads::TreeShape::star, 2, 0, {.top_k = 2}, true, false, "top-k 2 below a star's drafted children"},
+      {workloads::TreeShape::ddtree, 2, 0, {.top_p = 0.8}, true, false, "top-p 0.8 cutting between drafted children"},
+      {workloads::TreeShape::ddtree, 2, 0, {.temperature = 1.3, .min_p = 0.1}, false, false, "min-p 0.1 after temperature 1.3"},
       // 4 + 16 nodes: the complete 4-ary tree of depth 2.
-      {TreeShape::full_kary, 4, 20, {.top_p = 0.9, .min_p = 0.05, .order = FilterOrder::min_p_last}, false, false, "min-p after top-p (min_p_last)"},
-      {TreeShape::chain, 2, deep, {.temperature = 0.0}, false, false, "greedy (temperature 0), deep chain"},
-      {TreeShape::ddtree, 2, 0, {.temperature = 0.8, .top_k = 5, .top_p = 0.95, .min_p = 0.02}, false, false, "temperature, top-k, top-p and min-p at once"},
-      {TreeShape::random_recursive, 2, 0, {.temperature = 1.2, .min_p = 0.01}, false, true, "large vocabulary, sparse logits, min-p drops the tail"},
+      {workloads::TreeShape::full_kary, 4, 20, {.top_p = 0.9, .min_p = 0.05, .order = FilterOrder::min_p_last}, false, false, "min-p after top-p (min_p_last)"},
+      {workloads::TreeShape::chain, 2, deep, {.temperature = 0.0}, false, false, "greedy (temperature 0), deep chain"},
+      {workloads::TreeShape::ddtree, 2, 0, {.temperature = 0.8, .top_k = 5, .top_p = 0.95, .min_p = 0.02}, false, false, "temperature, top-k, top-p and min-p at once"},
+      {workloads::TreeShape::random_recursive, 2, 0, {.temperature = 1.2, .min_p = 0.01}, false, true, "large vocabulary, sparse logits, min-p drops the tail"},
   };
   std::vector<std::string> lines;
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
-    const SuiteConfig base{.trees = 1, .vocab = config.vocab, .budget = r.budget ? r.budget : config.budget, .seed = config.seed};
+    const workloads::SuiteConfig base{.trees = 1, .vocab = config.vocab, .budget = r.budget ? r.budget : config.budget, .seed = config.seed};
     const std::string id = "e" + std::to_string(i);
     for (int attempt = 0;; ++attempt) {
       if (attempt == kEngineCaseTries) throw std::runtime_error("emit: no tree for \"" + std::string(r.label) + "\" kept its filters well separated");
       const auto tree_id = static_cast<std::uint32_t>(i + attempt * config.cases);
-      const CheckCase c = make_case(r.shape, {RowFamily::gaussian_logits, 3.0, 1.0}, r.arity, base, tree_id).check;
+      const workloads::CheckCase c = workloads::make_case(r.shape, {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, r.arity, base, tree_id).check;
       if (!r.large_vocab) {
         const std::vector<double> logits = float_logits(c.rows.data());
         if (smallest_margin(logits, static_cast<std::size_t>(c.tree.vocab), r.sampling) < kMinFilterMargin) continue;
@@ -234,29 +234,29 @@ std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config) 
   if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
   constexpr std::int32_t kVocab = 4, kDepth = 2;
   struct Recipe {
-    Drafting drafting;
+    drafts::Drafting drafting;
     SamplingParams target;
     SamplingParams drafter;
     const char* label;
   };
   const Recipe recipes[] = {
-      {{DraftPolicy::chain, 1, kDepth}, {.temperature = 0.7}, {}, "target at temperature 0.7, drafter at 1"},
-      {{DraftPolicy::iid_children, 2, kDepth}, {.top_k = 2}, {.temperature = 1.2}, "target top-k 2, drafter at temperature 1.2"},
-      {{DraftPolicy::without_replacement, 2, kDepth}, {.top_p = 0.8}, {.top_p = 0.9}, "target top-p 0.8, drafter top-p 0.9"},
-      {{DraftPolicy::independent_chains, 2, kDepth}, {.min_p = 0.2}, {.min_p = 0.2}, "min-p 0.2 for both"},
-      {{DraftPolicy::chain, 1, kDepth}, {.temperature = 0.0}, {}, "greedy target, sampled drafter"},
-      {{DraftPolicy::iid_children, 3, kDepth}, {.temperature = 1.3, .top_k = 3}, {.top_k = 2}, "drafter top-k 2 the target does not share"},
-      {{DraftPolicy::without_replacement, 2, kDepth}, {.top_p = 0.9, .min_p = 0.1, .order = FilterOrder::min_p_last}, {.temperature = 0.8},
+      {{drafts::DraftPolicy::chain, 1, kDepth}, {.temperature = 0.7}, {}, "target at temperature 0.7, drafter at 1"},
+      {{drafts::DraftPolicy::iid_children, 2, kDepth}, {.top_k = 2}, {.temperature = 1.2}, "target top-k 2, drafter at temperature 1.2"},
+      {{drafts::DraftPolicy::without_replacement, 2, kDepth}, {.top_p = 0.8}, {.top_p = 0.9}, "target top-p 0.8, drafter top-p 0.9"},
+      {{drafts::DraftPolicy::independent_chains, 2, kDepth}, {.min_p = 0.2}, {.min_p = 0.2}, "min-p 0.2 for both"},
+      {{drafts::DraftPolicy::chain, 1, kDepth}, {.temperature = 0.0}, {}, "greedy target, sampled drafter"},
+      {{drafts::DraftPolicy::iid_children, 3, kDepth}, {.temperature = 1.3, .top_k = 3}, {.top_k = 2}, "drafter top-k 2 the target does not share"},
+      {{drafts::DraftPolicy::without_replacement, 2, kDepth}, {.top_p = 0.9, .min_p = 0.1, .order = FilterOrder::min_p_last}, {.temperature = 0.8},
        "target min-p after top-p, drafter at temperature 0.8"},
-      {{DraftPolicy::chain, 1, kDepth}, {.temperature = 1.5, .min_p = 0.05}, {.temperature = 0.5}, "hot target, cold drafter"},
+      {{drafts::DraftPolicy::chain, 1, kDepth}, {.temperature = 1.5, .min_p = 0.05}, {.temperature = 0.5}, "hot target, cold drafter"},
   };
   std::vector<std::string> lines;
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
     for (std::uint32_t seed = 7;; ++seed) {
       if (seed == 7 + kEngineCaseTries) throw std::runtime_error("emit: no language pair for \"" + std::string(r.label) + "\" kept its filters well separated");
-      const LanguagePairSpec spec{{RowFamily::gaussian_logits, 2.0, 1.0}, kVocab, kModelDraftNoise, DrafterKind::perturbed, seed + static_cast<std::uint32_t>(i) * 100, kDepth + 1};
-      const LanguagePair pair(spec);
+      const drafts::LanguagePairSpec spec{{workloads::RowFamily::gaussian_logits, 2.0, 1.0}, kVocab, kModelDraftNoise, drafts::DrafterKind::perturbed, seed + static_cast<std::uint32_t>(i) * 100, kDepth + 1};
+      const drafts::LanguagePair pair(spec);
       double margin = INFINITY;
       for (std::size_t k = 0; k < pair.prefixes(); ++k) {
         const std::vector<Token> prefix = pair.prefix(k);

@@ -106,7 +106,7 @@ std::string p_text(double p, std::uint64_t impossible) { return p > 0.0 || impos
 // The first failing case spelled out: what it is, its tests at the verdict's level, and the χ²
 // bins farthest from the canonical law.
 void append_case(std::ostringstream& out, const CaseResult& r) {
-  const TreeEvidence& e = r.evidence;
+  const judging::TreeEvidence& e = r.evidence;
   out << "first failing case: " << r.id << " (" << r.label << "): " << verdict_text(r.decision.verdict) << "\n";
   out << "  samples " << r.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
   out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible) << "; Holm-adjusted p: exactness " << p_text(r.decision.exactness_p_holm, r.impossible)
@@ -163,9 +163,9 @@ ModelCaseView view_of(const ModelCase& c) {
 
 namespace {
 
-std::span<const double> prefix_row(const LanguagePair& pair, const std::vector<double>& rows, std::span<const std::int32_t> prefix) {
+std::span<const double> prefix_row(const drafts::LanguagePair& pair, const std::vector<double>& rows, std::span<const std::int32_t> prefix) {
   const auto vocab = static_cast<std::size_t>(pair.vocab());
-  const std::size_t index = LanguagePair::prefix_count(pair.vocab(), static_cast<std::int32_t>(prefix.size())) + sequence_cell(prefix, pair.vocab());
+  const std::size_t index = drafts::LanguagePair::prefix_count(pair.vocab(), static_cast<std::int32_t>(prefix.size())) + drafts::sequence_cell(prefix, pair.vocab());
   return std::span<const double>(rows).subspan(index * vocab, vocab);
 }
 
@@ -221,7 +221,7 @@ TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<Cas
       }
     }
   }
-  TreeReport report = judge(judges, VerdictPolicy{.alpha = options.alpha}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
+  TreeReport report = judge(judges, judging::VerdictPolicy{.alpha = options.alpha}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
   for (std::size_t k = 0; k < cases.size(); ++k) {
     CaseResult& r = report.cases[k];
     r.not_enumerated = enumerate ? not_enumerated[k] : no_enumeration;
@@ -229,8 +229,8 @@ TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<Cas
     if (!impossible[k].empty()) {
       r.not_enumerated = "enumeration found an impossible block: " + impossible[k];
       r.decision.enumerated_not_exact = true;
-      r.decision.verdict = Verdict::not_exact;
-      report.overall = Verdict::not_exact;
+      r.decision.verdict = judging::Verdict::not_exact;
+      report.overall = judging::Verdict::not_exact;
     }
   }
   report.first_failing = first_case_with(report.cases, report.overall);
@@ -277,7 +277,7 @@ ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheck
         Randomness randomness(site);
         detail::add_model_block(judge, verifier(view_of(c), randomness), site.sample, where);
       });
-  return judge_models(judges, VerdictPolicy{.alpha = options.alpha});
+  return judge_models(judges, judging::VerdictPolicy{.alpha = options.alpha});
 }
 
 TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options, std::uint64_t batch) {
@@ -297,7 +297,7 @@ ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const Mod
         return verifier(view_of(c), first, count, site);
       },
       detail::add_model_block);
-  return judge_models(judges, VerdictPolicy{.alpha = options.alpha});
+  return judge_models(judges, judging::VerdictPolicy{.alpha = options.alpha});
 }
 
 std::string describe(const TreeReport& report) {
@@ -317,7 +317,7 @@ std::string describe(const ModelReport& report) {
       << num(report.policy.alpha) << ", " << report.exactness_tests << " exactness tests, Holm)\n";
   for (const ModelCaseResult& r : report.cases) {
     if (r.id != report.first_failing) continue;
-    const TreeEvidence& e = r.evidence;
+    const judging::TreeEvidence& e = r.evidence;
     out << "first failing case: " << r.id << " (" << r.label << "): " << model_verdict_text(r.decision.verdict) << "\n";
     out << "  samples " << e.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
     out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible) << ", Holm-adjusted p " << p_text(r.decision.exactness_p_holm, r.impossible) << "\n";

@@ -59,8 +59,8 @@ struct ModelCaseView {
   std::string_view label;
   std::int32_t vocab = 0;
   std::int32_t depth = 0;                 // D: at most D accepted tokens, then the bonus
-  std::optional<Drafting> drafting;       // the case's hint; the verifier may draft otherwise
-  const LanguagePair* pair = nullptr;
+  std::optional<drafts::Drafting> drafting;       // the case's hint; the verifier may draft otherwise
+  const drafts::LanguagePair* pair = nullptr;
   // Engine-shaped cases (format 4): the rows as logits and the target's and the drafter's
   // parameters; p and q are then not given (the verifier processes the logits itself).
   const ModelLogits* logits = nullptr;

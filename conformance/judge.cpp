@@ -83,12 +83,12 @@ void CaseJudge::merge(const CaseJudge& other) {
   impossible_.merge(other.impossible_);
 }
 
-ConformanceReport judge(const std::vector<CaseJudge>& judges, const VerdictPolicy& policy, std::span<const std::optional<ExactOutcome>> exact) {
+ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::VerdictPolicy& policy, std::span<const std::optional<ExactOutcome>> exact) {
   if (!exact.empty() && exact.size() != judges.size()) throw std::invalid_argument("one exact law (or none) per case");
   ConformanceReport report;
   report.policy = policy;
   const double level = report.policy.identity_level(judges.size(), true);
-  std::vector<TreeEvidence> evidence;
+  std::vector<judging::TreeEvidence> evidence;
   for (const CaseJudge& judge : judges) {
     const Case& c = judge.spec();
     require_all_samples(judge);
@@ -98,11 +98,11 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, const VerdictPolic
     r.samples = judge.lines();
     r.impossible = judge.impossible();
     r.first_impossible = judge.first_impossible();
-    r.evidence = sampled_evidence(c.tree, c.rows, judge.counts(), report.policy.identity_test_level(judges.size(), evidence.size(), true));
+    r.evidence = judging::sampled_evidence(c.tree, c.rows, judge.counts(), report.policy.identity_test_level(judges.size(), evidence.size(), true));
     r.evidence.invalid = judge.impossible();
-    r.evidence.detectable_tv = detectable_tv(c.tree, c.rows, c.samples, level, report.policy.required_power);
+    r.evidence.detectable_tv = judging::detectable_tv(c.tree, c.rows, c.samples, level, report.policy.required_power);
     if (!exact.empty() && exact[evidence.size()]) {
-      add_exact_evidence(r.evidence, c.tree, c.rows, *exact[evidence.size()], c.samples, level, report.policy.exact_tolerance);
+      judging::add_exact_evidence(r.evidence, c.tree, c.rows, *exact[evidence.size()], c.samples, level, report.policy.exact_tolerance);
     }
     evidence.push_back(r.evidence);
     report.cases.push_back(std::move(r));

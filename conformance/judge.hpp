@@ -73,7 +73,7 @@ class CaseJudge {
   void merge(const CaseJudge& other);
 
   const Case& spec() const { return *case_; }
-  const BlockCounts& counts() const { return counts_; }
+  const engine::BlockCounts& counts() const { return counts_; }
   std::uint64_t lines() const { return lines_; }
   std::uint64_t impossible() const { return impossible_.count(); }
   const std::string& first_impossible() const { return impossible_.first(); }
@@ -82,7 +82,7 @@ class CaseJudge {
   const Case* case_;
   std::uint32_t seed_;
   std::uint32_t case_index_;
-  BlockCounts counts_;
+  engine::BlockCounts counts_;
   PhiloxChooser completion_;
   std::uint64_t lines_ = 0;
   ImpossibleEvents impossible_;
@@ -94,24 +94,24 @@ struct CaseResult {
   std::uint64_t samples = 0;
   std::uint64_t impossible = 0;     // samples outside the tree or the vocabulary, or of zero target probability
   std::string first_impossible;
-  TreeEvidence evidence;            // χ², E[L], acceptance, detectable TV (tests empty when every sample was impossible)
-  CaseVerdict decision;             // the verdict policy's answer for this case
+  judging::TreeEvidence evidence;            // χ², E[L], acceptance, detectable TV (tests empty when every sample was impossible)
+  judging::CaseVerdict decision;             // the verdict policy's answer for this case
   std::string not_enumerated;       // with an exact-law enumerator (api/): why this case has none, if so
 };
 
 struct ConformanceReport {
   std::vector<CaseResult> cases;
-  Verdict overall = Verdict::exact_saturated;
+  judging::Verdict overall = judging::Verdict::exact_saturated;
   std::string first_failing;  // the first case with the overall verdict, when not saturated
-  VerdictPolicy policy;
+  judging::VerdictPolicy policy;
   std::size_t exactness_tests = 0;
   std::size_t saturation_tests = 0;
 };
 
 // The id of the first case whose verdict is the overall one ("" when the overall verdict is the best).
 template <class Results>
-std::string first_case_with(const Results& cases, Verdict overall) {
-  if (overall == Verdict::exact_saturated) return "";
+std::string first_case_with(const Results& cases, judging::Verdict overall) {
+  if (overall == judging::Verdict::exact_saturated) return "";
   for (const auto& r : cases) {
     if (r.decision.verdict == overall) return r.id;
   }
@@ -130,8 +130,8 @@ void require_all_samples(const Judge& judge) {
 // The verdict policy's answer on the cases' evidence (one per report case, in order), written into
 // the report: overall verdict, exactness tests, each case's decision, the first failing case.
 template <class Report>
-SubjectVerdict decide_into(Report& report, std::span<const TreeEvidence> evidence) {
-  const SubjectVerdict decision = decide(evidence, report.policy);
+judging::SubjectVerdict decide_into(Report& report, std::span<const judging::TreeEvidence> evidence) {
+  const judging::SubjectVerdict decision = judging::decide(evidence, report.policy);
   report.overall = decision.verdict;
   report.exactness_tests = decision.exactness_tests;
   for (std::size_t k = 0; k < report.cases.size(); ++k) report.cases[k].decision = decision.cases[k];
@@ -145,6 +145,6 @@ SubjectVerdict decide_into(Report& report, std::span<const TreeEvidence> evidenc
 // judge must hold its case's full sample count (InputError otherwise).
 // `exact`, when given, holds per case the verifier's exact law (by enumeration, api/), or nothing
 // where enumeration did not apply; the verdict policy then holds sampling and enumeration alike.
-ConformanceReport judge(const std::vector<CaseJudge>& judges, const VerdictPolicy& policy, std::span<const std::optional<ExactOutcome>> exact = {});
+ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::VerdictPolicy& policy, std::span<const std::optional<ExactOutcome>> exact = {});
 
 }  // namespace tev::conformance

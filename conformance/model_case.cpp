@@ -12,21 +12,21 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<DraftPolicy, 5> kPolicies = {DraftPolicy::chain, DraftPolicy::independent_chains, DraftPolicy::iid_children,
-                                                  DraftPolicy::without_replacement, DraftPolicy::top_k};
+constexpr std::array<drafts::DraftPolicy, 5> kPolicies = {drafts::DraftPolicy::chain, drafts::DraftPolicy::independent_chains, drafts::DraftPolicy::iid_children,
+                                                  drafts::DraftPolicy::without_replacement, drafts::DraftPolicy::top_k};
 
 std::string prefix_text(const std::vector<Token>& prefix) { return json(prefix).dump(); }
 
-Drafting read_hint(const json& hint, std::int32_t depth, const std::string& at) {
+drafts::Drafting read_hint(const json& hint, std::int32_t depth, const std::string& at) {
   if (!hint.is_object()) fail(at, "drafting must be an object {\"policy\": ..., \"width\": k}");
   const json& policy_j = field(hint, "policy", at);
   std::string names;
-  for (DraftPolicy p : kPolicies) {
+  for (drafts::DraftPolicy p : kPolicies) {
     names += (names.empty() ? "" : ", ") + std::string(policy_name(p));
     if (policy_j.is_string() && policy_j.get<std::string>() == policy_name(p)) {
-      Drafting d{p, 1, depth};
+      drafts::Drafting d{p, 1, depth};
       if (hint.contains("width")) d.width = static_cast<std::int32_t>(integer(hint["width"], 1, kMaxModelWidth, at, "drafting width"));
-      if (p == DraftPolicy::chain && d.width != 1) fail(at, "a chain drafts one token per node: its width is 1");
+      if (p == drafts::DraftPolicy::chain && d.width != 1) fail(at, "a chain drafts one token per node: its width is 1");
       return d;
     }
   }
@@ -49,13 +49,13 @@ void read_pair_sampling(const json& j, const std::string& at, SamplingParams& ta
 
 }  // namespace
 
-std::string_view policy_name(DraftPolicy policy) {
+std::string_view policy_name(drafts::DraftPolicy policy) {
   switch (policy) {
-    case DraftPolicy::chain: return "chain";
-    case DraftPolicy::independent_chains: return "independent-chains";
-    case DraftPolicy::iid_children: return "iid";
-    case DraftPolicy::without_replacement: return "without-replacement";
-    case DraftPolicy::top_k: return "top-k";
+    case drafts::DraftPolicy::chain: return "chain";
+    case drafts::DraftPolicy::independent_chains: return "independent-chains";
+    case drafts::DraftPolicy::iid_children: return "iid";
+    case drafts::DraftPolicy::without_replacement: return "without-replacement";
+    case drafts::DraftPolicy::top_k: return "top-k";
   }
   return "unknown";
 }
@@ -93,11 +93,11 @@ ModelCase parse_model_case(std::string_view line, const std::string& where, cons
                  " cells this case may hold (p and q rows for every prefix, 2 V^(D+1) for the law and counts; at most " +
                  std::to_string(kMaxCells) + " per case, kMaxCells, and " + std::to_string(kMaxHeldCells) + " over the cases held at once)");
   }
-  std::optional<Drafting> drafting;
+  std::optional<drafts::Drafting> drafting;
   if (j.contains("drafting")) drafting = read_hint(j["drafting"], depth, at);
 
   const auto v = static_cast<std::int32_t>(vocab);
-  const std::size_t prefixes = LanguagePair::prefix_count(v, depth + 1);
+  const std::size_t prefixes = drafts::LanguagePair::prefix_count(v, depth + 1);
   const json& rows_j = field(j, "rows", at);
   const char* p_name = engine ? "p_logits" : "p";
   const char* q_name = engine ? "q_logits" : "q";
@@ -124,7 +124,7 @@ ModelCase parse_model_case(std::string_view line, const std::string& where, cons
     for (std::size_t i = 0; i < prefix_j.size(); ++i) {
       prefix.push_back(static_cast<Token>(integer(prefix_j[i], 0, vocab - 1, row_at, "prefix token " + std::to_string(i))));
     }
-    const std::size_t index = LanguagePair::prefix_count(v, static_cast<std::int32_t>(prefix.size())) + sequence_cell(prefix, v);
+    const std::size_t index = drafts::LanguagePair::prefix_count(v, static_cast<std::int32_t>(prefix.size())) + drafts::sequence_cell(prefix, v);
     if (row_of[index] != 0) fail(row_at, "prefix " + prefix_text(prefix) + " already has a row (rows[" + std::to_string(row_of[index] - 1) + "])");
     row_of[index] = k + 1;
     const std::string name = row_at + " (prefix " + prefix_text(prefix) + ")";
@@ -150,17 +150,17 @@ ModelCase parse_model_case(std::string_view line, const std::string& where, cons
     if (row_of[i] == 0 && missing++ == 0) first_missing = i;
   }
   if (missing > 0) {
-    fail(at, "no row for prefix " + prefix_text(LanguagePair::prefix_of(v, first_missing)) + " (" + std::to_string(missing) + " of the " + std::to_string(prefixes) +
+    fail(at, "no row for prefix " + prefix_text(drafts::LanguagePair::prefix_of(v, first_missing)) + " (" + std::to_string(missing) + " of the " + std::to_string(prefixes) +
                  " prefixes of lengths 0.." + std::to_string(depth) + " missing)");
   }
-  return ModelCase{std::move(id), std::move(label), samples, depth, drafting, LanguagePair(v, depth + 1, std::move(p), std::move(q)),
+  return ModelCase{std::move(id), std::move(label), samples, depth, drafting, drafts::LanguagePair(v, depth + 1, std::move(p), std::move(q)),
                    version, target_sampling, drafter_sampling, std::move(logits)};
 }
 
 namespace {
 
-json model_case_json(std::int64_t version, const std::string& id, const std::string& label, const LanguagePair& pair,
-                     const std::optional<Drafting>& drafting, std::uint64_t samples) {
+json model_case_json(std::int64_t version, const std::string& id, const std::string& label, const drafts::LanguagePair& pair,
+                     const std::optional<drafts::Drafting>& drafting, std::uint64_t samples) {
   json j;
   j["format_version"] = version;
   j["case_id"] = id;
@@ -175,8 +175,8 @@ json model_case_json(std::int64_t version, const std::string& id, const std::str
 
 }  // namespace
 
-std::string write_model_case(const std::string& id, const std::string& label, const LanguagePair& pair,
-                             const std::optional<Drafting>& drafting, std::uint64_t samples) {
+std::string write_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair,
+                             const std::optional<drafts::Drafting>& drafting, std::uint64_t samples) {
   json j = model_case_json(kModelFormatVersion, id, label, pair, drafting, samples);
   for (std::size_t i = 0; i < pair.prefixes(); ++i) {
     const std::vector<Token> prefix = pair.prefix(i);
@@ -186,7 +186,7 @@ std::string write_model_case(const std::string& id, const std::string& label, co
   return j.dump();
 }
 
-std::string write_engine_model_case(const std::string& id, const std::string& label, const LanguagePair& pair, const std::optional<Drafting>& drafting,
+std::string write_engine_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair, const std::optional<drafts::Drafting>& drafting,
                                     const SamplingParams& target, const SamplingParams& drafter, std::uint64_t samples) {
   json j = model_case_json(kEngineModelFormatVersion, id, label, pair, drafting, samples);
   j["sampling"] = {{"target", sampling_json(target)}, {"drafter", sampling_json(drafter)}};

@@ -39,8 +39,8 @@ struct ModelCase {
   std::string label;
   std::uint64_t samples = 0;
   std::int32_t depth = 0;            // D: a block holds at most D accepted tokens and the bonus
-  std::optional<Drafting> drafting;  // the case's hint (depth D); the verifier may draft otherwise
-  LanguagePair pair;                 // p and q for every prefix of length ≤ D; horizon H = D + 1 (format 4: processed)
+  std::optional<drafts::Drafting> drafting;  // the case's hint (depth D); the verifier may draft otherwise
+  drafts::LanguagePair pair;                 // p and q for every prefix of length ≤ D; horizon H = D + 1 (format 4: processed)
   std::int64_t format_version = kModelFormatVersion;
   SamplingParams target_sampling;    // format 4: what p's rows were processed by
   SamplingParams drafter_sampling;   // format 4: what q's rows were processed by
@@ -59,14 +59,14 @@ ModelCase parse_model_case(std::string_view line, const std::string& where, cons
 using ModelCaseReader = BasicCaseReader<ModelCase, parse_model_case>;
 
 // The drafting policies' names in the hint: chain, independent-chains, iid, without-replacement, top-k.
-std::string_view policy_name(DraftPolicy policy);
+std::string_view policy_name(drafts::DraftPolicy policy);
 
 // Writes a model case as one JSON line, rows dense, in the pair's prefix order.
-std::string write_model_case(const std::string& id, const std::string& label, const LanguagePair& pair,
-                             const std::optional<Drafting>& drafting, std::uint64_t samples);
+std::string write_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair,
+                             const std::optional<drafts::Drafting>& drafting, std::uint64_t samples);
 // Writes a format-4 case: the log of pair's (unprocessed) p and q rows as float32 logits, and the
 // target's and the drafter's sampling parameters. The pair's rows must have no zero entry.
-std::string write_engine_model_case(const std::string& id, const std::string& label, const LanguagePair& pair, const std::optional<Drafting>& drafting,
+std::string write_engine_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair, const std::optional<drafts::Drafting>& drafting,
                                     const SamplingParams& target, const SamplingParams& drafter, std::uint64_t samples);
 
 // The format_version of a cases file's first case (1, 3: fixed trees; 2, 4: model cases).

@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 // Pool by the first H − 1 tokens, as check --drafts sampled does.
-std::vector<std::int32_t> prefix_groups(const LanguagePair& pair, std::size_t cells) {
+std::vector<std::int32_t> prefix_groups(const drafts::LanguagePair& pair, std::size_t cells) {
   return node_groups(static_cast<std::int32_t>(cells / static_cast<std::size_t>(pair.vocab())), pair.vocab());
 }
 
@@ -98,8 +98,8 @@ void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, st
   ++lines_;
   length_sum_ += tokens.size();
   completion_.restart({seed_, Stream::completion, case_index_, index});
-  complete_to_horizon(case_->pair, tokens, completion_);
-  const std::size_t cell = sequence_cell(tokens, case_->pair.vocab());
+  judging::complete_to_horizon(case_->pair, tokens, completion_);
+  const std::size_t cell = drafts::sequence_cell(tokens, case_->pair.vocab());
   ++counts_[cell];
   if (!(reference_[cell] > 0.0)) {
     impossible_.record(index, where, [&] {
@@ -119,19 +119,19 @@ void ModelCaseJudge::merge(const ModelCaseJudge& other) {
   impossible_.merge(other.impossible_);
 }
 
-std::string model_verdict_text(Verdict v) {
+std::string model_verdict_text(judging::Verdict v) {
   switch (v) {
-    case Verdict::not_exact: return "not exact";
-    case Verdict::inconclusive: return "inconclusive";
+    case judging::Verdict::not_exact: return "not exact";
+    case judging::Verdict::inconclusive: return "inconclusive";
     default: return "exact (marginally)";
   }
 }
 
-ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const VerdictPolicy& policy) {
+ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const judging::VerdictPolicy& policy) {
   ModelReport report;
   report.policy = policy;
   const double level = report.policy.identity_level(judges.size(), false);
-  std::vector<TreeEvidence> evidence;
+  std::vector<judging::TreeEvidence> evidence;
   for (const ModelCaseJudge& judge : judges) {
     const ModelCase& c = judge.spec();
     require_all_samples(judge);
@@ -148,14 +148,14 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const Verdic
     r.trees = judge.trees();
     r.mean_tree_nodes = judge.trees() ? static_cast<double>(judge.tree_nodes()) / static_cast<double>(judge.trees()) : 0.0;
     // Only the exactness evidence: no tree, so no ceiling, acceptance or saturation tests.
-    TreeEvidence& e = r.evidence;
+    judging::TreeEvidence& e = r.evidence;
     e.samples = judge.lines();
     e.chi_square = identity_test(judge.counts(), reference, groups, report.policy.identity_test_level(judges.size(), evidence.size(), false),
-                                 kReportedDeviations, &e.largest_deviations);
+                                 judging::kReportedDeviations, &e.largest_deviations);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
-    e.detectable_tv = detectable_tv(reference, groups, c.samples, level, report.policy.required_power);
+    e.detectable_tv = judging::detectable_tv(reference, groups, c.samples, level, report.policy.required_power);
     if (c.drafting && reference.size() <= kMaxReferenceCells) {
-      r.reference_mean_length = enumerate_marginal(c.pair, {exact_verifier_for(c.drafting->policy), *c.drafting}).mean_length;
+      r.reference_mean_length = judging::enumerate_marginal(c.pair, {drafts::exact_verifier_for(c.drafting->policy), *c.drafting}).mean_length;
     }
     evidence.push_back(e);
     report.cases.push_back(std::move(r));

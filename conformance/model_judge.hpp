@@ -76,28 +76,28 @@ struct ModelCaseResult {
   std::string first_impossible;
   std::uint64_t trees = 0;
   double mean_tree_nodes = 0.0;  // drafted nodes per reported tree (descriptive)
-  TreeEvidence evidence;     // samples, χ², mean_length (descriptive), detectable_tv
+  judging::TreeEvidence evidence;     // samples, χ², mean_length (descriptive), detectable_tv
   // Exact E[L] of the suite's own verifier for the hint (exact_verifier_for), by enumeration, where
   // the case has a hint and V^H ≤ kMaxReferenceCells: what a standard implementation emits, to set
   // beside mean_length (descriptive: the outside verifier may verify otherwise and stay exact).
   std::optional<double> reference_mean_length;
-  CaseVerdict decision;
+  judging::CaseVerdict decision;
 };
 
 struct ModelReport {
   std::vector<ModelCaseResult> cases;
-  Verdict overall = Verdict::exact_saturated;  // exact_saturated reads "exact (marginally)" here
+  judging::Verdict overall = judging::Verdict::exact_saturated;  // exact_saturated reads "exact (marginally)" here
   std::string first_failing;
-  VerdictPolicy policy;
+  judging::VerdictPolicy policy;
   std::size_t exactness_tests = 0;
 };
 
 // "exact (marginally)", "not exact" or "inconclusive".
-std::string model_verdict_text(Verdict v);
+std::string model_verdict_text(judging::Verdict v);
 
 // The outside verifier is one subject of the verdict policy at family level alpha: one χ² per case
 // in the exactness family (α/2, Holm); a case whose χ² cannot detect the policy's TV at its
 // Bonferroni level is "inconclusive". Every judge must hold its case's full sample count.
-ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const VerdictPolicy& policy);
+ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const judging::VerdictPolicy& policy);
 
 }  // namespace tev::conformance

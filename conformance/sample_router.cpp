@@ -17,7 +17,7 @@ std::ifstream open_input(const std::string& path) {
 
 template <class Format>
 typename Format::Report judge_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
-                                    const VerdictPolicy& policy) {
+                                    const judging::VerdictPolicy& policy) {
   std::ifstream cases_in = open_input(cases_path);
   typename Format::Reader reader(cases_in, cases_path);
   BasicSampleRouter<Format> router(reader, completion_seed);
@@ -41,12 +41,12 @@ std::optional<std::string> sample_case_id(std::string_view line, const std::stri
 }
 
 ConformanceReport judge_conformance_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
-                                          const VerdictPolicy& policy) {
+                                          const judging::VerdictPolicy& policy) {
   return judge_files<FixedTreeCases>(cases_path, samples_path, completion_seed, policy);
 }
 
 ModelReport judge_model_case_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
-                                   const VerdictPolicy& policy) {
+                                   const judging::VerdictPolicy& policy) {
   return judge_files<ModelCases>(cases_path, samples_path, completion_seed, policy);
 }
 

@@ -22,13 +22,13 @@ struct FixedTreeCases {
   using Reader = CaseReader;
   using Judge = CaseJudge;
   using Report = ConformanceReport;
-  static Report judge_all(const std::vector<Judge>& judges, const VerdictPolicy& policy) { return judge(judges, policy); }
+  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) { return judge(judges, policy); }
 };
 struct ModelCases {
   using Reader = ModelCaseReader;
   using Judge = ModelCaseJudge;
   using Report = ModelReport;
-  static Report judge_all(const std::vector<Judge>& judges, const VerdictPolicy& policy) { return judge_models(judges, policy); }
+  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) { return judge_models(judges, policy); }
 };
 
 // The case_id of a sample line, or nothing for a blank line; InputError (naming `where`) when the
@@ -71,7 +71,7 @@ class BasicSampleRouter {
     }
   }
   // The verdicts under the policy; InputError when a case lacks samples.
-  typename Format::Report judge(const VerdictPolicy& policy) const { return Format::judge_all(judges_, policy); }
+  typename Format::Report judge(const judging::VerdictPolicy& policy) const { return Format::judge_all(judges_, policy); }
 
  private:
   std::string cases_source_;
@@ -84,8 +84,8 @@ using ModelSampleRouter = BasicSampleRouter<ModelCases>;
 
 // The cases file and the samples file judged together (InputError names file:line on bad input).
 ConformanceReport judge_conformance_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
-                                          const VerdictPolicy& policy);
+                                          const judging::VerdictPolicy& policy);
 ModelReport judge_model_case_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
-                                   const VerdictPolicy& policy);
+                                   const judging::VerdictPolicy& policy);
 
 }  // namespace tev::conformance

@@ -185,7 +185,7 @@ auto stream_cases(Reader& cases, const RunOptions& options, std::ostream& progre
 }  // namespace
 
 ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress) {
-  return stream_cases<CaseReader, CaseJudge>(cases, options, progress, [](const std::vector<CaseJudge>& judges, const VerdictPolicy& policy) { return judge(judges, policy); });
+  return stream_cases<CaseReader, CaseJudge>(cases, options, progress, [](const std::vector<CaseJudge>& judges, const judging::VerdictPolicy& policy) { return judge(judges, policy); });
 }
 
 ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions& options, std::ostream& progress) {

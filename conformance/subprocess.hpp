@@ -53,7 +53,7 @@ struct RunOptions {
   std::string command;
   double timeout_seconds = 60.0;  // longest wait for the verifier's next line
   std::uint32_t seed = kDefaultSeed;  // completion stream
-  VerdictPolicy policy;           // α, the detectable TV and the power the verdicts are held to
+  judging::VerdictPolicy policy;           // α, the detectable TV and the power the verdicts are held to
 };
 
 // Reads the cases one at a time, sends each one's line and reads exactly its `samples` sample lines

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-namespace tev {
+namespace tev::drafts {
 
 std::string Drafting::label() const {
   const std::string k = std::to_string(width);
@@ -49,4 +49,4 @@ std::pair<DraftTree, TargetRows> DraftedTree::fixed_tree(std::int32_t vocab) con
   return {std::move(built.tree), TargetRows::from_probabilities(rows, static_cast<NodeId>(parents.size()), vocab)};
 }
 
-}  // namespace tev
+}  // namespace tev::drafts

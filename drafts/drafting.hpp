@@ -14,7 +14,7 @@
 #include "core/target_rows.hpp"
 #include "drafts/language_pair.hpp"
 
-namespace tev {
+namespace tev::drafts {
 
 enum class DraftPolicy {
   chain,                // one token per node (speculative sampling's chain of `depth` tokens)
@@ -138,4 +138,4 @@ class LazyDrafts {
   DraftedTree tree_;
 };
 
-}  // namespace tev
+}  // namespace tev::drafts

@@ -6,7 +6,7 @@
 
 #include "core/compensated_sum.hpp"
 
-namespace tev {
+namespace tev::drafts {
 
 namespace {
 // Zeroes the ⌈V/4⌉ smallest entries of a row (ties: the larger index goes first) and renormalizes.
@@ -49,9 +49,9 @@ std::string LanguagePairSpec::label() const {
 }
 
 std::vector<LanguagePairSpec> default_language_pairs(std::int32_t vocab, std::int32_t horizon) {
-  return {{{RowFamily::dirichlet, 1.0, 1.0}, vocab, 0.8, DrafterKind::drafts_forbidden_tokens, 7, horizon},
-          {{RowFamily::gaussian_logits, 2.0, 0.7}, vocab, 0.8, DrafterKind::perturbed, 7, horizon},
-          {{RowFamily::dirichlet, 1.0, 1.0}, vocab, 0.8, DrafterKind::misses_target_tokens, 7, horizon}};
+  return {{{workloads::RowFamily::dirichlet, 1.0, 1.0}, vocab, 0.8, DrafterKind::drafts_forbidden_tokens, 7, horizon},
+          {{workloads::RowFamily::gaussian_logits, 2.0, 0.7}, vocab, 0.8, DrafterKind::perturbed, 7, horizon},
+          {{workloads::RowFamily::dirichlet, 1.0, 1.0}, vocab, 0.8, DrafterKind::misses_target_tokens, 7, horizon}};
 }
 
 std::size_t sequence_cell(std::span<const Token> tokens, std::int32_t vocab) {
@@ -62,7 +62,7 @@ std::size_t sequence_cell(std::span<const Token> tokens, std::int32_t vocab) {
 
 LanguagePair::LanguagePair(const LanguagePairSpec& spec) : spec_(spec) {
   if (spec.horizon < 1 || spec.horizon > 12) throw std::invalid_argument("language pair: horizon must be in [1, 12]");
-  const SyntheticLanguage language(spec.family, spec.vocab, spec.draft_noise, spec.seed);
+  const workloads::SyntheticLanguage language(spec.family, spec.vocab, spec.draft_noise, spec.seed);
   set_offsets();
   p_.reserve(prefixes() * static_cast<std::size_t>(spec.vocab));
   q_.reserve(p_.capacity());
@@ -138,8 +138,8 @@ std::vector<double> LanguagePair::sequence_law() const {
 double LanguagePair::mean_kl(std::int32_t depth) const {
   const std::size_t rows = offsets_[static_cast<std::size_t>(std::clamp(depth, 1, spec_.horizon))];
   double total = 0.0;
-  for (std::size_t i = 0; i < rows; ++i) total += kl_divergence(row(p_, i), row(q_, i));
+  for (std::size_t i = 0; i < rows; ++i) total += workloads::kl_divergence(row(p_, i), row(q_, i));
   return total / static_cast<double>(rows);
 }
 
-}  // namespace tev
+}  // namespace tev::drafts

@@ -10,7 +10,7 @@
 #include "core/block.hpp"
 #include "workloads/synthetic.hpp"
 
-namespace tev {
+namespace tev::drafts {
 
 enum class DrafterKind {
   perturbed,               // q = p perturbed in log space (KL stated)
@@ -19,7 +19,7 @@ enum class DrafterKind {
 };
 
 struct LanguagePairSpec {
-  RowFamilySpec family;
+  workloads::RowFamilySpec family;
   std::int32_t vocab = 4;
   double draft_noise = 0.5;  // standard deviation of the log-space perturbation of q
   DrafterKind drafter = DrafterKind::perturbed;
@@ -78,4 +78,4 @@ std::vector<LanguagePairSpec> default_language_pairs(std::int32_t vocab, std::in
 // Index of the H-token cell of a completed sequence (its tokens as a base-V number).
 std::size_t sequence_cell(std::span<const Token> tokens, std::int32_t vocab);
 
-}  // namespace tev
+}  // namespace tev::drafts

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-namespace tev {
+namespace tev::drafts {
 
 namespace {
 using Id = SampledVerifierId;
@@ -110,4 +110,4 @@ std::vector<SampledCase> default_sampled_cases(std::int32_t depth, std::int32_t 
   return cases;
 }
 
-}  // namespace tev
+}  // namespace tev::drafts

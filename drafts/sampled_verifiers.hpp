@@ -12,7 +12,7 @@
 #include "core/verifier_catalog.hpp"
 #include "drafts/drafting.hpp"
 
-namespace tev {
+namespace tev::drafts {
 
 enum class SampledVerifierId {
   tree_exit,
@@ -116,4 +116,4 @@ SampledVerifierId exact_verifier_for(DraftPolicy policy);
 // (k ≥ 2 for the sibling mutants, D ≥ 2 for the depth mutants; see the catalog's descriptions).
 std::vector<SampledCase> default_sampled_cases(std::int32_t depth, std::int32_t width);
 
-}  // namespace tev
+}  // namespace tev::drafts

@@ -4,7 +4,7 @@
 
 #include "core/sampling_tables.hpp"
 
-namespace tev {
+namespace tev::engine {
 
 BlockCounts::BlockCounts(std::int32_t nodes, std::int32_t vocab)
     : completed(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(vocab), 0),
@@ -82,4 +82,4 @@ BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRo
   });
 }
 
-}  // namespace tev
+}  // namespace tev::engine

@@ -17,7 +17,7 @@
 #include "core/verifier_catalog.hpp"
 #include "engine/ranks.hpp"
 
-namespace tev {
+namespace tev::engine {
 
 struct BlockCounts {
   std::vector<std::uint64_t> completed;  // (N, V) samples per (exit node, next token) after completion
@@ -168,4 +168,4 @@ BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const Mo
 // A registered verifier, on its fast path when it has one and plan.fast_path is set.
 BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan);
 
-}  // namespace tev
+}  // namespace tev::engine

@@ -4,7 +4,7 @@
 #include <mpi.h>
 #endif
 
-namespace tev {
+namespace tev::engine {
 
 namespace {
 bool g_initialized_here = false;
@@ -50,4 +50,4 @@ void ProcessGroup::sum([[maybe_unused]] std::span<std::int64_t> values) const {
 #endif
 }
 
-}  // namespace tev
+}  // namespace tev::engine

@@ -6,7 +6,7 @@
 
 #include "engine/ranks.hpp"
 
-namespace tev {
+namespace tev::engine {
 
 class ProcessGroup final : public Collective {
  public:
@@ -24,4 +24,4 @@ class ProcessGroup final : public Collective {
   void sum(std::span<std::int64_t> values) const override;
 };
 
-}  // namespace tev
+}  // namespace tev::engine

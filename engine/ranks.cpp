@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tev {
+namespace tev::engine {
 
 namespace {
 
@@ -25,4 +25,4 @@ std::pair<std::uint64_t, std::uint64_t> Ranks::slice(std::uint64_t first, std::u
 void Ranks::sum(std::span<std::uint64_t> values) const { sum_with(*this, values); }
 void Ranks::sum(std::span<std::int64_t> values) const { sum_with(*this, values); }
 
-}  // namespace tev
+}  // namespace tev::engine

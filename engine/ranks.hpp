@@ -9,7 +9,7 @@
 #include <span>
 #include <utility>
 
-namespace tev {
+namespace tev::engine {
 
 // An in-place sum over every rank of a group: each rank passes its values and receives the total.
 class Collective {
@@ -45,4 +45,4 @@ struct RunContext {
   bool speaks() const { return ranks.rank == 0; }  // prints to stdout and stderr
 };
 
-}  // namespace tev
+}  // namespace tev::engine

@@ -11,7 +11,7 @@
 #include "workloads/trees.hpp"
 #include "core/softmax.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 
 namespace {
 
@@ -83,13 +83,13 @@ std::vector<std::vector<double>> marginal_rows(std::span<const double> logits, s
   return out;
 }
 
-ContextTree build_context_tree(const BlockDrafter& drafter, const LanguageModel& target, std::span<const Token> context,
+ContextTree build_context_tree(const BlockDrafter& drafter, const models::LanguageModel& target, std::span<const Token> context,
                                std::int32_t budget) {
   const std::int32_t vocab = drafter.vocab(), horizon = drafter.horizon();
   if (target.vocab() != vocab) throw std::invalid_argument("drafter and target have different vocabularies");
   std::vector<double> logits(static_cast<std::size_t>(horizon) * static_cast<std::size_t>(vocab));  // (H, V)
   drafter.logits(context, logits);
-  DraftTree tree = ddtree_best_first(marginal_rows(logits, horizon, vocab), budget).tree;
+  DraftTree tree = workloads::ddtree_best_first(marginal_rows(logits, horizon, vocab), budget).tree;
   const std::vector<double> probs = target.tree_rows(context, tree);  // (N, V) p_v
   TargetRows rows = TargetRows::from_probabilities(probs, tree.size(), vocab);
   ExitLaw law = ExitLaw::compute(tree, rows);
@@ -119,7 +119,7 @@ std::string_view objective_name(Objective objective) {
   return "unknown";
 }
 
-PreparedBatch prepare_batch(const BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> examples,
+PreparedBatch prepare_batch(const BlockDrafter& drafter, const models::LanguageModel& target, std::span<const TrainingExample> examples,
                             std::span<const std::size_t> batch, const ObjectiveSpec& spec) {
   const std::int32_t horizon = drafter.horizon();
   PreparedBatch prepared;
@@ -166,7 +166,7 @@ double batch_loss(const BlockDrafter& drafter, std::span<const TrainingExample> 
   return loss;
 }
 
-std::vector<StepRecord> train(BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> examples,
+std::vector<StepRecord> train(BlockDrafter& drafter, const models::LanguageModel& target, std::span<const TrainingExample> examples,
                               const TrainingConfig& config, const std::function<void(std::int32_t step)>& on_step) {
   if (examples.empty()) throw std::invalid_argument("train: no examples");
   if (config.batch < 1 || config.steps < 0) throw std::invalid_argument("train: batch must be positive and steps non-negative");
@@ -186,9 +186,9 @@ std::vector<StepRecord> train(BlockDrafter& drafter, const LanguageModel& target
   return curve;
 }
 
-CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const LanguageModel& target,
+CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const models::LanguageModel& target,
                                      std::span<const std::vector<Token>> contexts, std::int32_t budget,
-                                     std::uint64_t samples_per_tree, std::uint32_t seed, int threads, const Ranks& ranks) {
+                                     std::uint64_t samples_per_tree, std::uint32_t seed, int threads, const engine::Ranks& ranks) {
   if (contexts.empty()) throw std::invalid_argument("evaluate_coverage: no contexts");
   CoverageEvaluation e;
   e.budget = budget;
@@ -201,13 +201,13 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const Language
     ceiling_sum += t.law.ceiling();
     variance_sum += t.law.length_variance;
     length_laws.push_back(length_law(t.tree, t.law));
-    MonteCarloPlan plan;
+    engine::MonteCarloPlan plan;
     plan.seed = seed;
     plan.tree_id = static_cast<std::uint32_t>(i);
     plan.samples = samples_per_tree;
     plan.threads = threads;
     plan.ranks = ranks;
-    const BlockCounts counts = run_monte_carlo(VerifierId::tree_exit, t.tree, t.rows, plan);
+    const engine::BlockCounts counts = engine::run_monte_carlo(VerifierId::tree_exit, t.tree, t.rows, plan);
     length_sum += counts.length_sum;
     e.tev_samples += counts.samples;
   }
@@ -257,7 +257,7 @@ TevAgreement tev_agreement(std::span<const ExitTrainSeedRun> runs, double alpha)
 
 std::vector<std::int32_t> evaluation_budgets(std::int32_t budget) { return {std::max(1, budget / 2), budget, 2 * budget}; }
 
-Comparison compare_objectives(BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> warmup,
+Comparison compare_objectives(BlockDrafter& drafter, const models::LanguageModel& target, std::span<const TrainingExample> warmup,
                               std::span<const TrainingExample> examples, std::span<const std::vector<Token>> test_contexts,
                               const ComparisonConfig& config, const std::function<void(std::string_view stage)>& progress) {
   auto say = [&](const std::string& stage) {
@@ -294,4 +294,4 @@ Comparison compare_objectives(BlockDrafter& drafter, const LanguageModel& target
   return result;
 }
 
-}  // namespace tev
+}  // namespace tev::exittrain

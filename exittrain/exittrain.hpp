@@ -15,7 +15,7 @@
 #include "models/language_model.hpp"
 #include "engine/ranks.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 
 // A DFlash-style block drafter: from a context alone, one logit row per future position 1..H
 // (position-wise marginals, not conditioned on the tree path). Parameters live in one flat vector.
@@ -57,7 +57,7 @@ struct ContextTree {
   TargetRows rows;
   ExitLaw law;
 };
-ContextTree build_context_tree(const BlockDrafter& drafter, const LanguageModel& target,
+ContextTree build_context_tree(const BlockDrafter& drafter, const models::LanguageModel& target,
                                std::span<const Token> context, std::int32_t budget);
 
 // Detached per-node weights of the tree terms, (N) with the root's weight 0 (it has no incoming
@@ -95,7 +95,7 @@ struct PreparedBatch {
 
 // L_tok = (1 / (n H)) Σ_i Σ_h −log q_h(Z_ih | c_i) over the target continuations, plus for the
 // tree objectives λ Σ_i Σ_{v ≠ r} ω_i(v) (−log q_depth(v)(x_v | c_i)) / Σ_i (|V_i| − 1) (eq. 14).
-PreparedBatch prepare_batch(const BlockDrafter& drafter, const LanguageModel& target,
+PreparedBatch prepare_batch(const BlockDrafter& drafter, const models::LanguageModel& target,
                             std::span<const TrainingExample> examples, std::span<const std::size_t> batch,
                             const ObjectiveSpec& spec);
 
@@ -118,7 +118,7 @@ struct StepRecord {
 
 // Adam on the prepared-batch loss; step s takes examples [s·batch, (s + 1)·batch) modulo their
 // count, so objectives trained from the same examples see the same data in the same order.
-std::vector<StepRecord> train(BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> examples,
+std::vector<StepRecord> train(BlockDrafter& drafter, const models::LanguageModel& target, std::span<const TrainingExample> examples,
                               const TrainingConfig& config, const std::function<void(std::int32_t step)>& on_step = {});
 
 struct CoverageEvaluation {
@@ -133,9 +133,9 @@ struct CoverageEvaluation {
 
 // Builds the drafter's tree for every held-out context at `budget`, averages the exact 1 + C_p,
 // and runs TEV `samples_per_tree` times on each tree (seed; tree id = context index).
-CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const LanguageModel& target,
+CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const models::LanguageModel& target,
                                      std::span<const std::vector<Token>> contexts, std::int32_t budget,
-                                     std::uint64_t samples_per_tree, std::uint32_t seed, int threads, const Ranks& ranks = {});
+                                     std::uint64_t samples_per_tree, std::uint32_t seed, int threads, const engine::Ranks& ranks = {});
 
 // The ExitTrain comparison: from one warm-started drafter, the three objectives with the same
 // examples, steps, learning rate and λ; each evaluated on the held-out contexts at B/2, B and 2B.
@@ -145,7 +145,7 @@ struct ComparisonConfig {
   std::uint64_t tev_samples_per_tree = 1000;
   std::uint32_t seed = 1;  // TEV's sampling seed
   int threads = 1;
-  Ranks ranks{};             // the processes TEV's samples are split over
+  engine::Ranks ranks{};             // the processes TEV's samples are split over
 };
 
 struct ObjectiveRun {
@@ -196,8 +196,8 @@ std::vector<std::int32_t> evaluation_budgets(std::int32_t budget);
 
 // warmup: examples of the token-only warm-up; examples: those of the compared runs. The drafter
 // ends at the warm-started parameters.
-Comparison compare_objectives(BlockDrafter& drafter, const LanguageModel& target, std::span<const TrainingExample> warmup,
+Comparison compare_objectives(BlockDrafter& drafter, const models::LanguageModel& target, std::span<const TrainingExample> warmup,
                               std::span<const TrainingExample> examples, std::span<const std::vector<Token>> test_contexts,
                               const ComparisonConfig& config, const std::function<void(std::string_view stage)>& progress = {});
 
-}  // namespace tev
+}  // namespace tev::exittrain

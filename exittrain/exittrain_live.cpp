@@ -8,7 +8,7 @@
 
 #include "core/philox_engine.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 
 FrequentWordsDrafter::FrequentWordsDrafter(std::int32_t vocab, std::span<const Token> frequent_words, const Shape& shape,
                                            double init_scale, std::uint32_t seed)
@@ -123,4 +123,4 @@ std::vector<TrainingExample> examples_from_sequences(std::span<const std::vector
   return examples;
 }
 
-}  // namespace tev
+}  // namespace tev::exittrain

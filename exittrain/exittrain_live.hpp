@@ -9,7 +9,7 @@
 #include "models/language_model.hpp"
 #include "exittrain/exittrain.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 
 // A block drafter over a frequency-truncated vocabulary: the K most frequent words each get a
 // bucket, every other word shares bucket K ("other"). Position h's bucket logits are
@@ -59,4 +59,4 @@ enum class ExampleSet : std::uint32_t { warmup = 0, training = 1 };
 std::vector<TrainingExample> examples_from_sequences(std::span<const std::vector<Token>> sequences, std::int32_t horizon,
                                                      std::uint32_t seed, ExampleSet set);
 
-}  // namespace tev
+}  // namespace tev::exittrain

@@ -8,7 +8,7 @@
 #include "core/sampling.hpp"
 #include "core/softmax.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 
 MarkovTarget::MarkovTarget(std::int32_t vocab, std::int32_t order, double scale, std::uint32_t seed)
     : vocab_(vocab), order_(order) {
@@ -78,7 +78,7 @@ Token sample_token(std::span<const double> row, double u) {
   return pick_cumulative(cum.data(), static_cast<std::int32_t>(row.size()), u);
 }
 
-std::vector<Token> sample_context(const LanguageModel& target, std::int32_t length, PhiloxEngine& engine) {
+std::vector<Token> sample_context(const models::LanguageModel& target, std::int32_t length, PhiloxEngine& engine) {
   std::vector<Token> sequence = {static_cast<Token>(engine() % static_cast<std::uint32_t>(target.vocab()))};
   while (static_cast<std::int32_t>(sequence.size()) < length) {
     sequence.push_back(sample_token(target.next_row(sequence), engine.uniform()));
@@ -86,7 +86,7 @@ std::vector<Token> sample_context(const LanguageModel& target, std::int32_t leng
   return sequence;
 }
 
-std::vector<TrainingExample> sample_examples(const LanguageModel& target, std::int32_t count, std::int32_t context_length,
+std::vector<TrainingExample> sample_examples(const models::LanguageModel& target, std::int32_t count, std::int32_t context_length,
                                              std::int32_t horizon, PhiloxEngine& engine) {
   std::vector<TrainingExample> examples;
   for (std::int32_t i = 0; i < count; ++i) {
@@ -97,4 +97,4 @@ std::vector<TrainingExample> sample_examples(const LanguageModel& target, std::i
   return examples;
 }
 
-}  // namespace tev
+}  // namespace tev::exittrain

@@ -9,12 +9,12 @@
 #include "exittrain/exittrain.hpp"
 #include "core/philox_engine.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 
 // An order-k Markov target: the next token's logits are Σ_{j<k} scale · G_j[x_{−1−j}, ·], with
 // G_j (V, V) tables of standard Gaussians drawn from the seed. Lags missing from a short
 // sequence contribute nothing.
-class MarkovTarget final : public LanguageModel {
+class MarkovTarget final : public models::LanguageModel {
  public:
   MarkovTarget(std::int32_t vocab, std::int32_t order, double scale, std::uint32_t seed);
   std::string name() const override { return "order-" + std::to_string(order_) + " Markov target"; }
@@ -57,10 +57,10 @@ class LinearBlockDrafter final : public BlockDrafter {
 Token sample_token(std::span<const double> row, double u);
 
 // A sequence from the target: a uniform first token, then length − 1 target draws.
-std::vector<Token> sample_context(const LanguageModel& target, std::int32_t length, PhiloxEngine& engine);
+std::vector<Token> sample_context(const models::LanguageModel& target, std::int32_t length, PhiloxEngine& engine);
 
 // `count` contexts of `context_length` tokens, each with the target's continuation of `horizon` tokens.
-std::vector<TrainingExample> sample_examples(const LanguageModel& target, std::int32_t count, std::int32_t context_length,
+std::vector<TrainingExample> sample_examples(const models::LanguageModel& target, std::int32_t count, std::int32_t context_length,
                                              std::int32_t horizon, PhiloxEngine& engine);
 
-}  // namespace tev
+}  // namespace tev::exittrain

@@ -11,7 +11,7 @@
 #include "exittrain/exittrain_models.hpp"
 #include "workloads/trees.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 
 namespace {
 
@@ -30,7 +30,7 @@ constexpr LiveDefault kLiveDefaults[] = {
     {"--batch", &ExitTrainOptions::batch, 4},           {"--test-contexts", &ExitTrainOptions::test_contexts, 32},
     {"--context-length", &ExitTrainOptions::context_length, 16}};
 
-ComparisonConfig comparison_config(const ExitTrainOptions& o, std::uint32_t seed, double lambda, const Ranks& ranks) {
+ComparisonConfig comparison_config(const ExitTrainOptions& o, std::uint32_t seed, double lambda, const engine::Ranks& ranks) {
   ComparisonConfig config;
   config.training = {{Objective::token_only, o.budget, lambda}, o.steps, o.batch, o.learning_rate};
   config.warmup_steps = o.warmup_steps;
@@ -45,7 +45,7 @@ std::function<void(std::string_view)> seed_progress(std::ostream& progress, std:
   return [&progress, seed](std::string_view stage) { progress << "  seed " << seed << ": " << stage << '\n'; };
 }
 
-ExitTrainSeedRun run_sim_seed(const ExitTrainOptions& o, std::uint32_t seed, double lambda, const Ranks& ranks, std::ostream& progress) {
+ExitTrainSeedRun run_sim_seed(const ExitTrainOptions& o, std::uint32_t seed, double lambda, const engine::Ranks& ranks, std::ostream& progress) {
   const MarkovTarget target(o.vocab, o.target_order, o.target_scale, seed);
   LinearBlockDrafter drafter(o.vocab, o.horizon, o.lookback);
   PhiloxEngine warmup_engine(seed, uses::exittrain_sim_data, kWarmupExamples), training_engine(seed, uses::exittrain_sim_data, kTrainingExamples),
@@ -60,28 +60,28 @@ ExitTrainSeedRun run_sim_seed(const ExitTrainOptions& o, std::uint32_t seed, dou
 // The real model, loaded once for every seed: the trigram as target, its unigram row's most
 // probable words as the drafter's buckets.
 struct LiveSetup {
-  std::shared_ptr<const SphinxModel> model;
-  NormalizedModel target;
+  std::shared_ptr<const models::SphinxModel> model;
+  models::NormalizedModel target;
   std::vector<Token> frequent_words;
 };
 
 LiveSetup load_live(const ExitTrainOptions& o) {
-  auto file = std::make_shared<const SphinxFile>();
+  auto file = std::make_shared<const models::SphinxFile>();
   if (o.vocab >= file->vocab()) throw std::invalid_argument("--vocab: the drafter's K frequent words must be fewer than the model's " + std::to_string(file->vocab()));
-  auto model = std::make_shared<const SphinxModel>(file, SphinxView::trigram, kLiveCacheRows);
-  return {model, NormalizedModel(model, kModelRowTolerance), rank_row(file->scores(1, kNoToken, kNoToken), o.vocab).tokens};
+  auto model = std::make_shared<const models::SphinxModel>(file, models::SphinxView::trigram, kLiveCacheRows);
+  return {model, models::NormalizedModel(model, models::kModelRowTolerance), workloads::rank_row(file->scores(1, kNoToken, kNoToken), o.vocab).tokens};
 }
 
 // One seed of the live comparison: sequences sampled from the trigram (substream i of the seed
 // for sequence i) split into warm-up, training and held-out sets; the target is the same for every seed.
-ExitTrainSeedRun run_live_seed(const ExitTrainOptions& o, const LiveSetup& live, std::uint32_t seed, double lambda, const Ranks& ranks,
+ExitTrainSeedRun run_live_seed(const ExitTrainOptions& o, const LiveSetup& live, std::uint32_t seed, double lambda, const engine::Ranks& ranks,
                                std::ostream& progress) {
   const std::int32_t per_sequence = o.context_length - o.horizon;  // examples one sequence of <s> + length words gives
   auto sequences_for = [&](std::int32_t steps) { return (steps * o.batch + per_sequence - 1) / per_sequence; };
   const std::int32_t warmup_sequences = sequences_for(o.warmup_steps), training_sequences = sequences_for(o.steps);
   const auto say = seed_progress(progress, seed);
   say("sampling " + std::to_string(warmup_sequences + training_sequences + o.test_contexts) + " sequences from the trigram");
-  const auto sequences = sample_contexts(*live.model, warmup_sequences + training_sequences + o.test_contexts, o.context_length, seed,
+  const auto sequences = live::sample_contexts(*live.model, warmup_sequences + training_sequences + o.test_contexts, o.context_length, seed,
                                          live.model->file().sentence_end());
   const std::span<const std::vector<Token>> all(sequences);
   const auto warmup = examples_from_sequences(all.first(static_cast<std::size_t>(warmup_sequences)), o.horizon, seed, ExampleSet::warmup);
@@ -102,7 +102,7 @@ ExitTrainOptions with_live_defaults(ExitTrainOptions o, const std::function<bool
   return o;
 }
 
-ExitTrainRuns run_exittrain(const ExitTrainOptions& o, const RunContext& context, std::ostream& progress) {
+ExitTrainRuns run_exittrain(const ExitTrainOptions& o, const engine::RunContext& context, std::ostream& progress) {
   if (o.mode != "sim" && o.mode != "live") throw std::invalid_argument("--mode must be sim or live, got " + o.mode);
   if (o.mode == "sim" && o.vocab > 4096) throw std::invalid_argument("--vocab: the synthetic target's tables hold V^2 entries per lag, V at most 4096");
   if (o.mode == "sim" && 2 * o.budget > o.vocab * o.horizon) throw std::invalid_argument("--budget: 2B must fit in V x H tree positions");
@@ -127,4 +127,4 @@ ExitTrainRuns run_exittrain(const ExitTrainOptions& o, const RunContext& context
   return result;
 }
 
-}  // namespace tev
+}  // namespace tev::exittrain

@@ -16,7 +16,7 @@
 #include "exittrain/exittrain.hpp"
 #include "engine/ranks.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 
 struct ExitTrainOptions {
   std::string mode = "sim";        // sim: synthetic target and linear drafter; live: the Sphinx trigram and a frequent-words drafter
@@ -73,6 +73,6 @@ struct ExitTrainRuns {
 
 // Checks the options (std::invalid_argument naming the flag), then trains and evaluates every seed.
 // TEV's Monte Carlo is split over context.ranks.
-ExitTrainRuns run_exittrain(const ExitTrainOptions& options, const RunContext& context, std::ostream& progress);
+ExitTrainRuns run_exittrain(const ExitTrainOptions& options, const engine::RunContext& context, std::ostream& progress);
 
-}  // namespace tev
+}  // namespace tev::exittrain

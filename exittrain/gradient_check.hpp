@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-namespace tev {
+namespace tev::exittrain {
 
 // (f(x + h e_i) − f(x − h e_i)) / 2h for every coordinate i. f reads x, the parameters, which are
 // moved in place one at a time and restored exactly.
@@ -23,4 +23,4 @@ inline std::vector<double> central_differences(std::span<double> x, const std::f
   return gradient;
 }
 
-}  // namespace tev
+}  // namespace tev::exittrain

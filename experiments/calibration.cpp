@@ -7,7 +7,7 @@
 #include "engine/monte_carlo.hpp"
 #include "judging/verdict_policy.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 namespace {
 
@@ -24,7 +24,7 @@ void summarize(CalibrationSeries& s) {
 
 }  // namespace
 
-CheckCase rare_long_path_case(std::uint64_t samples, double rare_count) {
+workloads::CheckCase rare_long_path_case(std::uint64_t samples, double rare_count) {
   const double q = rare_count / static_cast<double>(samples);
   std::vector<NodeId> parents(kRareChainDepth + 1);
   std::vector<Token> tokens(kRareChainDepth + 1, 0);
@@ -36,14 +36,14 @@ CheckCase rare_long_path_case(std::uint64_t samples, double rare_count) {
     probs.push_back(child);
     for (std::int32_t a = 1; a < kRareVocab; ++a) probs.push_back((1.0 - child) / (kRareVocab - 1));
   }
-  CheckCase c;
+  workloads::CheckCase c;
   c.label = "chain depth 10, rare long path (expected " + std::to_string(rare_count).substr(0, 4) + " times)";
   c.tree = tree_from_parents(parents, tokens, kRareVocab).tree;
   c.rows = TargetRows::from_probabilities(probs, kRareChainDepth + 1, kRareVocab);
   return c;
 }
 
-std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t seeds, std::uint64_t samples, int threads, const Ranks& ranks) {
+std::vector<CalibrationSeries> calibrate_tests(const workloads::CheckCase& c, std::uint32_t seeds, std::uint64_t samples, int threads, const engine::Ranks& ranks) {
   const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
   const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, law);
   const std::vector<std::int32_t> groups = node_groups(c.tree.size(), c.tree.vocab);
@@ -51,7 +51,7 @@ std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t
   for (NodeId u = 1; u < c.tree.size(); ++u) {
     if (std::abs(law.prefix[u] - 0.5) < std::abs(law.prefix[probe] - 0.5)) probe = u;
   }
-  const CheckCase rare = rare_long_path_case(samples, 0.2);
+  const workloads::CheckCase rare = rare_long_path_case(samples, 0.2);
   const ExitLaw rare_law = ExitLaw::compute(rare.tree, rare.rows);
   std::vector<CalibrationSeries> series(7);
   series[0].test = "identity test, p-value as verdicts use it at levels 0.01 to 0.05, TEV completed law vs canonical";
@@ -64,17 +64,17 @@ std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t
   for (std::size_t k = 0; k < series.size(); ++k) series[k].case_label = k < 4 ? c.label : rare.label;
   series[6].gates = false;
   for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
-    MonteCarloPlan plan{.seed = seed, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads, .ranks = ranks};
-    const BlockCounts tev = run_monte_carlo(VerifierId::tree_exit, c.tree, c.rows, plan);
-    const BlockCounts rare_tev = run_monte_carlo(VerifierId::tree_exit, rare.tree, rare.rows, plan);
+    engine::MonteCarloPlan plan{.seed = seed, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads, .ranks = ranks};
+    const engine::BlockCounts tev = engine::run_monte_carlo(VerifierId::tree_exit, c.tree, c.rows, plan);
+    const engine::BlockCounts rare_tev = engine::run_monte_carlo(VerifierId::tree_exit, rare.tree, rare.rows, plan);
     // Another tree id gives predraw its own uniforms: the two samples must be independent.
     plan.tree_id = 1;
-    const BlockCounts predraw = run_monte_carlo(VerifierId::predraw, c.tree, c.rows, plan);
+    const engine::BlockCounts predraw = engine::run_monte_carlo(VerifierId::predraw, c.tree, c.rows, plan);
     // The identity test's p-value as a verdict holding it to the nominal rates uses it (simulated
     // near them, a fresh null simulation per seed); the others are raw asymptotic p-values.
-    const TestLevel nominal{.level = kNominalRates[1], .largest_level = kNominalRates[0], .seed = kNullSimulationSeed, .id = seed};
-    const TreeEvidence e = sampled_evidence(c.tree, c.rows, tev, nominal);
-    const TreeEvidence r = sampled_evidence(rare.tree, rare.rows, rare_tev, TestLevel{});
+    const TestLevel nominal{.level = kNominalRates[1], .largest_level = kNominalRates[0], .seed = judging::kNullSimulationSeed, .id = seed};
+    const judging::TreeEvidence e = judging::sampled_evidence(c.tree, c.rows, tev, nominal);
+    const judging::TreeEvidence r = judging::sampled_evidence(rare.tree, rare.rows, rare_tev, TestLevel{});
     series[0].p_values.push_back(e.chi_square.p_value);
     series[1].p_values.push_back(e.shortfall_p);
     series[2].p_values.push_back(e.acceptance_p[static_cast<std::size_t>(probe) - 1]);
@@ -87,4 +87,4 @@ std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t
   return series;
 }
 
-}  // namespace tev
+}  // namespace tev::experiments

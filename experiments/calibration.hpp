@@ -8,7 +8,7 @@
 #include "engine/ranks.hpp"
 #include "workloads/suite.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 // The nominal rates the series are checked at: false alarms at each must not exceed it.
 inline constexpr double kNominalRates[] = {0.05, 0.01};
@@ -26,7 +26,7 @@ struct CalibrationSeries {
 // A chain of depth 10 whose root accepts its child with probability q = rare_count / samples and
 // whose deeper nodes accept theirs with probability 1 − 1e-9: L is 1, or 11 with probability ≈ q.
 // At n = samples the long path is expected rare_count times, and it carries almost all of Var L.
-CheckCase rare_long_path_case(std::uint64_t samples, double rare_count);
+workloads::CheckCase rare_long_path_case(std::uint64_t samples, double rare_count);
 
 // For seeds 1..seeds, TEV and predraw (both exact and saturated) sample `samples` blocks on the
 // case; records the p-values of: the identity test of TEV's completed law (as a verdict at the
@@ -34,7 +34,7 @@ CheckCase rare_long_path_case(std::uint64_t samples, double rare_count);
 // test of the node whose P(u) is closest to 1/2, and the TEV-vs-predraw homogeneity χ². Then, on rare_long_path_case(samples, 0.2): the E[L] shortfall
 // and excess bounds (both used by the suite) and, descriptive, the two-sided z-test with the
 // exact null variance that they replace. Every null is true.
-std::vector<CalibrationSeries> calibrate_tests(const CheckCase& c, std::uint32_t seeds, std::uint64_t samples, int threads,
-                                                const Ranks& ranks = {});
+std::vector<CalibrationSeries> calibrate_tests(const workloads::CheckCase& c, std::uint32_t seeds, std::uint64_t samples, int threads,
+                                                const engine::Ranks& ranks = {});
 
-}  // namespace tev
+}  // namespace tev::experiments

@@ -8,18 +8,18 @@
 #include "workloads/suite.hpp"
 #include "judging/verdicts.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 struct CheckSuiteOptions {
-  SuiteConfig suite;
-  JudgingConfig judging;  // judging.monte_carlo is the GPU's engine under --device gpu
+  workloads::SuiteConfig suite;
+  judging::JudgingConfig judging;  // judging.monte_carlo is the GPU's engine under --device gpu
   std::string device = "cpu";  // where the Monte Carlo runs ("gpu": the fast-path verifiers on the GPU)
 };
 
 struct CheckSuiteResult {
-  std::vector<KnownAnswer> selftest;
-  SyntheticSuite suite;                   // empty when the selftest failed: nothing was judged
-  std::vector<VerifierReport> verifiers;  // in catalog order
+  std::vector<judging::KnownAnswer> selftest;
+  workloads::SyntheticSuite suite;                   // empty when the selftest failed: nothing was judged
+  std::vector<judging::VerifierReport> verifiers;  // in catalog order
   double seconds = 0.0;
   // Every saturated verifier exact and saturated, every unsaturated one exact and not saturated,
   // every mutant not exact (and sampled out where its power is ≥ 99 %), after a passing selftest.
@@ -28,6 +28,6 @@ struct CheckSuiteResult {
   int exit_code() const { return passed ? 0 : 1; }
 };
 
-CheckSuiteResult run_check_suite(const CheckSuiteOptions& options, const VerifierProgress& progress = {});
+CheckSuiteResult run_check_suite(const CheckSuiteOptions& options, const judging::VerifierProgress& progress = {});
 
-}  // namespace tev
+}  // namespace tev::experiments

@@ -14,7 +14,7 @@
 #include "workloads/synthetic.hpp"
 #include "workloads/trees.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 namespace {
 
@@ -24,11 +24,11 @@ constexpr double kFixedPoint = 4294967296.0;  // 2^32
 class OrderTwoModel {
  public:
   OrderTwoModel(std::int32_t vocab, std::uint32_t seed, double draft_noise) : vocab_(vocab) {
-    const RowFamilySpec family{RowFamily::dirichlet, 0.7, 1.0};
+    const workloads::RowFamilySpec family{workloads::RowFamily::dirichlet, 0.7, 1.0};
     for (std::int32_t context = 0; context < vocab * vocab; ++context) {
       PhiloxEngine engine(seed, uses::composition_rows, static_cast<std::uint32_t>(context));
-      const auto p = sample_row(family, vocab, engine);
-      const auto q = perturb_row(p, draft_noise, engine);
+      const auto p = workloads::sample_row(family, vocab, engine);
+      const auto q = workloads::perturb_row(p, draft_noise, engine);
       target_.insert(target_.end(), p.begin(), p.end());
       draft_.insert(draft_.end(), q.begin(), q.end());
     }
@@ -66,7 +66,7 @@ Round build_round(const OrderTwoModel& model, const std::vector<Token>& context,
     marginals.emplace_back(q.begin(), q.end());
     chain.push_back(static_cast<Token>(std::max_element(q.begin(), q.end()) - q.begin()));
   }
-  DraftTree tree = ddtree_best_first(marginals, config.budget).tree;
+  DraftTree tree = workloads::ddtree_best_first(marginals, config.budget).tree;
   std::vector<double> probs;
   for (NodeId v = 0; v < tree.size(); ++v) {
     const auto [a, b] = last_two(context, tree.path_tokens(v));
@@ -184,4 +184,4 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
   return results;
 }
 
-}  // namespace tev
+}  // namespace tev::experiments

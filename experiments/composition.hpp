@@ -12,7 +12,7 @@
 #include "core/verifier_catalog.hpp"
 #include "engine/ranks.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 struct CompositionConfig {
   std::int32_t vocab = 4;          // V; the exact law has V^tokens cells
@@ -23,7 +23,7 @@ struct CompositionConfig {
   std::uint64_t sequences = 100000;
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  Ranks ranks{};                     // the processes the sequences are split over (engine/ranks.hpp)
+  engine::Ranks ranks{};                     // the processes the sequences are split over (engine/ranks.hpp)
   TestLevel level{};                 // the level each verifier's identity test is held to (its id: the verifier's index)
 };
 
@@ -41,4 +41,4 @@ struct CompositionResult {
 // likely chain, and each verifier in `ids` plus the randomness-reusing TEV mutant.
 std::vector<CompositionResult> run_composition(const CompositionConfig& config, const std::vector<VerifierId>& ids);
 
-}  // namespace tev
+}  // namespace tev::experiments

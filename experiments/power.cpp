@@ -10,7 +10,7 @@
 #include "engine/monte_carlo.hpp"
 #include "judging/verdict_policy.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 namespace {
 
@@ -21,7 +21,7 @@ struct Laws {
   std::vector<double> canonical;
   std::vector<std::int32_t> groups;
 };
-Laws laws_of(const CheckCase& c) {
+Laws laws_of(const workloads::CheckCase& c) {
   return {canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows)), node_groups(c.tree.size(), c.tree.vocab)};
 }
 
@@ -35,22 +35,22 @@ std::uint64_t budget_for(const Laws& laws, const std::vector<double>& alternativ
 
 // Sampled power: replicates of `samples` blocks from sample_block, each tested at alpha.
 template <class SampleBlock>
-PowerSpotCheck spot_check(const CheckCase& c, const Laws& laws, const std::vector<double>& alternative,
+PowerSpotCheck spot_check(const workloads::CheckCase& c, const Laws& laws, const std::vector<double>& alternative,
                           std::uint64_t samples, const PowerConfig& config, SampleBlock&& sample_block) {
   PowerSpotCheck spot{samples, config.replicates, 0,
                       chi_square_power(laws.canonical, alternative, laws.groups, static_cast<double>(samples), config.alpha)};
   for (int r = 0; r < config.replicates; ++r) {
     // Each replicate its own seed, distinct from the sweep's.
-    const MonteCarloPlan plan{.seed = config.seed + 1000003u * static_cast<std::uint32_t>(r + 1), .tree_id = 0,
+    const engine::MonteCarloPlan plan{.seed = config.seed + 1000003u * static_cast<std::uint32_t>(r + 1), .tree_id = 0,
                               .samples = samples, .first_sample = 0, .threads = config.threads, .ranks = config.ranks};
-    const BlockCounts counts = count_blocks(c.tree, c.rows, plan, sample_block);
+    const engine::BlockCounts counts = engine::count_blocks(c.tree, c.rows, plan, sample_block);
     if (pearson_chi_square(counts.completed, laws.canonical, laws.groups).p_value < config.alpha) ++spot.rejections;
   }
   return spot;
 }
 
 template <class SampleBlock>
-PowerCurve curve_for(const CheckCase& c, const Laws& laws, std::string name, const std::vector<double>& alternative,
+PowerCurve curve_for(const workloads::CheckCase& c, const Laws& laws, std::string name, const std::vector<double>& alternative,
                      const PowerConfig& config, SampleBlock&& sample_block) {
   PowerCurve curve;
   curve.name = std::move(name);
@@ -79,7 +79,7 @@ PowerCurve curve_for(const CheckCase& c, const Laws& laws, std::string name, con
 
 }  // namespace
 
-std::vector<PowerCurve> mutant_power(const CheckCase& c, const PowerConfig& config) {
+std::vector<PowerCurve> mutant_power(const workloads::CheckCase& c, const PowerConfig& config) {
   const Laws laws = laws_of(c);
   std::vector<PowerCurve> curves;
   for (const VerifierInfo& info : verifier_catalog()) {
@@ -94,7 +94,7 @@ std::vector<PowerCurve> mutant_power(const CheckCase& c, const PowerConfig& conf
   return curves;
 }
 
-std::vector<PowerCurve> contamination_power(const CheckCase& c, const std::vector<double>& epsilons, const PowerConfig& config) {
+std::vector<PowerCurve> contamination_power(const workloads::CheckCase& c, const std::vector<double>& epsilons, const PowerConfig& config) {
   const Laws laws = laws_of(c);
   const VerifierId wrong = VerifierId::mutant_bonus_from_full_row;
   const std::vector<double> wrong_law = enumerate_verifier(wrong, c.tree, c.rows).completed;
@@ -114,7 +114,7 @@ std::vector<PowerCurve> contamination_power(const CheckCase& c, const std::vecto
   return curves;
 }
 
-double contamination_power_at_tv(const CheckCase& c, const PowerConfig& config, double tv) {
+double contamination_power_at_tv(const workloads::CheckCase& c, const PowerConfig& config, double tv) {
   const Laws laws = laws_of(c);
   const std::vector<double> wrong = enumerate_verifier(VerifierId::mutant_bonus_from_full_row, c.tree, c.rows).completed;
   const double full = total_variation(wrong, laws.canonical);
@@ -125,9 +125,9 @@ double contamination_power_at_tv(const CheckCase& c, const PowerConfig& config, 
   return chi_square_power(laws.canonical, mixture, laws.groups, static_cast<double>(config.default_budget), config.alpha);
 }
 
-PowerSpotCheck noise_contamination_spot_check(const CheckCase& c, double tv, std::uint64_t samples, const PowerConfig& config) {
+PowerSpotCheck noise_contamination_spot_check(const workloads::CheckCase& c, double tv, std::uint64_t samples, const PowerConfig& config) {
   const Laws laws = laws_of(c);
-  const std::vector<double> noise = support_noise(laws.canonical);
+  const std::vector<double> noise = judging::support_noise(laws.canonical);
   const double full = total_variation(noise, laws.canonical);
   if (!(tv >= 0.0 && tv <= full)) throw std::invalid_argument("contamination TV outside [0, TV(noise, canonical)]");
   const double eps = tv / full;  // TV is linear in the mixing weight
@@ -144,10 +144,10 @@ PowerSpotCheck noise_contamination_spot_check(const CheckCase& c, double tv, std
   });
 }
 
-std::optional<double> detectable_tv_toward(const CheckCase& c, const PowerConfig& config) {
+std::optional<double> detectable_tv_toward(const workloads::CheckCase& c, const PowerConfig& config) {
   const Laws laws = laws_of(c);
   const std::vector<double> wrong = enumerate_verifier(VerifierId::mutant_bonus_from_full_row, c.tree, c.rows).completed;
   return tev::detectable_tv_toward(laws.canonical, wrong, laws.groups, static_cast<double>(config.default_budget), config.alpha, kTarget);
 }
 
-}  // namespace tev
+}  // namespace tev::experiments

@@ -11,7 +11,7 @@
 #include "engine/ranks.hpp"
 #include "workloads/suite.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 struct PowerSpotCheck {
   std::uint64_t samples = 0;
@@ -38,30 +38,30 @@ struct PowerConfig {
   std::uint64_t spot_check_cap = 200000;  // spot checks need replicates × budget samples: skip above this
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  Ranks ranks{};                         // the processes the spot checks' samples are split over
+  engine::Ranks ranks{};                         // the processes the spot checks' samples are split over
 };
 
 // One curve per mutant on the case (analytic curve, smallest 99 % budget, spot checks at the
 // budgets where the predicted power is about 0.5, 0.9 and 0.99).
-std::vector<PowerCurve> mutant_power(const CheckCase& c, const PowerConfig& config);
+std::vector<PowerCurve> mutant_power(const workloads::CheckCase& c, const PowerConfig& config);
 
 // The canonical law mixed with a wrong law, (1 − ε) canonical + ε wrong, for each ε; the wrong law
 // is the exact law of the bonus-from-full-row mutant. Analytic; spot-checked by sampling the
 // mixture where the cost allows.
-std::vector<PowerCurve> contamination_power(const CheckCase& c, const std::vector<double>& epsilons, const PowerConfig& config);
+std::vector<PowerCurve> contamination_power(const workloads::CheckCase& c, const std::vector<double>& epsilons, const PowerConfig& config);
 
 // The smallest TV from the canonical law (along the same contamination direction) that a single
 // χ² test at config.alpha with config.default_budget samples detects with ≥ 99 % power; none when
 // even the uncontaminated wrong law is missed.
-std::optional<double> detectable_tv_toward(const CheckCase& c, const PowerConfig& config);
+std::optional<double> detectable_tv_toward(const workloads::CheckCase& c, const PowerConfig& config);
 
 // Predicted power of that test against the contamination of the given TV (≤ the wrong law's TV).
-double contamination_power_at_tv(const CheckCase& c, const PowerConfig& config, double tv);
+double contamination_power_at_tv(const workloads::CheckCase& c, const PowerConfig& config, double tv);
 
 // The check's own contamination (verdict_policy's detectable_tv: toward uniform noise over the
 // canonical law's support) of total variation `tv`, sampled: TEV's blocks, each replaced with
 // probability ε = tv / TV(noise, canonical) by a uniform support cell; config.replicates runs of
 // `samples` blocks, each χ² tested at config.alpha, against the power predicted from the laws.
-PowerSpotCheck noise_contamination_spot_check(const CheckCase& c, double tv, std::uint64_t samples, const PowerConfig& config);
+PowerSpotCheck noise_contamination_spot_check(const workloads::CheckCase& c, double tv, std::uint64_t samples, const PowerConfig& config);
 
-}  // namespace tev
+}  // namespace tev::experiments

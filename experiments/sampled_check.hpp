@@ -9,7 +9,7 @@
 #include "drafts/language_pair.hpp"
 #include "judging/sampled_law.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 struct SampledCheckOptions {
   std::int32_t vocab = 4;       // V: p's H-token law has V^H cells
@@ -22,9 +22,9 @@ struct SampledCheckOptions {
 };
 
 struct SampledCheckResult {
-  std::vector<LanguagePair> pairs;
-  std::vector<SampledEvidence> evidence;  // (cases, pairs) row-major
-  std::vector<SampledVerdict> verdicts;   // one per case
+  std::vector<drafts::LanguagePair> pairs;
+  std::vector<judging::SampledEvidence> evidence;  // (cases, pairs) row-major
+  std::vector<judging::SampledVerdict> verdicts;   // one per case
   double test_alpha = 0.0;                // each chi-square test's Bonferroni level
   double seconds = 0.0;
   // target-only: exact conditionally and marginally; q-based: exact marginally only; typical
@@ -37,4 +37,4 @@ struct SampledCheckResult {
 // progress names each case as it runs.
 SampledCheckResult run_sampled_check(const SampledCheckOptions& options, std::ostream& progress);
 
-}  // namespace tev
+}  // namespace tev::experiments

@@ -16,7 +16,7 @@
 #include "core/statistics.hpp"
 #include "engine/monte_carlo.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 namespace {
 
@@ -38,18 +38,18 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-SweepConfig sweep_config(const Theorem1Options& o) {
-  SweepConfig s;
+workloads::SweepConfig sweep_config(const Theorem1Options& o) {
+  workloads::SweepConfig s;
   s.vocab = o.vocab;
   s.seed = o.seed;
-  s.shapes = {TreeShape::random_recursive, TreeShape::ddtree, TreeShape::chain, TreeShape::star};
+  s.shapes = {workloads::TreeShape::random_recursive, workloads::TreeShape::ddtree, workloads::TreeShape::chain, workloads::TreeShape::star};
   if (o.quick) {
     s.budgets = {8, 32};
-    s.families = {{RowFamily::dirichlet, 0.3, 1.0}, {RowFamily::gaussian_logits, 3.0, 0.6}};
+    s.families = {{workloads::RowFamily::dirichlet, 0.3, 1.0}, {workloads::RowFamily::gaussian_logits, 3.0, 0.6}};
   } else {
     s.budgets = {8, 16, 32, 64, 128};
-    s.families = {{RowFamily::dirichlet, 0.3, 1.0}, {RowFamily::zipf, 1.1, 1.0},
-                  {RowFamily::gaussian_logits, 3.0, 1.0}, {RowFamily::gaussian_logits, 3.0, 0.6}};
+    s.families = {{workloads::RowFamily::dirichlet, 0.3, 1.0}, {workloads::RowFamily::zipf, 1.1, 1.0},
+                  {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, {workloads::RowFamily::gaussian_logits, 3.0, 0.6}};
   }
   return s;
 }
@@ -64,29 +64,29 @@ double min_holm(const std::vector<double>& p) {
 // q-based cases of its default pairing on its three language pairs; --quick keeps the first pair
 // and one target-only case per q-based verifier's policy.
 std::vector<SampledTheoremRow> sampled_theorem_rows(const SampledTheoremSizes& sizes, bool quick, std::ostream& progress) {
-  using Id = SampledVerifierId;
-  constexpr std::array<std::pair<Id, DraftPolicy>, 6> kQuick = {{{Id::tree_exit, DraftPolicy::chain},
-                                                                 {Id::tree_exit, DraftPolicy::iid_children},
-                                                                 {Id::tree_exit, DraftPolicy::without_replacement},
-                                                                 {Id::speculative_sampling, DraftPolicy::chain},
-                                                                 {Id::rejection_with_replacement, DraftPolicy::iid_children},
-                                                                 {Id::rejection_without_replacement, DraftPolicy::without_replacement}}};
-  std::vector<SampledCase> cases;
-  for (const SampledCase& c : default_sampled_cases(sizes.depth, sizes.width)) {
-    const SampledKind kind = sampled_verifier_info(c.verifier).kind;
-    if (kind != SampledKind::target_only && kind != SampledKind::q_based) continue;
+  using Id = drafts::SampledVerifierId;
+  constexpr std::array<std::pair<Id, drafts::DraftPolicy>, 6> kQuick = {{{Id::tree_exit, drafts::DraftPolicy::chain},
+                                                                 {Id::tree_exit, drafts::DraftPolicy::iid_children},
+                                                                 {Id::tree_exit, drafts::DraftPolicy::without_replacement},
+                                                                 {Id::speculative_sampling, drafts::DraftPolicy::chain},
+                                                                 {Id::rejection_with_replacement, drafts::DraftPolicy::iid_children},
+                                                                 {Id::rejection_without_replacement, drafts::DraftPolicy::without_replacement}}};
+  std::vector<drafts::SampledCase> cases;
+  for (const drafts::SampledCase& c : drafts::default_sampled_cases(sizes.depth, sizes.width)) {
+    const drafts::SampledKind kind = drafts::sampled_verifier_info(c.verifier).kind;
+    if (kind != drafts::SampledKind::target_only && kind != drafts::SampledKind::q_based) continue;
     if (!quick || std::find(kQuick.begin(), kQuick.end(), std::pair{c.verifier, c.drafting.policy}) != kQuick.end()) cases.push_back(c);
   }
-  std::vector<LanguagePairSpec> specs = default_language_pairs(sizes.vocab, sizes.horizon());
+  std::vector<drafts::LanguagePairSpec> specs = drafts::default_language_pairs(sizes.vocab, sizes.horizon());
   if (quick) specs = {specs[1]};  // the perturbed drafter
   std::vector<SampledTheoremRow> rows;
-  for (const LanguagePairSpec& spec : specs) {
-    const LanguagePair pair(spec);
+  for (const drafts::LanguagePairSpec& spec : specs) {
+    const drafts::LanguagePair pair(spec);
     const std::vector<double> reference = pair.sequence_law();
-    for (const SampledCase& c : cases) {
-      SampledTheoremRow row{c, sampled_verifier_info(c.verifier).kind, spec.label(), spec.drafter, enumerate_conditional(pair, c), 0.0};
+    for (const drafts::SampledCase& c : cases) {
+      SampledTheoremRow row{c, drafts::sampled_verifier_info(c.verifier).kind, spec.label(), spec.drafter, judging::enumerate_conditional(pair, c), 0.0};
       row.marginal_tv = total_variation(row.conditional.marginal, reference);
-      progress << "  " << c.label() << " on " << drafter_name(spec.drafter) << ": max E[L|T] - (1 + C_p(T)) "
+      progress << "  " << c.label() << " on " << drafts::drafter_name(spec.drafter) << ": max E[L|T] - (1 + C_p(T)) "
                << num(row.conditional.max_excess_over_ceiling) << ", marginal TV " << num(row.marginal_tv) << "\n" << std::flush;
       rows.push_back(std::move(row));
     }
@@ -112,8 +112,8 @@ void add_sampled_claim(std::span<const SampledTheoremRow> rows, Add&& add) {
   bool q_exceed = true, q_not_conditional = true;
   std::map<std::string, const SampledTheoremRow*> q_worst;  // per verifier @ drafting: the pair of its largest excess
   for (const SampledTheoremRow& r : rows) {
-    const ConditionalExactness& c = r.conditional;
-    if (r.kind == SampledKind::target_only) {
+    const judging::ConditionalExactness& c = r.conditional;
+    if (r.kind == drafts::SampledKind::target_only) {
       target_max = std::max(target_max, c.max_excess_over_ceiling);
       target_min = std::min(target_min, c.min_excess_over_ceiling);
       target_tv = std::max(target_tv, c.max_tv);
@@ -128,9 +128,9 @@ void add_sampled_claim(std::span<const SampledTheoremRow> rows, Add&& add) {
   }
   std::string q_evidence;
   for (const auto& [label, r] : q_worst) {
-    const ConditionalExactness& c = r->conditional;
+    const judging::ConditionalExactness& c = r->conditional;
     q_evidence += label + ": up to +" + num(c.max_excess_over_ceiling) + " (tree {" + c.worst_tree + "}, P(T) " + num(c.worst.probability) +
-                  ", " + drafter_name(r->drafter) + " drafter; trees of mass " + num(c.excess_mass) + " exceed there); ";
+                  ", " + drafts::drafter_name(r->drafter) + " drafter; trees of mass " + num(c.excess_mass) + " exceed there); ";
   }
   const bool target_ok = target_max <= kExactTolerance && target_min >= -kExactTolerance && target_tv <= kExactTolerance;
   add("On sampled drafts the bound holds given the tree for target-only verifiers only: E[L | T] <= 1 + C_p(T) on every realized "
@@ -149,7 +149,7 @@ std::vector<Claim> decide_claims(const Theorem1Results& ev) {
     claims.push_back({std::move(claim), std::move(where), std::move(evidence), holds});
   };
   double worst_mass = 0.0, worst_gap = 0.0;
-  for (const CheckCase& c : ev.sweep.cases) {
+  for (const workloads::CheckCase& c : ev.sweep.cases) {
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     worst_mass = std::max(worst_mass, std::abs(compensated_total(law.exit) - 1.0));
     worst_gap = std::max(worst_gap, std::abs(law.coverage - law.coverage_by_depth));
@@ -164,19 +164,19 @@ std::vector<Claim> decide_claims(const Theorem1Results& ev) {
   bool saturated_ok = true, unsaturated_ok = true;
   std::size_t shortfall_cases = 0, unsaturated_cases = 0;
   double sat_max_tv = 0.0, sat_min_saturation_p = 1.0;
-  for (const VerifierReport& r : ev.reports) {
-    for (const TreeEvidence& e : r.trees) {
+  for (const judging::VerifierReport& r : ev.reports) {
+    for (const judging::TreeEvidence& e : r.trees) {
       node_excess.insert(node_excess.end(), e.acceptance_excess_p.begin(), e.acceptance_excess_p.end());
       length_excess.push_back(e.excess_p);
     }
     if (r.info.kind == VerifierKind::saturated) {
-      saturated_ok = saturated_ok && r.verdict == Verdict::exact_saturated;
+      saturated_ok = saturated_ok && r.verdict == judging::Verdict::exact_saturated;
       sat_max_tv = std::max(sat_max_tv, r.max_exact_tv);
       sat_min_saturation_p = std::min(sat_min_saturation_p, r.decision.min_saturation_p_holm);
-      for (const TreeEvidence& e : r.trees) saturated_chi.push_back(e.chi_square.p_value);
+      for (const judging::TreeEvidence& e : r.trees) saturated_chi.push_back(e.chi_square.p_value);
     } else {
-      unsaturated_ok = unsaturated_ok && r.verdict == Verdict::exact_not_saturated;
-      for (const TreeEvidence& e : r.trees) {
+      unsaturated_ok = unsaturated_ok && r.verdict == judging::Verdict::exact_not_saturated;
+      for (const judging::TreeEvidence& e : r.trees) {
         ++unsaturated_cases;
         if (e.exact_mean_length < e.ceiling - 1e-9) ++shortfall_cases;
       }
@@ -209,7 +209,7 @@ std::vector<Claim> decide_claims(const Theorem1Results& ev) {
           " (family level " + num(level) + ")",
       saturated_ok && min_homogeneity >= level);
   bool tev_ok = false;
-  for (const VerifierReport& r : ev.reports) tev_ok = tev_ok || (r.info.id == VerifierId::tree_exit && r.verdict == Verdict::exact_saturated);
+  for (const judging::VerifierReport& r : ev.reports) tev_ok = tev_ok || (r.info.id == VerifierId::tree_exit && r.verdict == judging::Verdict::exact_saturated);
   add("TEV is exact and saturated", "Corollary 2", "TEV's verdict over the sweep: " + std::string(tev_ok ? "exact and saturated" : "NOT exact and saturated"), tev_ok);
   std::vector<double> exact_composition;
   std::string composition_evidence;
@@ -258,8 +258,8 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
   const Stopwatch total;
   Theorem1Results r;
   r.options = options;
-  r.sweep = make_sweep(sweep_config(options));
-  const std::vector<CheckCase>& cases = r.sweep.cases;
+  r.sweep = workloads::make_sweep(sweep_config(options));
+  const std::vector<workloads::CheckCase>& cases = r.sweep.cases;
   std::vector<VerifierId> exact_ids;
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.kind != VerifierKind::mutant) exact_ids.push_back(info.id);
@@ -272,15 +272,15 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
   // 1. The sweep: every exact verifier on every tree.
   progress << "sweep: " << cases.size() << " trees x " << exact_ids.size() << " verifiers x " << options.samples << " samples\n";
   for (VerifierId id : exact_ids) {
-    r.reports.push_back(check_verifier(id, cases, r.judging));
+    r.reports.push_back(judging::check_verifier(id, cases, r.judging));
     progress << "  " << verifier_info(id).name << ": " << verdict_text(r.reports.back().verdict) << " ("
              << static_cast<int>(r.reports.back().elapsed_seconds * 10) / 10.0 << " s)\n" << std::flush;
   }
 
   // 2. Per-node acceptance for one showcase tree: the DDTree, largest budget, T = 0.6 logits.
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const SyntheticOrigin& origin = r.sweep.origins[i];
-    if (origin.shape == TreeShape::ddtree && origin.family.family == RowFamily::gaussian_logits && origin.family.temperature < 1.0 &&
+    const workloads::SyntheticOrigin& origin = r.sweep.origins[i];
+    if (origin.shape == workloads::TreeShape::ddtree && origin.family.family == workloads::RowFamily::gaussian_logits && origin.family.temperature < 1.0 &&
         cases[i].tree.size() >= cases[r.showcase].tree.size()) {
       r.showcase = i;
     }
@@ -288,13 +288,13 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
 
   // 3. Two-sample homogeneity: each saturated verifier against an independent TEV sample.
   progress << "homogeneity: saturated verifiers vs an independent TEV sample\n";
-  std::vector<BlockCounts> reference;
+  std::vector<engine::BlockCounts> reference;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const MonteCarloPlan plan{.seed = options.seed, .tree_id = kReferenceTreeOffset + static_cast<std::uint32_t>(i),
+    const engine::MonteCarloPlan plan{.seed = options.seed, .tree_id = kReferenceTreeOffset + static_cast<std::uint32_t>(i),
                               .samples = options.samples, .first_sample = 0, .threads = options.threads, .ranks = options.ranks};
-    reference.push_back(run_monte_carlo(VerifierId::tree_exit, cases[i].tree, cases[i].rows, plan));
+    reference.push_back(engine::run_monte_carlo(VerifierId::tree_exit, cases[i].tree, cases[i].rows, plan));
   }
-  for (const VerifierReport& report : r.reports) {
+  for (const judging::VerifierReport& report : r.reports) {
     if (report.info.kind != VerifierKind::saturated) continue;
     HomogeneityResult h{"independent tev vs " + std::string(report.info.name), {}};
     for (std::size_t i = 0; i < cases.size(); ++i) h.p_values.push_back(homogeneity_chi_square(reference[i].completed, report.trees[i].completed_counts).p_value);
@@ -303,8 +303,8 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
   }
 
   // 4. Calibration of the tests under true nulls.
-  SuiteConfig calibration_case_config{.trees = 1, .vocab = 16, .budget = 16, .seed = options.seed};
-  const CheckCase calibration_case = make_case(TreeShape::ddtree, {RowFamily::gaussian_logits, 3.0, 1.0}, 2, calibration_case_config, 0).check;
+  workloads::SuiteConfig calibration_case_config{.trees = 1, .vocab = 16, .budget = 16, .seed = options.seed};
+  const workloads::CheckCase calibration_case = workloads::make_case(workloads::TreeShape::ddtree, {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, 2, calibration_case_config, 0).check;
   r.calibration_case = calibration_case.label;
   progress << "calibration: " << options.calibration_seeds << " seeds x " << options.calibration_samples << " samples on " << calibration_case.label << "\n" << std::flush;
   r.calibration = calibrate_tests(calibration_case, options.calibration_seeds, options.calibration_samples, options.threads, options.ranks);
@@ -324,7 +324,7 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
   // 6. Multi-round composition.
   // Holm over the exact verifiers: the smallest p meets family α / their number, the largest α.
   const TestLevel composition_level{.level = r.family_alpha / static_cast<double>(exact_ids.size()), .largest_level = r.family_alpha,
-                                    .seed = kNullSimulationSeed};
+                                    .seed = judging::kNullSimulationSeed};
   r.composition_config = {.sequences = options.composition_sequences, .seed = options.seed, .threads = options.threads,
                           .ranks = options.ranks, .level = composition_level};
   progress << "composition: " << r.composition_config.sequences << " sequences, V = " << r.composition_config.vocab << ", n = "
@@ -339,9 +339,9 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
 
   r.claims = decide_claims(r);
   r.passed = std::all_of(r.claims.begin(), r.claims.end(), [](const Claim& c) { return c.holds; }) &&
-             std::all_of(r.reports.begin(), r.reports.end(), [](const VerifierReport& v) { return v.as_expected; });
+             std::all_of(r.reports.begin(), r.reports.end(), [](const judging::VerifierReport& v) { return v.as_expected; });
   r.seconds = total.seconds();
   return r;
 }
 
-}  // namespace tev
+}  // namespace tev::experiments

@@ -21,7 +21,7 @@
 #include "judging/verdicts.hpp"
 #include "workloads/suite.hpp"
 
-namespace tev {
+namespace tev::experiments {
 
 struct Theorem1Options {
   bool quick = false;             // small sweep for smoke tests (about 7 s on 2 cores)
@@ -29,7 +29,7 @@ struct Theorem1Options {
   std::int32_t vocab = 32;
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  Ranks ranks{};                    // the processes every Monte Carlo run is split over
+  engine::Ranks ranks{};                    // the processes every Monte Carlo run is split over
   double alpha = 1e-3;            // family-wise for the whole sweep, split evenly over the verifiers
   std::uint32_t calibration_seeds = 1000;
   std::uint64_t calibration_samples = 20000;
@@ -49,11 +49,11 @@ std::span<const char* const> theorem1_families();
 // Theorem 1 given the tree, on sampled drafts: one verifier on one drafting policy and language
 // pair, every realized tree enumerated (no randomness).
 struct SampledTheoremRow {
-  SampledCase c;
-  SampledKind kind = SampledKind::target_only;
+  drafts::SampledCase c;
+  drafts::SampledKind kind = drafts::SampledKind::target_only;
   std::string pair;
-  DrafterKind drafter = DrafterKind::perturbed;
-  ConditionalExactness conditional;
+  drafts::DrafterKind drafter = drafts::DrafterKind::perturbed;
+  judging::ConditionalExactness conditional;
   double marginal_tv = 0.0;  // TV(Σ_T P(T)·law given T, p's H-token law)
 };
 
@@ -90,9 +90,9 @@ struct Claim {
 struct Theorem1Results {
   Theorem1Options options;
   double family_alpha = 0.0;               // each family's share of options.alpha
-  JudgingConfig judging;                   // the sweep's
-  SyntheticSuite sweep;                    // every tree of the sweep, with its shape and family
-  std::vector<VerifierReport> reports;     // one per exact verifier
+  judging::JudgingConfig judging;                   // the sweep's
+  workloads::SyntheticSuite sweep;                    // every tree of the sweep, with its shape and family
+  std::vector<judging::VerifierReport> reports;     // one per exact verifier
   std::size_t showcase = 0;                // the sweep case whose per-node acceptance is shown
   std::vector<HomogeneityResult> homogeneity;
   std::string calibration_case;
@@ -111,4 +111,4 @@ struct Theorem1Results {
 // Runs every part in order, printing progress lines to `progress`, and decides the claims.
 Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progress);
 
-}  // namespace tev
+}  // namespace tev::experiments

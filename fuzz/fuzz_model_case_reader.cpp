@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     while (const auto c = reader.next()) {
       // What the reader accepts must hold a normalized p and q row for every prefix up to D.
-      const tev::LanguagePair& pair = c->pair;
+      const tev::drafts::LanguagePair& pair = c->pair;
       if (pair.horizon() != c->depth + 1) __builtin_trap();
       for (std::size_t i = 0; i < pair.prefixes(); ++i) {
         const auto prefix = pair.prefix(i);

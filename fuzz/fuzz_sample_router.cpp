@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     tev::conformance::CaseReader reader(cases, "fuzz cases");
     tev::conformance::SampleRouter router(reader, 1);
     router.add_stream(samples, "fuzz samples");
-    router.judge(tev::VerdictPolicy{});
+    router.judge(tev::judging::VerdictPolicy{});
   } catch (const tev::conformance::InputError&) {
   }
   return 0;

@@ -10,8 +10,8 @@ namespace tev::gpu {
 
 namespace {
 
-BlockCounts to_counts(const DraftTree& tree, const std::vector<std::uint64_t>& histogram) {
-  BlockCounts counts(tree.size(), tree.vocab);
+engine::BlockCounts to_counts(const DraftTree& tree, const std::vector<std::uint64_t>& histogram) {
+  engine::BlockCounts counts(tree.size(), tree.vocab);
   const auto cells = static_cast<std::ptrdiff_t>(counts.completed.size());
   const auto nodes = static_cast<std::ptrdiff_t>(counts.exits.size());
   std::copy(histogram.begin(), histogram.begin() + cells, counts.completed.begin());
@@ -27,7 +27,7 @@ struct Case {
   const TargetRows* rows;
 };
 
-std::vector<BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cases, const MonteCarloPlan& plan, double* kernel_seconds) {
+std::vector<engine::BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cases, const engine::MonteCarloPlan& plan, double* kernel_seconds) {
   const VerifierInfo& info = verifier_info(id);
   if (info.fast_path == FastPath::none) throw std::invalid_argument(std::string(info.name) + " has no GPU kernel (no fast path)");
   std::vector<TreeTables> tables;
@@ -42,7 +42,7 @@ std::vector<BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cas
   const auto [first, count] = plan.ranks.slice(plan.first_sample, plan.samples);
   const DeviceTally tally = tally_on_device(info.fast_path, trees, plan.seed, first, count);
   if (kernel_seconds) *kernel_seconds = tally.kernel_seconds;
-  std::vector<BlockCounts> counts;
+  std::vector<engine::BlockCounts> counts;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     counts.push_back(to_counts(*cases[i].tree, tally.histograms[i]));
     counts.back().sum_over_ranks(plan.ranks);
@@ -52,14 +52,14 @@ std::vector<BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cas
 
 }  // namespace
 
-std::vector<BlockCounts> monte_carlo_batch(VerifierId id, std::span<const CheckCase> cases, const MonteCarloPlan& plan, double* kernel_seconds) {
+std::vector<engine::BlockCounts> monte_carlo_batch(VerifierId id, std::span<const workloads::CheckCase> cases, const engine::MonteCarloPlan& plan, double* kernel_seconds) {
   std::vector<Case> batch;
-  for (const CheckCase& c : cases) batch.push_back({&c.tree, &c.rows});
+  for (const workloads::CheckCase& c : cases) batch.push_back({&c.tree, &c.rows});
   return tally_batch(id, batch, plan, kernel_seconds);
 }
 
-BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan) {
-  if (verifier_info(id).fast_path == FastPath::none) return tev::run_monte_carlo(id, tree, rows, plan);
+engine::BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const engine::MonteCarloPlan& plan) {
+  if (verifier_info(id).fast_path == FastPath::none) return tev::engine::run_monte_carlo(id, tree, rows, plan);
   return tally_batch(id, {{&tree, &rows}}, plan, nullptr).front();
 }
 

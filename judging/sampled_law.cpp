@@ -12,7 +12,7 @@
 #include "core/exit_law.hpp"
 #include "judging/verdict_policy.hpp"
 
-namespace tev {
+namespace tev::judging {
 
 namespace {
 
@@ -23,17 +23,17 @@ struct Outcome {
 
 // Completes the emitted tokens to H: the completed cell and the emitted length.
 template <class Chooser>
-Outcome complete(const LanguagePair& pair, std::vector<Token> tokens, Chooser& completion) {
+Outcome complete(const drafts::LanguagePair& pair, std::vector<Token> tokens, Chooser& completion) {
   const auto length = static_cast<std::int32_t>(tokens.size());
   complete_to_horizon(pair, tokens, completion);
-  return {sequence_cell(tokens, pair.vocab()), length};
+  return {drafts::sequence_cell(tokens, pair.vocab()), length};
 }
 
 // One run: draft (lazily), verify, complete.
 template <class Drafts, class Chooser, class CompletionChooser>
-Outcome verify_and_complete(const LanguagePair& pair, SampledVerifierId id, Drafts& drafts, Chooser& verify,
+Outcome verify_and_complete(const drafts::LanguagePair& pair, drafts::SampledVerifierId id, Drafts& drafts, Chooser& verify,
                             CompletionChooser& completion) {
-  return complete(pair, run_sampled_verifier(id, drafts, verify, pair.vocab()), completion);
+  return complete(pair, drafts::run_sampled_verifier(id, drafts, verify, pair.vocab()), completion);
 }
 
 // The sampled-draft enumerations branch once per token: completion draws after the bonus, so a
@@ -66,15 +66,15 @@ SampledExactLaw enumerate_law(const std::vector<double>& reference, Run&& run) {
 // Drafts every tree eagerly and calls visit(probability, 1 + C_p(T), law given T, T) per realized
 // tree. A target-only verifier's fixed tree is built once per tree, not once per branch.
 template <class Visit>
-void for_each_realized_tree(const LanguagePair& pair, const SampledCase& c, const std::vector<double>& reference, Visit&& visit) {
-  const bool target_only = sampled_verifier_info(c.verifier).kind == SampledKind::target_only;
+void for_each_realized_tree(const drafts::LanguagePair& pair, const drafts::SampledCase& c, const std::vector<double>& reference, Visit&& visit) {
+  const bool target_only = drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::target_only;
   enumerate_outcomes(
       [&](EnumeratingChooser& chooser) {
-        SharedNodeChooser<EnumeratingChooser> choosers{chooser};
-        LazyDrafts drafts(pair, c.drafting, choosers);
+        drafts::SharedNodeChooser<EnumeratingChooser> choosers{chooser};
+        drafts::LazyDrafts drafts(pair, c.drafting, choosers);
         return drafts.realized();
       },
-      [&](const DraftedTree& tree, const Branch& branch) {
+      [&](const drafts::DraftedTree& tree, const Branch& branch) {
         const double probability = branch.probability;
         // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
         const std::pair<DraftTree, TargetRows> fixed_rows = tree.fixed_tree(pair.vocab());
@@ -82,7 +82,7 @@ void for_each_realized_tree(const LanguagePair& pair, const SampledCase& c, cons
         const TargetRows& rows = fixed_rows.second;
         const SampledExactLaw given = enumerate_law(reference, [&](EnumeratingChooser& chooser) {
           if (!target_only) return verify_and_complete(pair, c.verifier, tree, chooser, chooser);
-          return complete(pair, emitted_tokens(fixed, run_verifier(target_only_verifier(c.verifier), fixed, rows, chooser)), chooser);
+          return complete(pair, drafts::emitted_tokens(fixed, run_verifier(drafts::target_only_verifier(c.verifier), fixed, rows, chooser)), chooser);
         });
         visit(probability, ExitLaw::compute(fixed, rows).ceiling(), given, fixed);
       },
@@ -103,12 +103,12 @@ std::string drafted_paths(const DraftTree& tree) {
 
 // Target-only verifiers read the whole tree, so their enumeration runs tree by tree; the q-based
 // ones draft lazily inside one enumeration.
-SampledExactLaw enumerate_marginal(const LanguagePair& pair, const SampledCase& c) {
+SampledExactLaw enumerate_marginal(const drafts::LanguagePair& pair, const drafts::SampledCase& c) {
   const std::vector<double> reference = pair.sequence_law();
-  if (sampled_verifier_info(c.verifier).kind != SampledKind::target_only) {
+  if (drafts::sampled_verifier_info(c.verifier).kind != drafts::SampledKind::target_only) {
     return enumerate_law(reference, [&](EnumeratingChooser& chooser) {
-      SharedNodeChooser<EnumeratingChooser> choosers{chooser};
-      LazyDrafts drafts(pair, c.drafting, choosers);
+      drafts::SharedNodeChooser<EnumeratingChooser> choosers{chooser};
+      drafts::LazyDrafts drafts(pair, c.drafting, choosers);
       return verify_and_complete(pair, c.verifier, drafts, chooser, chooser);
     });
   }
@@ -129,7 +129,7 @@ SampledExactLaw enumerate_marginal(const LanguagePair& pair, const SampledCase& 
   return out;
 }
 
-ConditionalExactness enumerate_conditional(const LanguagePair& pair, const SampledCase& c) {
+ConditionalExactness enumerate_conditional(const drafts::LanguagePair& pair, const drafts::SampledCase& c) {
   const std::vector<double> reference = pair.sequence_law();
   ConditionalExactness out;
   out.marginal.assign(reference.size(), 0.0);
@@ -159,8 +159,8 @@ ConditionalExactness enumerate_conditional(const LanguagePair& pair, const Sampl
   return out;
 }
 
-double max_realized_trees(std::int32_t vocab, const Drafting& drafting) {
-  const double k = drafting.policy == DraftPolicy::chain ? 1.0 : drafting.width;
+double max_realized_trees(std::int32_t vocab, const drafts::Drafting& drafting) {
+  const double k = drafting.policy == drafts::DraftPolicy::chain ? 1.0 : drafting.width;
   double draws = 0.0;
   for (std::int32_t d = 0; d < drafting.depth; ++d) draws += std::pow(k, d + 1);
   return std::pow(static_cast<double>(vocab), draws);
@@ -173,7 +173,7 @@ void SampledCounts::merge(const SampledCounts& other) {
   length_sum += other.length_sum;
 }
 
-SampledCounts sample_case(const LanguagePair& pair, const SampledCase& c, const SampledPlan& plan) {
+SampledCounts sample_case(const drafts::LanguagePair& pair, const drafts::SampledCase& c, const SampledPlan& plan) {
   if (plan.threads < 1) throw std::invalid_argument("threads must be at least 1");
   const std::size_t cells = pair.sequence_law().size();
   auto body = [&](const oneapi::tbb::blocked_range<std::uint64_t>& range, SampledCounts counts) {
@@ -182,7 +182,7 @@ SampledCounts sample_case(const LanguagePair& pair, const SampledCase& c, const 
     PhiloxChooser completion(DrawSite{plan.seed, Stream::completion, plan.instance, 0});
     for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
       PhiloxNodeChoosers choosers = node_choosers(pair, plan, s);
-      LazyDrafts drafts(pair, c.drafting, choosers);
+      drafts::LazyDrafts drafts(pair, c.drafting, choosers);
       verify.restart({plan.seed, Stream::verifier, plan.instance, s});
       completion.restart({plan.seed, Stream::completion, plan.instance, s});
       const Outcome o = verify_and_complete(pair, c.verifier, drafts, verify, completion);
@@ -204,21 +204,21 @@ SampledCounts sample_case(const LanguagePair& pair, const SampledCase& c, const 
   return result;
 }
 
-PhiloxNodeChoosers node_choosers(const LanguagePair& pair, const SampledPlan& plan, std::uint64_t sample) {
+PhiloxNodeChoosers node_choosers(const drafts::LanguagePair& pair, const SampledPlan& plan, std::uint64_t sample) {
   const std::uint64_t first = static_cast<std::uint64_t>(plan.instance) * pair.prefixes();
   if (first + pair.prefixes() > std::numeric_limits<std::uint32_t>::max()) throw std::invalid_argument("sampled drafts: instance id too large for the drafting sites");
   return {PhiloxChooser{DrawSite{}}, DrawSite{plan.seed, Stream::drafting, 0, sample}, static_cast<std::uint32_t>(first)};
 }
 
-DraftedTree sampled_tree(const LanguagePair& pair, const Drafting& drafting, const SampledPlan& plan, std::uint64_t sample) {
+drafts::DraftedTree sampled_tree(const drafts::LanguagePair& pair, const drafts::Drafting& drafting, const SampledPlan& plan, std::uint64_t sample) {
   PhiloxNodeChoosers choosers = node_choosers(pair, plan, sample);
-  LazyDrafts drafts(pair, drafting, choosers);
+  drafts::LazyDrafts drafts(pair, drafting, choosers);
   return drafts.realized();
 }
 
 double sampled_test_alpha(double alpha, std::size_t cases) { return VerdictPolicy{.alpha = alpha}.chi_square_level(cases); }
 
-void judge_statistics(const LanguagePair& pair, SampledEvidence& e, const TestLevel& level) {
+void judge_statistics(const drafts::LanguagePair& pair, SampledEvidence& e, const TestLevel& level) {
   const double test_alpha = level.level;
   const std::vector<double> reference = pair.sequence_law();
   // Pool by the first H − 1 tokens, as the block law pools by exit node.
@@ -279,14 +279,14 @@ std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evid
     v.conditional_exact &= v.marginal_exact;
     v.verdict = !v.marginal_exact ? "not exact" : v.conditional_exact ? "exact (conditionally and marginally)" : "exact (marginally)";
     switch (v.kind) {
-      case SampledKind::target_only: v.as_expected = v.conditional_exact; break;
-      case SampledKind::q_based: v.as_expected = v.marginal_exact && !v.conditional_exact; break;
-      case SampledKind::inexact:
-      case SampledKind::mutant: v.as_expected = v.caught_by_enumeration && !v.sampling_missed; break;
+      case drafts::SampledKind::target_only: v.as_expected = v.conditional_exact; break;
+      case drafts::SampledKind::q_based: v.as_expected = v.marginal_exact && !v.conditional_exact; break;
+      case drafts::SampledKind::inexact:
+      case drafts::SampledKind::mutant: v.as_expected = v.caught_by_enumeration && !v.sampling_missed; break;
     }
     v.as_expected &= v.consistent;
   }
   return verdicts;
 }
 
-}  // namespace tev
+}  // namespace tev::judging

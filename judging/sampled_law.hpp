@@ -14,14 +14,14 @@
 #include "core/statistics.hpp"
 #include "drafts/sampled_verifiers.hpp"
 
-namespace tev {
+namespace tev::judging {
 
 // TV at or below this between an enumerated law and p's H-token law counts as equal (rounding).
 inline constexpr double kSampledExactTolerance = 1e-12;
 
 // Appends target draws until the sequence has H tokens (H must exceed every drafted path).
 template <class Chooser>
-void complete_to_horizon(const LanguagePair& pair, std::vector<Token>& tokens, Chooser& chooser) {
+void complete_to_horizon(const drafts::LanguagePair& pair, std::vector<Token>& tokens, Chooser& chooser) {
   if (static_cast<std::int32_t>(tokens.size()) > pair.horizon()) throw std::logic_error("emitted block longer than the horizon H");
   while (static_cast<std::int32_t>(tokens.size()) < pair.horizon()) {
     tokens.push_back(static_cast<Token>(chooser.categorical(pair.p(tokens))));
@@ -39,12 +39,12 @@ struct SampledExactLaw {
 
 // The marginal law over drafting × verification × completion, drafting lazily (only the nodes
 // the verifier enters are drawn; target-only verifiers enter the whole tree).
-SampledExactLaw enumerate_marginal(const LanguagePair& pair, const SampledCase& c);
+SampledExactLaw enumerate_marginal(const drafts::LanguagePair& pair, const drafts::SampledCase& c);
 
 // An upper bound on the realized trees an eager enumeration drafts: V^(draws) with one set of
 // k draws per internal node and at most k^d nodes at depth d < D. Target-only verifiers and
 // enumerate_conditional cost about this many runs times the verification branches per tree.
-double max_realized_trees(std::int32_t vocab, const Drafting& drafting);
+double max_realized_trees(std::int32_t vocab, const drafts::Drafting& drafting);
 
 // One realized tree as Theorem 1 sees it.
 struct RealizedTree {
@@ -69,7 +69,7 @@ struct ConditionalExactness {
 };
 
 // Drafts every tree eagerly, then enumerates the verifier on each realized tree.
-ConditionalExactness enumerate_conditional(const LanguagePair& pair, const SampledCase& c);
+ConditionalExactness enumerate_conditional(const drafts::LanguagePair& pair, const drafts::SampledCase& c);
 
 struct SampledPlan {
   std::uint32_t seed = 1;
@@ -100,21 +100,21 @@ struct PhiloxNodeChoosers {
     return chooser;
   }
 };
-PhiloxNodeChoosers node_choosers(const LanguagePair& pair, const SampledPlan& plan, std::uint64_t sample);
+PhiloxNodeChoosers node_choosers(const drafts::LanguagePair& pair, const SampledPlan& plan, std::uint64_t sample);
 
 // Monte Carlo: sample s drafts on Stream::drafting with the counter's tree word keyed by
 // (instance, node prefix), so a node's drafts depend only on (seed, instance, prefix, s) and every
 // verifier on the same policy sees the same trees; verification on Stream::verifier and
 // completion on Stream::completion, keyed by (instance, s). Identical for any thread count.
-SampledCounts sample_case(const LanguagePair& pair, const SampledCase& c, const SampledPlan& plan);
+SampledCounts sample_case(const drafts::LanguagePair& pair, const drafts::SampledCase& c, const SampledPlan& plan);
 
 // The drafted tree of sample s as the Monte Carlo realizes it (for checking lazy = eager drafting).
-DraftedTree sampled_tree(const LanguagePair& pair, const Drafting& drafting, const SampledPlan& plan, std::uint64_t sample);
+drafts::DraftedTree sampled_tree(const drafts::LanguagePair& pair, const drafts::Drafting& drafting, const SampledPlan& plan, std::uint64_t sample);
 
 // Everything measured for one case; the decision is decide_sampled's alone.
 struct SampledEvidence {
-  SampledCase c;
-  SampledKind kind = SampledKind::q_based;
+  drafts::SampledCase c;
+  drafts::SampledKind kind = drafts::SampledKind::q_based;
   SampledExactLaw exact;
   ConditionalExactness conditional;
   SampledCounts counts;
@@ -127,7 +127,7 @@ struct SampledEvidence {
 // The verdict on one case (a verifier on a drafting policy) over every language pair it ran on.
 struct SampledVerdict {
   std::string case_label;
-  SampledKind kind = SampledKind::q_based;
+  drafts::SampledKind kind = drafts::SampledKind::q_based;
   std::string verdict;                 // "exact (conditionally and marginally)", "exact (marginally)", "not exact"
   bool conditional_exact = false;      // on every realized tree of every pair
   bool marginal_exact = false;         // on every pair, by enumeration and by sampling
@@ -142,7 +142,7 @@ struct SampledVerdict {
 double sampled_test_alpha(double alpha, std::size_t cases);
 
 // Fills the χ², E[L] test and predicted power of one case's evidence at the per-test α.
-void judge_statistics(const LanguagePair& pair, SampledEvidence& e, const TestLevel& level);
+void judge_statistics(const drafts::LanguagePair& pair, SampledEvidence& e, const TestLevel& level);
 
 // The one decision: a verdict per case (grouped by case label, in first-appearance order) from the
 // evidence of every (case, pair) at family-wise α, through the verdict policy (judging/verdict_policy.hpp):
@@ -150,4 +150,4 @@ void judge_statistics(const LanguagePair& pair, SampledEvidence& e, const TestLe
 // on every pair where the predicted power of the χ² test is ≥ 99 %.
 std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evidence, double alpha);
 
-}  // namespace tev
+}  // namespace tev::judging

@@ -7,7 +7,7 @@
 #include "core/statistics.hpp"
 #include "judging/verdict_policy.hpp"
 
-namespace tev {
+namespace tev::judging {
 
 namespace {
 
@@ -85,4 +85,4 @@ std::vector<KnownAnswer> run_selftest() {
   return out;
 }
 
-}  // namespace tev
+}  // namespace tev::judging

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace tev {
+namespace tev::judging {
 
 struct KnownAnswer {
   std::string name;
@@ -18,4 +18,4 @@ KnownAnswer known_answer(std::string name, double computed, double expected, dou
 
 std::vector<KnownAnswer> run_selftest();
 
-}  // namespace tev
+}  // namespace tev::judging

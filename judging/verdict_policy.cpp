@@ -7,7 +7,7 @@
 
 #include "core/exit_law.hpp"
 
-namespace tev {
+namespace tev::judging {
 
 std::string verdict_text(Verdict v) {
   switch (v) {
@@ -31,7 +31,7 @@ int verdict_exit_code(Verdict v) {
   return 1;
 }
 
-TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const BlockCounts& counts, const TestLevel& level) {
+TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const engine::BlockCounts& counts, const TestLevel& level) {
   const ExitLaw law = ExitLaw::compute(tree, rows);
   TreeEvidence e;
   e.samples = counts.samples;
@@ -200,4 +200,4 @@ SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& 
   return out;
 }
 
-}  // namespace tev
+}  // namespace tev::judging

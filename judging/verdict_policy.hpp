@@ -33,7 +33,7 @@
 #include "core/target_rows.hpp"
 #include "engine/monte_carlo.hpp"
 
-namespace tev {
+namespace tev::judging {
 
 // Ordered worst first, so std::min of verdicts is the worse one.
 enum class Verdict { not_exact, inconclusive, exact_not_saturated, exact_saturation_inconclusive, exact_saturated };
@@ -75,7 +75,7 @@ inline constexpr std::size_t kReportedDeviations = 5;
 
 // Everything the samples alone say about a verifier on one tree (no enumeration, no power); the
 // identity test's p-values are valid at `level` (the case's identity level, see VerdictPolicy).
-TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const BlockCounts& counts, const TestLevel& level);
+TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const engine::BlockCounts& counts, const TestLevel& level);
 
 // Adds what a verifier's exact law says to its evidence on one tree: exact TV and E[L] against the
 // canonical law, and the power its χ² with `samples` samples at `level` has against that law
@@ -160,4 +160,4 @@ struct SubjectVerdict {
 
 SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& policy);
 
-}  // namespace tev
+}  // namespace tev::judging

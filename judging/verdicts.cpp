@@ -8,13 +8,13 @@
 #include "core/exit_law.hpp"
 #include "engine/monte_carlo.hpp"
 
-namespace tev {
+namespace tev::judging {
 
 namespace {
 constexpr double kRequiredPower = 0.99;
 }
 
-VerifierReport check_verifier(VerifierId id, std::span<const CheckCase> suite, const JudgingConfig& config) {
+VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCase> suite, const JudgingConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   VerifierReport report;
   report.info = verifier_info(id);
@@ -25,14 +25,14 @@ VerifierReport check_verifier(VerifierId id, std::span<const CheckCase> suite, c
   double miss_probability = 1.0;
 
   for (std::size_t i = 0; i < suite.size(); ++i) {
-    const CheckCase& c = suite[i];
-    MonteCarloPlan plan;
+    const workloads::CheckCase& c = suite[i];
+    engine::MonteCarloPlan plan;
     plan.seed = config.seed;
     plan.tree_id = static_cast<std::uint32_t>(i);
     plan.samples = config.samples;
     plan.threads = config.threads;
     plan.ranks = config.ranks;
-    const BlockCounts counts = config.monte_carlo(id, c.tree, c.rows, plan);
+    const engine::BlockCounts counts = config.monte_carlo(id, c.tree, c.rows, plan);
 
     TreeEvidence e = sampled_evidence(c.tree, c.rows, counts, policy.identity_test_level(suite.size(), i, true));
     e.detectable_tv = detectable_tv(c.tree, c.rows, config.samples, identity_level, policy.required_power);
@@ -73,7 +73,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const CheckCase> suite, c
   return report;
 }
 
-std::vector<VerifierReport> check_every_verifier(std::span<const CheckCase> suite, const ConfigFor& config_for,
+std::vector<VerifierReport> check_every_verifier(std::span<const workloads::CheckCase> suite, const ConfigFor& config_for,
                                                  const VerifierProgress& progress) {
   std::vector<std::pair<VerifierInfo, JudgingConfig>> chosen;
   for (const VerifierInfo& info : verifier_catalog()) {
@@ -104,4 +104,4 @@ bool only_inconclusive_unexpected(std::span<const VerifierReport> reports) {
   return any;
 }
 
-}  // namespace tev
+}  // namespace tev::judging

@@ -16,7 +16,7 @@
 #include "workloads/suite.hpp"
 #include "judging/verdict_policy.hpp"
 
-namespace tev {
+namespace tev::judging {
 
 // How every verifier is judged on a suite: its samples, seed, threads, share of alpha, enumeration.
 struct JudgingConfig {
@@ -35,9 +35,9 @@ struct JudgingConfig {
   // the power to detect the policy's TV is "inconclusive", and a mutant that sampling misses is
   // reported "not caught", with no power to hold it to.
   bool enumerate = true;
-  Ranks ranks{};  // the processes every verifier's samples are split over (a collective when more than one)
+  engine::Ranks ranks{};  // the processes every verifier's samples are split over (a collective when more than one)
   // The Monte Carlo engine the samples come from: the CPU's, or the GPU's under --device gpu.
-  BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&, const MonteCarloPlan&) = run_monte_carlo;
+  engine::BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&, const engine::MonteCarloPlan&) = engine::run_monte_carlo;
 
   VerdictPolicy policy() const {
     return {.alpha = verifier_alpha(), .exact_tolerance = exact_tolerance, .max_detectable_tv = max_detectable_tv};
@@ -60,7 +60,7 @@ struct VerifierReport {
   std::string caught_by;              // mutants: "sampling and enumeration", "enumeration only", ...
 };
 
-VerifierReport check_verifier(VerifierId id, std::span<const CheckCase> suite, const JudgingConfig& config);
+VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCase> suite, const JudgingConfig& config);
 
 // Told as each verifier starts (k of n, from 0) and when its report is done; the caller prints.
 struct VerifierProgress {
@@ -71,11 +71,11 @@ struct VerifierProgress {
 // Every verifier of the catalog in its order; config_for(verifier) gives each one's settings
 // (samples may differ with its cost), or nothing to leave the verifier out.
 using ConfigFor = std::function<std::optional<JudgingConfig>(const VerifierInfo&)>;
-std::vector<VerifierReport> check_every_verifier(std::span<const CheckCase> suite, const ConfigFor& config_for,
+std::vector<VerifierReport> check_every_verifier(std::span<const workloads::CheckCase> suite, const ConfigFor& config_for,
                                                  const VerifierProgress& progress = {});
 bool all_as_expected(std::span<const VerifierReport> reports);
 // True when every verifier not judged as its kind requires is "inconclusive" (and at least one
 // is): the run lacked samples, and the command exits 4 rather than 1.
 bool only_inconclusive_unexpected(std::span<const VerifierReport> reports);
 
-}  // namespace tev
+}  // namespace tev::judging

@@ -20,7 +20,7 @@
 #include "workloads/trees.hpp"
 #include "core/softmax.hpp"
 
-namespace tev {
+namespace tev::live {
 
 std::string builder_name(TreeBuilder builder) {
   switch (builder) {
@@ -47,7 +47,7 @@ double log_of(double q) { return q > 0.0 ? std::log(q) : -std::numeric_limits<do
 
 }  // namespace
 
-LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> context,
+LiveTree build_live_tree(const models::LanguageModel& target, const models::LanguageModel& drafter, std::span<const Token> context,
                          const LiveTreeConfig& config) {
   if (target.vocab() != drafter.vocab()) throw std::invalid_argument("target and drafter have different vocabularies");
   if (config.budget < 1) throw std::invalid_argument("budget must be at least 1");
@@ -57,7 +57,7 @@ LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& draft
     extended.assign(context.begin(), context.end());
     extended.insert(extended.end(), path.begin(), path.end());
     std::vector<double> q = drafter.next_row(extended);
-    normalize_row(q, drafter, extended, config.row_tolerance);
+    models::normalize_row(q, drafter, extended, config.row_tolerance);
     return apply_temperature(q, config.temperature);
   };
 
@@ -67,10 +67,10 @@ LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& draft
   std::vector<std::vector<double>> marginals;                      // ddtree: (H, V) per-depth marginals
   BuiltTree built;
   if (config.builder == TreeBuilder::ddtree) {
-    marginals = chain_marginals(draft_row, config.budget);
-    built = ddtree_best_first(marginals, config.budget);
+    marginals = workloads::chain_marginals(draft_row, config.budget);
+    built = workloads::ddtree_best_first(marginals, config.budget);
   } else {
-    built = dynamic_best_first(
+    built = workloads::dynamic_best_first(
         [&](std::span<const Token> path) {
           std::vector<double> q = draft_row(path);
           rows_by_path.emplace(std::vector<Token>(path.begin(), path.end()), q);
@@ -93,16 +93,16 @@ LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& draft
   const auto v_size = static_cast<std::size_t>(vocab);
   for (NodeId v = 0; v < live.tree.size(); ++v) {
     const std::span<double> row(rows.data() + static_cast<std::size_t>(v) * v_size, v_size);
-    live.row_deviation = std::max(live.row_deviation, normalize_row(row, target, context_with_path(context, live.tree, v), config.row_tolerance));
+    live.row_deviation = std::max(live.row_deviation, models::normalize_row(row, target, models::context_with_path(context, live.tree, v), config.row_tolerance));
     const std::vector<double> tempered = apply_temperature(row, config.temperature);
     std::copy(tempered.begin(), tempered.end(), row.begin());
   }
   live.rows = TargetRows::from_probabilities(rows, live.tree.size(), vocab, config.row_tolerance);
-  live.root_kl = kl_divergence(live.rows.row(0), draft_row({}));
+  live.root_kl = workloads::kl_divergence(live.rows.row(0), draft_row({}));
   return live;
 }
 
-std::vector<std::vector<Token>> sample_contexts(const LanguageModel& model, std::int32_t count, std::int32_t length,
+std::vector<std::vector<Token>> sample_contexts(const models::LanguageModel& model, std::int32_t count, std::int32_t length,
                                                 std::uint32_t seed, Token avoid) {
   std::vector<std::vector<Token>> contexts(static_cast<std::size_t>(std::max(count, 0)));
   // Rows can cost milliseconds (the Sphinx model scores every word), so contexts are drawn in
@@ -128,7 +128,7 @@ double Generation::length_p() const {
   return sum_two_sided_chernoff_p(static_cast<double>(emitted), laws);
 }
 
-Generation speculative_generate(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> prompt,
+Generation speculative_generate(const models::LanguageModel& target, const models::LanguageModel& drafter, std::span<const Token> prompt,
                                 const LiveTreeConfig& config, VerifierId verifier, std::int32_t rounds, std::uint32_t seed) {
   Generation g;
   g.tokens.assign(prompt.begin(), prompt.end());
@@ -151,7 +151,7 @@ Generation speculative_generate(const LanguageModel& target, const LanguageModel
 }
 
 void write_live_dump(const std::filesystem::path& file, const LiveTree& live, const LiveDumpInfo& info,
-                     const LanguageModel& target, std::uint64_t samples) {
+                     const models::LanguageModel& target, std::uint64_t samples) {
   nlohmann::json j = nlohmann::json::parse(conformance::write_case(info.id, info.builder + " tree, " + info.drafter + " drafter",
                                                                    live.tree, live.rows, samples));
   j["kind"] = "tevsuite-live-tree";
@@ -160,7 +160,7 @@ void write_live_dump(const std::filesystem::path& file, const LiveTree& live, co
   j["builder"] = info.builder;
   j["temperature"] = info.temperature;
   j["context"] = live.context;
-  j["context_text"] = render_tokens(target, live.context);
+  j["context_text"] = models::render_tokens(target, live.context);
   nlohmann::json text = nlohmann::json::array({nullptr});
   for (NodeId v = 1; v < live.tree.size(); ++v) text.push_back(target.token_text(live.tree.token[v]));
   j["token_text"] = text;
@@ -208,4 +208,4 @@ LoadedLiveTree read_live_dump(const std::filesystem::path& file) {
   return loaded;
 }
 
-}  // namespace tev
+}  // namespace tev::live

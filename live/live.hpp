@@ -13,7 +13,7 @@
 #include "core/verifier_catalog.hpp"
 #include "models/language_model.hpp"
 
-namespace tev {
+namespace tev::live {
 
 enum class TreeBuilder {
   ddtree,   // DDTree best-first over per-depth marginals of the drafter run along its own argmax chain
@@ -25,7 +25,7 @@ struct LiveTreeConfig {
   std::int32_t budget = 16;    // non-root nodes
   double temperature = 1.0;    // applied to target and drafter rows alike
   TreeBuilder builder = TreeBuilder::ddtree;
-  double row_tolerance = kModelRowTolerance;  // largest |Σ row − 1| accepted from either model
+  double row_tolerance = models::kModelRowTolerance;  // largest |Σ row − 1| accepted from either model
 };
 
 struct LiveTree {
@@ -40,13 +40,13 @@ struct LiveTree {
 // p^(1/T) renormalized; T = 1 returns the row unchanged.
 std::vector<double> apply_temperature(std::span<const double> row, double temperature);
 
-LiveTree build_live_tree(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> context,
+LiveTree build_live_tree(const models::LanguageModel& target, const models::LanguageModel& drafter, std::span<const Token> context,
                          const LiveTreeConfig& config);
 
 // Contexts drawn from the model itself: begin_token, then `length` tokens sampled from its rows
 // with `avoid` (an end-of-text token, or kNoToken) never drawn, so every context is mid-text.
 // Context i is id i of uses::sequences.
-std::vector<std::vector<Token>> sample_contexts(const LanguageModel& model, std::int32_t count, std::int32_t length,
+std::vector<std::vector<Token>> sample_contexts(const models::LanguageModel& model, std::int32_t count, std::int32_t length,
                                                 std::uint32_t seed, Token avoid);
 
 // Speculative generation with one verifier: each round builds a live tree at the current context,
@@ -65,7 +65,7 @@ struct Generation {
   // Chernoff bound of the sum under the rounds' exact length laws holds however rare a long path.
   double length_p() const;
 };
-Generation speculative_generate(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> prompt,
+Generation speculative_generate(const models::LanguageModel& target, const models::LanguageModel& drafter, std::span<const Token> prompt,
                                 const LiveTreeConfig& config, VerifierId verifier, std::int32_t rounds, std::uint32_t seed);
 
 // The live-tree dump: a conformance case (format_version, case_id, vocab, parents, tokens, probs
@@ -77,7 +77,7 @@ struct LiveDumpInfo {
   double temperature = 1.0;
 };
 void write_live_dump(const std::filesystem::path& file, const LiveTree& live, const LiveDumpInfo& info,
-                     const LanguageModel& target, std::uint64_t samples);
+                     const models::LanguageModel& target, std::uint64_t samples);
 struct LoadedLiveTree {
   LiveTree live;
   LiveDumpInfo info;
@@ -85,4 +85,4 @@ struct LoadedLiveTree {
 // Throws conformance::InputError naming the file and the problem.
 LoadedLiveTree read_live_dump(const std::filesystem::path& file);
 
-}  // namespace tev
+}  // namespace tev::live

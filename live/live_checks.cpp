@@ -9,14 +9,14 @@
 #include "core/statistics.hpp"
 #include "engine/monte_carlo.hpp"
 
-namespace tev {
+namespace tev::live {
 
 namespace {
 
 namespace fs = std::filesystem;
 
-CheckCase as_check_case(std::string label, const LiveTree& live) {
-  CheckCase c;
+workloads::CheckCase as_check_case(std::string label, const LiveTree& live) {
+  workloads::CheckCase c;
   c.label = std::move(label);
   c.tree = live.tree;
   c.rows = live.rows;
@@ -27,12 +27,12 @@ long long milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::vector<LiveCase> build_cases(const LiveOptions& options, const RunContext& context, const ModelSet& set,
+std::vector<LiveCase> build_cases(const LiveOptions& options, const engine::RunContext& context, const models::ModelSet& set,
                                   const std::vector<std::vector<Token>>& contexts, std::ostream& progress) {
   const bool dump = !options.dump_dir.empty() && context.writes_files;
   if (dump) fs::create_directories(options.dump_dir);
   std::vector<LiveCase> cases;
-  for (const NamedModel& drafter : set.drafters) {
+  for (const models::NamedModel& drafter : set.drafters) {
     for (TreeBuilder builder : options.builders) {
       LiveTreeConfig config = options.tree;
       config.builder = builder;
@@ -45,7 +45,7 @@ std::vector<LiveCase> build_cases(const LiveOptions& options, const RunContext& 
         LiveCase c;
         c.drafter = drafter.name;
         c.builder = builder_name(builder);
-        c.context_text = render_tokens(*set.target, live.context);
+        c.context_text = models::render_tokens(*set.target, live.context);
         c.root_kl = live.root_kl;
         c.row_deviation = live.row_deviation;
         c.check_case = as_check_case(c.builder + " / " + c.drafter + " / context " + std::to_string(i), live);
@@ -83,7 +83,7 @@ std::vector<LiveCase> read_cases(const std::string& dir, std::ostream& progress)
 }
 
 // The first word of a completed block: the exit's depth-1 ancestor's token, or the bonus at the root.
-std::vector<std::uint64_t> first_word_counts(const DraftTree& tree, const BlockCounts& counts) {
+std::vector<std::uint64_t> first_word_counts(const DraftTree& tree, const engine::BlockCounts& counts) {
   std::vector<std::uint64_t> first(static_cast<std::size_t>(tree.vocab), 0);
   for (NodeId v = 0; v < tree.size(); ++v) {
     NodeId top = v;
@@ -98,10 +98,10 @@ std::vector<std::uint64_t> first_word_counts(const DraftTree& tree, const BlockC
 
 // Speculative generation with TEV per drafter × builder from context 0: tokens per round against
 // the mean 1 + C_p of the rounds' trees, one Holm family at the share alpha.
-void generate(const LiveOptions& options, const ModelSet& set, const std::vector<Token>& prompt, double share_alpha,
+void generate(const LiveOptions& options, const models::ModelSet& set, const std::vector<Token>& prompt, double share_alpha,
               LiveResult& result, std::ostream& progress) {
   std::vector<double> length_p;
-  for (const NamedModel& drafter : set.drafters) {
+  for (const models::NamedModel& drafter : set.drafters) {
     for (TreeBuilder builder : options.builders) {
       progress << "generating: " << builder_name(builder) << " from " << drafter.name << " ..." << std::flush;
       LiveTreeConfig config = options.tree;
@@ -113,9 +113,9 @@ void generate(const LiveOptions& options, const ModelSet& set, const std::vector
       progress << " done\n";
       length_p.push_back(run.generation.length_p());
       const std::span<const Token> all = run.generation.tokens;
-      run.prompt_text = render_tokens(*set.target, all.first(prompt.size()));
-      run.continuation_text = render_tokens(*set.target, all.subspan(prompt.size()));
-      run.text = render_tokens(*set.target, all);
+      run.prompt_text = models::render_tokens(*set.target, all.first(prompt.size()));
+      run.continuation_text = models::render_tokens(*set.target, all.subspan(prompt.size()));
+      run.text = models::render_tokens(*set.target, all);
       result.generations.push_back(std::move(run));
     }
   }
@@ -124,43 +124,43 @@ void generate(const LiveOptions& options, const ModelSet& set, const std::vector
   result.generation_holds = result.min_length_p_holm >= share_alpha;
 }
 
-FirstWordTest first_word_test(const LiveOptions& options, const RunContext& context, const CheckCase& first, double share_alpha) {
-  MonteCarloPlan plan;
+FirstWordTest first_word_test(const LiveOptions& options, const engine::RunContext& context, const workloads::CheckCase& first, double share_alpha) {
+  engine::MonteCarloPlan plan;
   plan.seed = options.judging.seed + 1;
   plan.samples = options.first_word_samples;
   plan.threads = options.judging.threads;
   plan.ranks = context.ranks;
-  const BlockCounts counts = run_monte_carlo(VerifierId::tree_exit, first.tree, first.rows, plan);
+  const engine::BlockCounts counts = engine::run_monte_carlo(VerifierId::tree_exit, first.tree, first.rows, plan);
   FirstWordTest test;
   test.samples = options.first_word_samples;
   test.chi_square = identity_test(first_word_counts(first.tree, counts), first.rows.row(0), node_groups(1, first.tree.vocab),
-                                  TestLevel{share_alpha, share_alpha, kNullSimulationSeed, 0});
+                                  TestLevel{share_alpha, share_alpha, judging::kNullSimulationSeed, 0});
   test.holds = test.chi_square.impossible == 0 && test.chi_square.p_value >= share_alpha;
   return test;
 }
 
 }  // namespace
 
-int LiveResult::exit_code() const { return passed ? 0 : inconclusive ? verdict_exit_code(Verdict::inconclusive) : 1; }
+int LiveResult::exit_code() const { return passed ? 0 : inconclusive ? judging::verdict_exit_code(judging::Verdict::inconclusive) : 1; }
 
-LiveResult run_live_checks(const LiveOptions& options, const RunContext& context, std::ostream& progress,
-                           const VerifierProgress& verifier_progress) {
+LiveResult run_live_checks(const LiveOptions& options, const engine::RunContext& context, std::ostream& progress,
+                           const judging::VerifierProgress& verifier_progress) {
   const auto start = std::chrono::steady_clock::now();
   LiveResult result;
   result.from_dumps = !options.from_dir.empty();
-  ModelSet set;
+  models::ModelSet set;
   std::vector<std::vector<Token>> contexts;
   if (result.from_dumps) {
     result.cases = read_cases(options.from_dir, progress);
   } else {
     progress << "loading models ...\n";
-    set = load_models(options.models);
+    set = models::load_models(options.models);
     result.target = set.description;
-    for (const NamedModel& d : set.drafters) result.drafters.emplace_back(d.name, d.model->name());
+    for (const models::NamedModel& d : set.drafters) result.drafters.emplace_back(d.name, d.model->name());
     contexts = sample_contexts(*set.target, options.contexts, options.context_length, options.judging.seed, set.end_token);
     result.cases = build_cases(options, context, set, contexts, progress);
   }
-  std::vector<CheckCase> suite;
+  std::vector<workloads::CheckCase> suite;
   for (const LiveCase& c : result.cases) suite.push_back(c.check_case);
 
   // One family-wise alpha: Bonferroni over the verifiers, the generation family and the first-word test.
@@ -168,19 +168,19 @@ LiveResult run_live_checks(const LiveOptions& options, const RunContext& context
   const auto catalog = verifier_catalog();
   result.alpha_shares = static_cast<int>(std::count_if(catalog.begin(), catalog.end(), included)) + (result.from_dumps ? 0 : 2);
   const double share_alpha = result.share_alpha(options.judging.alpha);
-  result.verifiers = check_every_verifier(
+  result.verifiers = judging::check_every_verifier(
       suite,
-      [&](const VerifierInfo& info) -> std::optional<JudgingConfig> {
+      [&](const VerifierInfo& info) -> std::optional<judging::JudgingConfig> {
         if (!included(info)) return std::nullopt;
-        JudgingConfig config = options.judging;
+        judging::JudgingConfig config = options.judging;
         config.verifiers_sharing_alpha = result.alpha_shares;
         config.ranks = context.ranks;
         if (info.fast_path == FastPath::none) config.samples = options.chooser_samples;
         return config;
       },
       verifier_progress);
-  result.passed = all_as_expected(result.verifiers);
-  result.inconclusive = only_inconclusive_unexpected(result.verifiers);
+  result.passed = judging::all_as_expected(result.verifiers);
+  result.inconclusive = judging::only_inconclusive_unexpected(result.verifiers);
   if (!result.from_dumps) {
     generate(options, set, contexts.at(0), share_alpha, result, progress);
     result.first_word = first_word_test(options, context, suite.front(), share_alpha);
@@ -190,4 +190,4 @@ LiveResult run_live_checks(const LiveOptions& options, const RunContext& context
   return result;
 }
 
-}  // namespace tev
+}  // namespace tev::live

@@ -12,15 +12,15 @@
 #include "engine/ranks.hpp"
 #include "judging/verdicts.hpp"
 
-namespace tev {
+namespace tev::live {
 
 struct LiveOptions {
-  ModelRequest models;
+  models::ModelRequest models;
   std::vector<TreeBuilder> builders = {TreeBuilder::ddtree, TreeBuilder::dynamic};
   std::int32_t contexts = 2;          // per drafter × builder
   std::int32_t context_length = 5;    // tokens sampled after the start token
   LiveTreeConfig tree;                // budget and temperature (builder from `builders`)
-  JudgingConfig judging;              // samples for fast-path verifiers, seed, threads, alpha
+  judging::JudgingConfig judging;              // samples for fast-path verifiers, seed, threads, alpha
   std::uint64_t chooser_samples = 2000;  // samples for verifiers without a fast path (O(V) per draw)
   bool mutants = false;               // also run the planted mutants (O(N·V) per sample for several)
   std::int32_t rounds = 30;           // speculative generation rounds per drafter × builder
@@ -30,7 +30,7 @@ struct LiveOptions {
 };
 
 struct LiveCase {
-  CheckCase check_case;
+  workloads::CheckCase check_case;
   std::string drafter, builder, context_text;
   double root_kl = 0.0;
   double row_deviation = 0.0;
@@ -55,7 +55,7 @@ struct LiveResult {
   std::vector<std::pair<std::string, std::string>> drafters;  // (name, model name)
   std::vector<LiveCase> cases;
   int alpha_shares = 1;                         // the verifiers, plus the generation and first-word families
-  std::vector<VerifierReport> verifiers;
+  std::vector<judging::VerifierReport> verifiers;
   std::vector<LiveGenerationRun> generations;   // empty for dumps
   double min_length_p_holm = 1.0;               // tokens per round vs 1 + C_p, Holm over the runs
   bool generation_holds = true;
@@ -71,7 +71,7 @@ struct LiveResult {
 // Builds (or reads) the trees, judges every verifier, generates and tests; progress lines go to
 // `progress` and verifier_progress. The Monte Carlo runs are split over context.ranks; only a
 // context that writes files writes the dumps.
-LiveResult run_live_checks(const LiveOptions& options, const RunContext& context, std::ostream& progress,
-                           const VerifierProgress& verifier_progress = {});
+LiveResult run_live_checks(const LiveOptions& options, const engine::RunContext& context, std::ostream& progress,
+                           const judging::VerifierProgress& verifier_progress = {});
 
-}  // namespace tev
+}  // namespace tev::live

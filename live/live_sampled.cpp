@@ -18,9 +18,9 @@
 #include "live/live.hpp"
 #include "judging/sampled_law.hpp"
 
-namespace tev {
+namespace tev::live {
 
-LiveLanguagePair::LiveLanguagePair(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> context,
+LiveLanguagePair::LiveLanguagePair(const models::LanguageModel& target, const models::LanguageModel& drafter, std::span<const Token> context,
                                    std::int32_t top_k, std::int32_t draft_depth, double temperature, double row_tolerance)
     : target_(target), drafter_(drafter), context_(context.begin(), context.end()), top_k_(top_k), draft_depth_(draft_depth),
       temperature_(temperature), row_tolerance_(row_tolerance) {
@@ -52,10 +52,10 @@ const Row& LiveLanguagePair::cached(std::map<std::vector<Token>, Row>& rows, std
 }
 
 // The model's row after context ‖ prefix, normalized (its deviation from 1 reported), at temperature.
-std::vector<double> LiveLanguagePair::model_row(const LanguageModel& model, std::span<const Token> prefix, double& deviation) const {
+std::vector<double> LiveLanguagePair::model_row(const models::LanguageModel& model, std::span<const Token> prefix, double& deviation) const {
   const std::vector<Token> tokens = extended(prefix);
   std::vector<double> row = model.next_row(tokens);
-  deviation = normalize_row(row, model, tokens, row_tolerance_);
+  deviation = models::normalize_row(row, model, tokens, row_tolerance_);
   return apply_temperature(row, temperature_);
 }
 
@@ -161,10 +161,10 @@ std::uint64_t sample_key(Part part, std::uint32_t stream, std::uint64_t index) {
   return (static_cast<std::uint64_t>(part) << 56) | (static_cast<std::uint64_t>(stream) << 40) | index;
 }
 constexpr std::uint32_t kVerifierWord = 1u << 24;  // tree words of verifier draws; node numbers stay below
-DrawSite verifier_site(std::uint32_t seed, SampledVerifierId id, std::uint64_t key) {
+DrawSite verifier_site(std::uint32_t seed, drafts::SampledVerifierId id, std::uint64_t key) {
   return {seed, uses::sampled_live.stream, kVerifierWord + static_cast<std::uint32_t>(id), key};
 }
-PhiloxNodeChoosers drafting_choosers(std::uint32_t seed, std::uint64_t key) {
+judging::PhiloxNodeChoosers drafting_choosers(std::uint32_t seed, std::uint64_t key) {
   return {PhiloxChooser{DrawSite{}}, DrawSite{seed, uses::sampled_live.stream, 0, key}, 0};
 }
 
@@ -175,7 +175,7 @@ class FixedTrees {
   using Fixed = std::pair<DraftTree, TargetRows>;
   static constexpr NodeId kMaxRows = 256;
   // `scratch` holds the tree when it is not kept.
-  const Fixed& get(const DraftedTree& drafted, std::int32_t vocab, Fixed& scratch) {
+  const Fixed& get(const drafts::DraftedTree& drafted, std::int32_t vocab, Fixed& scratch) {
     std::vector<Token> key;  // every node's prefix, then its drafts, each list closed by kNoToken
     for (const auto& [prefix, node] : drafted.nodes()) {
       key.insert(key.end(), prefix.begin(), prefix.end());
@@ -201,28 +201,28 @@ class FixedTrees {
 };
 
 // The first emitted word of `samples` runs, each on a freshly drafted tree (key: sample index).
-std::vector<std::uint64_t> sample_first_words(const LiveLanguagePair& pair, const SampledCase& c, std::uint32_t stream,
+std::vector<std::uint64_t> sample_first_words(const LiveLanguagePair& pair, const drafts::SampledCase& c, std::uint32_t stream,
                                               const LiveSampledOptions& o) {
   using Counts = std::vector<std::uint64_t>;
   const auto vocab = static_cast<std::size_t>(pair.vocab());
-  const bool target_only = sampled_verifier_info(c.verifier).kind == SampledKind::target_only;
+  const bool target_only = drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::target_only;
   FixedTrees fixed_trees;
   auto body = [&](const oneapi::tbb::blocked_range<std::uint64_t>& range, Counts counts) {
     if (counts.empty()) counts.assign(vocab, 0);
     PhiloxChooser verify{DrawSite{}};
-    PhiloxNodeChoosers choosers = drafting_choosers(o.seed, 0);  // one scratch buffer for the range's draws
+    judging::PhiloxNodeChoosers choosers = drafting_choosers(o.seed, 0);  // one scratch buffer for the range's draws
     FixedTrees::Fixed scratch;
     for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
       const std::uint64_t key = sample_key(Part::first_word, stream, s);
       choosers.base.sample = key;
-      LazyDrafts drafts(pair, c.drafting, choosers);
+      drafts::LazyDrafts drafts(pair, c.drafting, choosers);
       verify.restart(verifier_site(o.seed, c.verifier, key));
       Token first = kNoToken;
       if (target_only) {  // run_sampled_verifier's target-only path, with the fixed tree built once
         const auto& [tree, rows] = fixed_trees.get(drafts.realized(), pair.vocab(), scratch);
-        first = emitted_tokens(tree, run_verifier(target_only_verifier(c.verifier), tree, rows, verify)).front();
+        first = drafts::emitted_tokens(tree, run_verifier(drafts::target_only_verifier(c.verifier), tree, rows, verify)).front();
       } else {
-        first = run_sampled_verifier(c.verifier, drafts, verify, pair.vocab()).front();
+        first = drafts::run_sampled_verifier(c.verifier, drafts, verify, pair.vocab()).front();
       }
       ++counts[static_cast<std::size_t>(first)];
     }
@@ -251,8 +251,8 @@ double standard_error(const std::vector<double>& x) {
 
 // Rounds of generation after `prompt`: each round drafts one tree (key: the round), TEV and the
 // q-based verifier each verify it `draws_per_round` times, and TEV's first block extends the text.
-RoundsComparison run_rounds(const LanguageModel& target, const LanguageModel& drafter, const std::string& drafter_name,
-                            const Drafting& drafting, SampledVerifierId q_verifier, std::uint32_t stream, std::span<const Token> prompt,
+RoundsComparison run_rounds(const models::LanguageModel& target, const models::LanguageModel& drafter, const std::string& drafter_name,
+                            const drafts::Drafting& drafting, drafts::SampledVerifierId q_verifier, std::uint32_t stream, std::span<const Token> prompt,
                             const LiveSampledOptions& o, double& row_deviation) {
   RoundsComparison out;
   out.drafter = drafter_name;
@@ -268,9 +268,9 @@ RoundsComparison run_rounds(const LanguageModel& target, const LanguageModel& dr
   for (std::int32_t r = 0; r < o.rounds; ++r) {
     if (out.tokens.size() + static_cast<std::size_t>(drafting.depth) + 1 > std::min(target.max_length(), drafter.max_length())) break;
     const LiveLanguagePair pair(target, drafter, out.tokens, o.top_k, drafting.depth, o.temperature);
-    PhiloxNodeChoosers choosers = drafting_choosers(o.seed, sample_key(Part::rounds, stream, static_cast<std::uint64_t>(r)));
-    LazyDrafts drafts(pair, drafting, choosers);
-    const DraftedTree& tree = drafts.realized();
+    judging::PhiloxNodeChoosers choosers = drafting_choosers(o.seed, sample_key(Part::rounds, stream, static_cast<std::uint64_t>(r)));
+    drafts::LazyDrafts drafts(pair, drafting, choosers);
+    const drafts::DraftedTree& tree = drafts.realized();
     const auto [fixed, rows] = tree.fixed_tree(pair.vocab());
     const ExitLaw law = ExitLaw::compute(fixed, rows);
     laws.push_back(length_law(fixed, law));
@@ -280,12 +280,12 @@ RoundsComparison run_rounds(const LanguageModel& target, const LanguageModel& dr
     std::vector<Token> advance;
     for (std::uint64_t j = 0; j < draws; ++j) {
       const std::uint64_t key = sample_key(Part::rounds, stream, static_cast<std::uint64_t>(r) * draws + j);
-      chooser.restart(verifier_site(o.seed, SampledVerifierId::tree_exit, key));
+      chooser.restart(verifier_site(o.seed, drafts::SampledVerifierId::tree_exit, key));
       const Block block = run_verifier(VerifierId::tree_exit, fixed, rows, chooser);
       tev_total += static_cast<std::uint64_t>(fixed.depth[block.exit]) + 1;
-      if (j == 0) advance = emitted_tokens(fixed, block);
+      if (j == 0) advance = drafts::emitted_tokens(fixed, block);
       chooser.restart(verifier_site(o.seed, q_verifier, key));
-      q_total += run_sampled_verifier(q_verifier, tree, chooser, pair.vocab()).size();
+      q_total += drafts::run_sampled_verifier(q_verifier, tree, chooser, pair.vocab()).size();
     }
     out.tokens.insert(out.tokens.end(), advance.begin(), advance.end());
     tev_sum += tev_total;
@@ -310,12 +310,12 @@ RoundsComparison run_rounds(const LanguageModel& target, const LanguageModel& dr
 
 // The cases of one drafter: TEV and the q-based verifier on each policy, and two q-based mutants
 // that act at the root (where the first word is decided).
-std::vector<SampledCase> first_word_cases(const LiveSampledOptions& o, std::int32_t depth) {
-  using Id = SampledVerifierId;
-  const Drafting chain{DraftPolicy::chain, 1, depth};
-  const Drafting iid{DraftPolicy::iid_children, o.draft_width, depth};
-  const Drafting distinct{DraftPolicy::without_replacement, o.draft_width, depth};
-  std::vector<SampledCase> cases = {{Id::tree_exit, chain},  {Id::speculative_sampling, chain},       {Id::tree_exit, iid},
+std::vector<drafts::SampledCase> first_word_cases(const LiveSampledOptions& o, std::int32_t depth) {
+  using Id = drafts::SampledVerifierId;
+  const drafts::Drafting chain{drafts::DraftPolicy::chain, 1, depth};
+  const drafts::Drafting iid{drafts::DraftPolicy::iid_children, o.draft_width, depth};
+  const drafts::Drafting distinct{drafts::DraftPolicy::without_replacement, o.draft_width, depth};
+  std::vector<drafts::SampledCase> cases = {{Id::tree_exit, chain},  {Id::speculative_sampling, chain},       {Id::tree_exit, iid},
                                     {Id::rejection_with_replacement, iid}, {Id::tree_exit, distinct}, {Id::rejection_without_replacement, distinct}};
   if (o.mutants) {
     cases.push_back({Id::mutant_bonus_from_target_row, iid});
@@ -325,29 +325,29 @@ std::vector<SampledCase> first_word_cases(const LiveSampledOptions& o, std::int3
 }
 
 // The comparison streams: the q-based verifier of each policy against TEV.
-std::vector<SampledCase> rounds_cases(const LiveSampledOptions& o) {
-  std::vector<SampledCase> out;
-  for (const SampledCase& c : first_word_cases(o, o.draft_depth)) {
-    if (sampled_verifier_info(c.verifier).kind == SampledKind::q_based) out.push_back(c);
+std::vector<drafts::SampledCase> rounds_cases(const LiveSampledOptions& o) {
+  std::vector<drafts::SampledCase> out;
+  for (const drafts::SampledCase& c : first_word_cases(o, o.draft_depth)) {
+    if (drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::q_based) out.push_back(c);
   }
   return out;
 }
 
-std::uint32_t stream_of(std::size_t drafter, DraftPolicy policy) { return static_cast<std::uint32_t>(drafter * 8 + static_cast<std::size_t>(policy)); }
+std::uint32_t stream_of(std::size_t drafter, drafts::DraftPolicy policy) { return static_cast<std::uint32_t>(drafter * 8 + static_cast<std::size_t>(policy)); }
 
 }  // namespace
 
-std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, const SampledCase& c) {
-  if (sampled_verifier_info(c.verifier).kind == SampledKind::target_only) return std::nullopt;
+std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, const drafts::SampledCase& c) {
+  if (drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::target_only) return std::nullopt;
   const auto vocab = static_cast<std::size_t>(pair.vocab());
-  const Drafting root_only{c.drafting.policy, c.drafting.width, 1};  // the root's drafts have the same law at any depth
+  const drafts::Drafting root_only{c.drafting.policy, c.drafting.width, 1};  // the root's drafts have the same law at any depth
   std::vector<double> law(vocab, 0.0);
   enumerate_outcomes(
       [&](EnumeratingChooser& chooser) {
-        SharedNodeChooser<EnumeratingChooser> choosers{chooser};
-        LazyDrafts drafts(pair, root_only, choosers);
+        drafts::SharedNodeChooser<EnumeratingChooser> choosers{chooser};
+        drafts::LazyDrafts drafts(pair, root_only, choosers);
         FirstWordChooser verify{chooser, vocab, {}};
-        FirstWordRun run{run_sampled_verifier(c.verifier, drafts, verify, pair.vocab()), {}};
+        FirstWordRun run{drafts::run_sampled_verifier(c.verifier, drafts, verify, pair.vocab()), {}};
         run.first_draw = std::move(verify.first_draw);
         return run;
       },
@@ -363,19 +363,19 @@ std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, 
   return law;
 }
 
-int LiveSampledResult::exit_code() const { return passed ? 0 : only_inconclusive ? verdict_exit_code(Verdict::inconclusive) : 1; }
+int LiveSampledResult::exit_code() const { return passed ? 0 : only_inconclusive ? judging::verdict_exit_code(judging::Verdict::inconclusive) : 1; }
 
-LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOptions& o, std::ostream& progress) {
+LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSampledOptions& o, std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
   if (o.first_word_samples < 1 || o.rounds < 1 || o.draws_per_round < 1) throw std::invalid_argument("live --drafts sampled: samples, rounds and draws must be positive");
   LiveSampledResult result;
   result.target = models.target->name();
   result.description = models.description;
   result.context = sample_contexts(*models.target, 1, o.context_length, o.seed, models.end_token).front();
-  result.context_text = render_tokens(*models.target, result.context);
-  const VerdictPolicy policy{.alpha = o.alpha, .max_detectable_tv = o.max_detectable_tv};
+  result.context_text = models::render_tokens(*models.target, result.context);
+  const judging::VerdictPolicy policy{.alpha = o.alpha, .max_detectable_tv = o.max_detectable_tv};
   validate(policy);
-  const std::vector<SampledCase> cases = first_word_cases(o, o.first_word_depth);
+  const std::vector<drafts::SampledCase> cases = first_word_cases(o, o.first_word_depth);
   result.chi_square_level = policy.chi_square_level(cases.size() * models.drafters.size());
   result.exact_tolerance = policy.exact_tolerance;
   const auto vocab = models.target->vocab();
@@ -384,7 +384,7 @@ LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOpti
 
   // 1. The first word, a fresh tree per sample.
   for (std::size_t d = 0; d < models.drafters.size(); ++d) {
-    const NamedModel& drafter = models.drafters[d];
+    const models::NamedModel& drafter = models.drafters[d];
     result.drafters.push_back(drafter.name);
     progress << "first word: rows after the context for " << drafter.name << " ..." << std::flush;
     const LiveLanguagePair pair(*models.target, *drafter.model, result.context, o.top_k, o.first_word_depth, o.temperature);
@@ -393,16 +393,16 @@ LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOpti
     const std::span<const double> target_row = pair.p({});
     result.root_tv.push_back(total_variation(target_row, pair.q({})));
     const std::optional<double> detectable = worst_case_detectable_tv(target_row, groups, n, result.chi_square_level, policy.required_power);
-    for (const SampledCase& c : cases) {
+    for (const drafts::SampledCase& c : cases) {
       progress << "  " << drafter.name << ": " << c.label() << " ..." << std::flush;
       const auto case_start = std::chrono::steady_clock::now();
       FirstWordCase f;
       f.drafter = drafter.name;
       f.c = c;
-      f.kind = sampled_verifier_info(c.verifier).kind;
+      f.kind = drafts::sampled_verifier_info(c.verifier).kind;
       f.counts = sample_first_words(pair, c, stream_of(d, c.drafting.policy), o);
       f.evidence.samples = o.first_word_samples;
-      const TestLevel level{result.chi_square_level, policy.exactness_alpha(), kNullSimulationSeed,
+      const TestLevel level{result.chi_square_level, policy.exactness_alpha(), judging::kNullSimulationSeed,
                             static_cast<std::uint32_t>(result.first_word.size())};
       f.evidence.chi_square = identity_test(f.counts, target_row, groups, level);
       f.evidence.detectable_tv = detectable;
@@ -415,26 +415,26 @@ LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOpti
     }
     result.row_deviation = std::max(result.row_deviation, pair.row_deviation());
   }
-  std::vector<TreeEvidence> evidence;
+  std::vector<judging::TreeEvidence> evidence;
   for (const FirstWordCase& f : result.first_word) evidence.push_back(f.evidence);
-  const SubjectVerdict decision = decide(evidence, policy);
+  const judging::SubjectVerdict decision = judging::decide(evidence, policy);
   bool unexpected_beyond_power = false;
   for (std::size_t i = 0; i < result.first_word.size(); ++i) {
     FirstWordCase& f = result.first_word[i];
     f.verdict = decision.cases[i].verdict;
     f.caught_by_sampling = decision.cases[i].sampled_not_exact;
     const bool exact_by_law = !f.exact_tv || *f.exact_tv <= policy.exact_tolerance;
-    if (f.kind == SampledKind::mutant) {
+    if (f.kind == drafts::SampledKind::mutant) {
       f.as_expected = !exact_by_law && (f.caught_by_sampling || f.predicted_power < policy.required_power);
     } else {
-      f.as_expected = f.verdict == Verdict::exact_saturated && exact_by_law;
+      f.as_expected = f.verdict == judging::Verdict::exact_saturated && exact_by_law;
       result.first_word_verdict = std::min(result.first_word_verdict, f.verdict);
     }
-    unexpected_beyond_power |= !f.as_expected && !(f.kind != SampledKind::mutant && f.verdict == Verdict::inconclusive && exact_by_law);
+    unexpected_beyond_power |= !f.as_expected && !(f.kind != drafts::SampledKind::mutant && f.verdict == judging::Verdict::inconclusive && exact_by_law);
   }
 
   // 2. Tokens per round, TEV and each q-based verifier on the same trees; drafter × policy streams in parallel.
-  const std::vector<SampledCase> comparisons = rounds_cases(o);
+  const std::vector<drafts::SampledCase> comparisons = rounds_cases(o);
   result.rounds.resize(models.drafters.size() * comparisons.size());
   std::vector<double> deviations(result.rounds.size(), 0.0);
   progress << "rounds: " << result.rounds.size() << " drafter x policy streams of " << o.rounds << " rounds ...\n" << std::flush;
@@ -442,7 +442,7 @@ LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOpti
   arena.execute([&] {
     oneapi::tbb::parallel_for(std::size_t{0}, result.rounds.size(), [&](std::size_t i) {
       const std::size_t d = i / comparisons.size();
-      const SampledCase& c = comparisons[i % comparisons.size()];
+      const drafts::SampledCase& c = comparisons[i % comparisons.size()];
       result.rounds[i] = run_rounds(*models.target, *models.drafters[d].model, models.drafters[d].name, c.drafting, c.verifier,
                                     stream_of(d, c.drafting.policy), result.context, o, deviations[i]);
     });
@@ -456,8 +456,8 @@ LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOpti
     rounds_hold = rounds_hold && result.rounds[i].tev_holds;
     result.row_deviation = std::max(result.row_deviation, deviations[i]);
     const std::span<const Token> all = result.rounds[i].tokens;
-    result.rounds[i].prompt_text = render_tokens(*models.target, all.first(result.context.size()));
-    result.rounds[i].continuation_text = render_tokens(*models.target, all.subspan(result.context.size()));
+    result.rounds[i].prompt_text = models::render_tokens(*models.target, all.first(result.context.size()));
+    result.rounds[i].continuation_text = models::render_tokens(*models.target, all.subspan(result.context.size()));
   }
   const bool first_word_ok = std::all_of(result.first_word.begin(), result.first_word.end(), [](const FirstWordCase& f) { return f.as_expected; });
   result.passed = first_word_ok && rounds_hold;
@@ -466,13 +466,13 @@ LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOpti
   return result;
 }
 
-LiveSampledResult run_live_sampled(const ModelRequest& request, const LiveSampledOptions& o, std::ostream& progress) {
+LiveSampledResult run_live_sampled(const models::ModelRequest& request, const LiveSampledOptions& o, std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
   progress << "loading models ...\n";
-  const ModelSet models = load_models(request);
+  const models::ModelSet models = models::load_models(request);
   LiveSampledResult result = run_live_sampled(models, o, progress);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
-}  // namespace tev
+}  // namespace tev::live

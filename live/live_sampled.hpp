@@ -23,7 +23,7 @@
 #include "drafts/sampled_verifiers.hpp"
 #include "judging/verdict_policy.hpp"
 
-namespace tev {
+namespace tev::live {
 
 // The rows a sampled tree after one context reads, computed on first use and kept for the pair's
 // life: p(· | context ‖ prefix), the target's row; q(· | context ‖ prefix), the drafter's row cut to
@@ -31,8 +31,8 @@ namespace tev {
 // threads. LazyDrafts's Pair.
 class LiveLanguagePair {
  public:
-  LiveLanguagePair(const LanguageModel& target, const LanguageModel& drafter, std::span<const Token> context, std::int32_t top_k,
-                   std::int32_t draft_depth, double temperature, double row_tolerance = kModelRowTolerance);
+  LiveLanguagePair(const models::LanguageModel& target, const models::LanguageModel& drafter, std::span<const Token> context, std::int32_t top_k,
+                   std::int32_t draft_depth, double temperature, double row_tolerance = models::kModelRowTolerance);
 
   std::int32_t vocab() const { return target_.vocab(); }
   std::span<const double> p(std::span<const Token> prefix) const;
@@ -53,14 +53,14 @@ class LiveLanguagePair {
   };
   const DraftRow& draft_row(std::span<const Token> prefix) const;
   DraftRow top_k_row(const std::vector<double>& full) const;
-  std::vector<double> model_row(const LanguageModel& model, std::span<const Token> prefix, double& deviation) const;
+  std::vector<double> model_row(const models::LanguageModel& model, std::span<const Token> prefix, double& deviation) const;
   // rows[prefix], computed by compute(deviation) on first use.
   template <class Row, class Compute>
   const Row& cached(std::map<std::vector<Token>, Row>& rows, std::span<const Token> prefix, Compute&& compute) const;
   std::vector<Token> extended(std::span<const Token> prefix) const;
 
-  const LanguageModel& target_;
-  const LanguageModel& drafter_;
+  const models::LanguageModel& target_;
+  const models::LanguageModel& drafter_;
   std::vector<Token> context_;
   std::int32_t top_k_, draft_depth_;
   double temperature_, row_tolerance_;
@@ -86,19 +86,19 @@ struct LiveSampledOptions {
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
   double alpha = 1e-3;                  // family-wise over the whole run
-  double max_detectable_tv = VerdictPolicy{}.max_detectable_tv;  // the TV every first-word case must guarantee for 'exact'
+  double max_detectable_tv = judging::VerdictPolicy{}.max_detectable_tv;  // the TV every first-word case must guarantee for 'exact'
 };
 
 // One first-word case: a verifier on trees one drafter samples by one policy.
 struct FirstWordCase {
   std::string drafter;
-  SampledCase c;
-  SampledKind kind = SampledKind::q_based;
+  drafts::SampledCase c;
+  drafts::SampledKind kind = drafts::SampledKind::q_based;
   std::vector<std::uint64_t> counts;    // (V) first emitted word
-  TreeEvidence evidence;                // the χ² and the detectable TV the verdict policy reads
+  judging::TreeEvidence evidence;                // the χ² and the detectable TV the verdict policy reads
   std::optional<double> exact_tv;       // TV(first word's exact law, target row); none for target-only (exact on every tree)
   double predicted_power = 0.0;         // of the χ² at its level, from the exact law
-  Verdict verdict = Verdict::inconclusive;  // the policy's: not exact, inconclusive, or exact (shown as such)
+  judging::Verdict verdict = judging::Verdict::inconclusive;  // the policy's: not exact, inconclusive, or exact (shown as such)
   bool caught_by_sampling = false;
   bool as_expected = false;
 };
@@ -106,8 +106,8 @@ struct FirstWordCase {
 // Tokens per round on the same sampled trees: TEV and one q-based verifier, per drafter × policy.
 struct RoundsComparison {
   std::string drafter;
-  Drafting drafting;
-  SampledVerifierId q_verifier = SampledVerifierId::speculative_sampling;
+  drafts::Drafting drafting;
+  drafts::SampledVerifierId q_verifier = drafts::SampledVerifierId::speculative_sampling;
   std::int32_t rounds = 0, draws = 0;
   double tev_mean = 0.0, tev_se = 0.0;    // measured, standard error over rounds of the per-round means
   double ceiling_mean = 0.0;              // mean over rounds of 1 + C_p(T): TEV's exact E[L | T]
@@ -130,7 +130,7 @@ struct LiveSampledResult {
   std::vector<FirstWordCase> first_word;
   std::vector<RoundsComparison> rounds;
   double row_deviation = 0.0;
-  Verdict first_word_verdict = Verdict::exact_saturated;  // worst over the exact verifiers
+  judging::Verdict first_word_verdict = judging::Verdict::exact_saturated;  // worst over the exact verifiers
   bool passed = false;
   bool only_inconclusive = false;         // nothing fails but some exact verifier is unpowered
   double seconds = 0.0;                   // wall time of the run (loading the models included where it loads them)
@@ -142,10 +142,10 @@ struct LiveSampledResult {
 // The first word's exact law (V) of a q-based verifier or mutant on trees the policy samples after
 // the pair's context: enumerated over the root's drafts and tests (the first word is decided at the
 // root), the root's bonus kept as one weighted row. None for target-only verifiers.
-std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, const SampledCase& c);
+std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, const drafts::SampledCase& c);
 
-LiveSampledResult run_live_sampled(const ModelSet& models, const LiveSampledOptions& options, std::ostream& progress);
+LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSampledOptions& options, std::ostream& progress);
 // Loads the models the request names, then runs the above (`tevsuite live --drafts sampled`).
-LiveSampledResult run_live_sampled(const ModelRequest& request, const LiveSampledOptions& options, std::ostream& progress);
+LiveSampledResult run_live_sampled(const models::ModelRequest& request, const LiveSampledOptions& options, std::ostream& progress);
 
-}  // namespace tev
+}  // namespace tev::live

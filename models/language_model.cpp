@@ -8,7 +8,7 @@
 
 #include "core/compensated_sum.hpp"
 
-namespace tev {
+namespace tev::models {
 
 std::vector<Token> context_with_path(std::span<const Token> context, const DraftTree& tree, NodeId v) {
   std::vector<Token> out(context.begin(), context.end());
@@ -67,4 +67,4 @@ std::vector<double> LanguageModel::tree_rows(std::span<const Token> context, con
   return rows;
 }
 
-}  // namespace tev
+}  // namespace tev::models

@@ -10,7 +10,7 @@
 
 #include "core/draft_tree.hpp"
 
-namespace tev {
+namespace tev::models {
 
 class LanguageModel {
  public:
@@ -66,4 +66,4 @@ class NormalizedModel final : public LanguageModel {
   double tolerance_;
 };
 
-}  // namespace tev
+}  // namespace tev::models

@@ -10,7 +10,7 @@
 
 #include "core/softmax.hpp"
 
-namespace tev {
+namespace tev::models {
 
 namespace {
 
@@ -339,4 +339,4 @@ std::vector<double> Llama2Model::tree_rows(std::span<const Token> context, const
   return rows;
 }
 
-}  // namespace tev
+}  // namespace tev::models

@@ -10,7 +10,7 @@
 
 #include "models/language_model.hpp"
 
-namespace tev {
+namespace tev::models {
 
 // The 7-int header of a llama2.c checkpoint.
 struct Llama2Config {
@@ -82,4 +82,4 @@ class Llama2Model : public LanguageModel {
   std::vector<std::string> token_texts_;
 };
 
-}  // namespace tev
+}  // namespace tev::models

@@ -6,7 +6,7 @@
 #include "models/llama2c.hpp"
 #include "models/sphinx_model.hpp"
 
-namespace tev {
+namespace tev::models {
 
 std::vector<std::string> default_drafters(LiveFamily family) {
   if (family == LiveFamily::sphinx) return {"bigram", "interpolated"};
@@ -82,4 +82,4 @@ ModelSet load_models(const ModelRequest& request) {
   throw std::logic_error("unknown model family");
 }
 
-}  // namespace tev
+}  // namespace tev::models

@@ -6,7 +6,7 @@
 
 #include "models/language_model.hpp"
 
-namespace tev {
+namespace tev::models {
 
 enum class LiveFamily { sphinx, llama2c };
 
@@ -35,4 +35,4 @@ struct ModelSet {
 ModelSet load_models(const ModelRequest& request);
 std::vector<std::string> default_drafters(LiveFamily family);
 
-}  // namespace tev
+}  // namespace tev::models

@@ -4,7 +4,7 @@
 
 #include "models/sphinx_model.hpp"
 
-namespace tev {
+namespace tev::models {
 
 struct SphinxFile::Handles {};
 
@@ -20,4 +20,4 @@ SphinxFile::~SphinxFile() = default;
 Token SphinxFile::id(const std::string&) const { throw std::logic_error("SphinxFile without sphinxbase"); }
 std::vector<double> SphinxFile::scores(int, Token, Token) const { throw std::logic_error("SphinxFile without sphinxbase"); }
 
-}  // namespace tev
+}  // namespace tev::models

@@ -9,7 +9,7 @@
 
 #include <stdexcept>
 
-namespace tev {
+namespace tev::models {
 
 namespace {
 // The log base pocketsphinx itself decodes with; scores are integers in this base.
@@ -83,4 +83,4 @@ std::vector<double> SphinxFile::scores(int order, Token h2, Token h1) const {
   return row;
 }
 
-}  // namespace tev
+}  // namespace tev::models

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-namespace tev {
+namespace tev::models {
 
 std::string view_name(SphinxView view) {
   switch (view) {
@@ -55,4 +55,4 @@ std::vector<double> SphinxModel::next_row(std::span<const Token> context) const 
   return *row;
 }
 
-}  // namespace tev
+}  // namespace tev::models

@@ -11,7 +11,7 @@
 
 #include "models/language_model.hpp"
 
-namespace tev {
+namespace tev::models {
 
 inline constexpr const char* kSphinxModelPath = "/usr/share/pocketsphinx/model/en-us/en-us.lm.bin";
 
@@ -78,4 +78,4 @@ class SphinxModel : public LanguageModel {
   std::shared_ptr<const std::vector<double>> unigram_;  // interpolated view only
 };
 
-}  // namespace tev
+}  // namespace tev::models

@@ -11,25 +11,25 @@
 #include "core/exit_law.hpp"
 #include "workloads/suite.hpp"
 
-namespace tev {
+namespace tev::properties {
 namespace {
 
 constexpr double kTolerance = 1e-12;
 constexpr double kAgreement = 1e-15;  // lumped against per-token enumeration: the same sums, reordered
 
-std::vector<CheckCase> cases() { return make_suite({.trees = 16, .vocab = 5, .budget = 6, .seed = 77}).cases; }
+std::vector<workloads::CheckCase> cases() { return workloads::make_suite({.trees = 16, .vocab = 5, .budget = 6, .seed = 77}).cases; }
 
 struct Reference {
   std::vector<double> law;
   double ceiling;
 };
-Reference reference(const CheckCase& c) {
+Reference reference(const workloads::CheckCase& c) {
   const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
   return {canonical_block_law(c.tree, c.rows, law), law.ceiling()};
 }
 
 TEST(ExactLaw, SaturatedVerifiersRealizeTheCanonicalLaw) {
-  for (const CheckCase& c : cases()) {
+  for (const workloads::CheckCase& c : cases()) {
     const Reference ref = reference(c);
     for (const VerifierInfo& info : verifier_catalog()) {
       if (info.kind != VerifierKind::saturated) continue;
@@ -43,7 +43,7 @@ TEST(ExactLaw, SaturatedVerifiersRealizeTheCanonicalLaw) {
 
 // Every combination of per-node child orders (Cartesian product of permutations).
 TEST(ExactLaw, SequentialResidualUnderEveryChildOrder) {
-  for (const CheckCase& c : cases()) {
+  for (const workloads::CheckCase& c : cases()) {
     const Reference ref = reference(c);
     ChildOrder order = ChildOrder::stored(c.tree);
     std::size_t orders = 0;
@@ -65,7 +65,7 @@ TEST(ExactLaw, SequentialResidualUnderEveryChildOrder) {
 }
 
 TEST(ExactLaw, UnsaturatedVerifiersAreExactAfterCompletionAndFallShort) {
-  for (const CheckCase& c : cases()) {
+  for (const workloads::CheckCase& c : cases()) {
     const Reference ref = reference(c);
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     // The chain loses length wherever a reachable node has a second child with target mass;
@@ -97,7 +97,7 @@ TEST(ExactLaw, EveryMutantDiffersFromTheCanonicalLaw) {
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.kind != VerifierKind::mutant) continue;
     double worst = 0.0;
-    for (const CheckCase& c : suite) {
+    for (const workloads::CheckCase& c : suite) {
       worst = std::max(worst, total_variation(enumerate_verifier(info.id, c.tree, c.rows).completed, reference(c).law));
     }
     std::cout << "  " << info.name << ": largest exact TV over " << suite.size() << " trees = " << worst << '\n';
@@ -110,9 +110,9 @@ TEST(ExactLaw, EveryMutantDiffersFromTheCanonicalLaw) {
 // completion probability to rounding, for every verifier and mutant, on the small suite and on
 // trees like `tevsuite check`'s (V = 32, B = 16), where a token draw has many more tokens than children.
 TEST(ExactLaw, LumpedEnumerationEqualsPerTokenEnumeration) {
-  std::vector<CheckCase> suite = cases();
-  for (CheckCase& c : make_suite({.trees = 8, .vocab = 32, .budget = 16, .seed = 78}).cases) suite.push_back(std::move(c));
-  for (const CheckCase& c : suite) {
+  std::vector<workloads::CheckCase> suite = cases();
+  for (workloads::CheckCase& c : workloads::make_suite({.trees = 8, .vocab = 32, .budget = 16, .seed = 78}).cases) suite.push_back(std::move(c));
+  for (const workloads::CheckCase& c : suite) {
     for (const VerifierInfo& info : verifier_catalog()) {
       const ExactOutcome lumped = enumerate_verifier(info.id, c.tree, c.rows);
       const ExactOutcome per_token = enumerate_verifier(info.id, c.tree, c.rows, {.token_draws = TokenDraws::per_token});
@@ -145,13 +145,13 @@ Block bonus_token_off_by_one(const DraftTree& tree, const TargetRows& rows, Choo
 }
 
 TEST(ExactLaw, AVerifierThatBreaksTheLumpingPromiseIsEnumeratedTokenByToken) {
-  for (const CheckCase& c : cases()) {
+  for (const workloads::CheckCase& c : cases()) {
     // Both bugs show wherever a reachable node can draw a child's token and a token outside the tree.
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     bool mixed = false;
     for (NodeId v = 0; v < c.tree.size(); ++v) mixed = mixed || (law.prefix[v] > 0.0 && law.rho[v] > 0.0 && c.tree.child_count[v] > 0 && law.rho[v] < 1.0 - kTolerance);
-    for (auto verify : {+[](const CheckCase& s, EnumeratingChooser& ch) { return redraw_after_miss(s.tree, s.rows, ch); },
-                        +[](const CheckCase& s, EnumeratingChooser& ch) { return bonus_token_off_by_one(s.tree, s.rows, ch); }}) {
+    for (auto verify : {+[](const workloads::CheckCase& s, EnumeratingChooser& ch) { return redraw_after_miss(s.tree, s.rows, ch); },
+                        +[](const workloads::CheckCase& s, EnumeratingChooser& ch) { return bonus_token_off_by_one(s.tree, s.rows, ch); }}) {
       auto run = [&](EnumeratingChooser& ch) { return verify(c, ch); };
       const ExactOutcome fallback = enumerate_verifier(c.tree, c.rows, run);
       const ExactOutcome per_token = enumerate_verifier(c.tree, c.rows, run, {.token_draws = TokenDraws::per_token});
@@ -164,10 +164,10 @@ TEST(ExactLaw, AVerifierThatBreaksTheLumpingPromiseIsEnumeratedTokenByToken) {
     }
   }
   // At a real vocabulary one per-token draw is already over the branch budget: it says so.
-  const CheckCase large = make_suite({.trees = 1, .vocab = 151936, .budget = 8, .seed = 79}).cases.front();
+  const workloads::CheckCase large = workloads::make_suite({.trees = 1, .vocab = 151936, .budget = 8, .seed = 79}).cases.front();
   EXPECT_THROW(enumerate_verifier(large.tree, large.rows, [&](EnumeratingChooser& ch) { return redraw_after_miss(large.tree, large.rows, ch); }),
                EnumerationBudgetExceeded);
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::properties

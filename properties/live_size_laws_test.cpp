@@ -12,7 +12,7 @@
 #include "core/exit_law.hpp"
 #include "bench/logit_workloads.hpp"
 
-namespace tev {
+namespace tev::properties {
 namespace {
 
 constexpr double kTolerance = 1e-12;
@@ -20,7 +20,7 @@ constexpr double kTolerance = 1e-12;
 class LiveSizeLaws : public testing::TestWithParam<std::int32_t> {};
 
 TEST_P(LiveSizeLaws, LumpedLawOfEveryVerifier) {
-  const LiveWorkload w = make_live_workload(GetParam(), 1.0);
+  const bench::LiveWorkload w = bench::make_live_workload(GetParam(), 1.0);
   const std::vector<double> logits(w.logits.begin(), w.logits.end());
   const TargetRows rows = TargetRows::from_logits(logits, w.tree.size(), w.tree.vocab, w.temperature);
   const ExitLaw law = ExitLaw::compute(w.tree, rows);
@@ -61,4 +61,4 @@ INSTANTIATE_TEST_SUITE_P(Budgets, LiveSizeLaws, testing::Values(32, 64, 128),
                          });
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::properties

@@ -12,7 +12,7 @@
 #include "core/exit_law.hpp"
 #include "properties/small_case.hpp"
 
-namespace tev {
+namespace tev::properties {
 namespace {
 
 constexpr double kTolerance = 1e-12;
@@ -89,4 +89,4 @@ TEST(MutantProperty, EveryMutantIsRefutedWithAShrunkCounterexample) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::properties

@@ -9,23 +9,23 @@
 #include "core/philox.hpp"
 #include "judging/verdicts.hpp"
 
-namespace tev {
+namespace tev::properties {
 namespace {
 
 constexpr std::uint32_t kSeed = kDefaultSeed;
 
 class SampledCheck : public ::testing::TestWithParam<VerifierId> {
  protected:
-  static const std::vector<CheckCase>& suite() {
-    static const std::vector<CheckCase> s = make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
+  static const std::vector<workloads::CheckCase>& suite() {
+    static const std::vector<workloads::CheckCase> s = workloads::make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
     return s;
   }
 };
 
 TEST_P(SampledCheck, VerdictMatchesItsKind) {
-  const JudgingConfig config{.samples = 200000, .seed = kSeed, .threads = 2, .alpha = 1e-3,
+  const judging::JudgingConfig config{.samples = 200000, .seed = kSeed, .threads = 2, .alpha = 1e-3,
                            .verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size())};
-  const VerifierReport r = check_verifier(GetParam(), suite(), config);
+  const judging::VerifierReport r = judging::check_verifier(GetParam(), suite(), config);
   SCOPED_TRACE("seed " + std::to_string(kSeed) + ", alpha per verifier " + std::to_string(config.verifier_alpha()) +
                ", n " + std::to_string(config.samples));
   switch (r.info.kind) {
@@ -50,8 +50,8 @@ TEST_P(SampledCheck, VerdictMatchesItsKind) {
 // The float32 rounding mutant is the one sampling cannot see: its TV is ~1e-8, so the predicted
 // power at 200,000 samples is essentially alpha. Only enumeration catches it.
 TEST(SampledCheckLimits, Float32MutantIsBeyondAnySampleBudget) {
-  const auto s = make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
-  const VerifierReport r = check_verifier(VerifierId::mutant_float32_one_minus_sum, s, {.samples = 200000, .seed = kSeed, .threads = 2});
+  const auto s = workloads::make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
+  const judging::VerifierReport r = judging::check_verifier(VerifierId::mutant_float32_one_minus_sum, s, {.samples = 200000, .seed = kSeed, .threads = 2});
   EXPECT_LT(r.max_exact_tv, 1e-6);
   EXPECT_LT(r.predicted_power, 0.01);
   EXPECT_EQ(r.caught_by, "enumeration only");
@@ -71,4 +71,4 @@ INSTANTIATE_TEST_SUITE_P(AllVerifiers, SampledCheck, ::testing::ValuesIn(all_ids
                          });
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::properties

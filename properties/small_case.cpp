@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace tev {
+namespace tev::properties {
 
 DraftTree SmallCase::tree() const { return tree_from_parents(parents, tokens, vocab).tree; }
 
@@ -83,4 +83,4 @@ void showValue(const SmallCase& c, std::ostream& os) {
   os << "}";
 }
 
-}  // namespace tev
+}  // namespace tev::properties

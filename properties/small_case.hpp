@@ -8,7 +8,7 @@
 #include "core/draft_tree.hpp"
 #include "core/target_rows.hpp"
 
-namespace tev {
+namespace tev::properties {
 
 struct SmallCase {
   std::int32_t vocab = 2;
@@ -29,11 +29,11 @@ rc::Gen<SmallCase> small_cases(int max_nodes = 8, int max_vocab = 5);
 
 void showValue(const SmallCase& c, std::ostream& os);
 
-}  // namespace tev
+}  // namespace tev::properties
 
 namespace rc {
 template <>
-struct Arbitrary<tev::SmallCase> {
-  static Gen<tev::SmallCase> arbitrary() { return tev::small_cases(); }
+struct Arbitrary<tev::properties::SmallCase> {
+  static Gen<tev::properties::SmallCase> arbitrary() { return tev::properties::small_cases(); }
 };
 }  // namespace rc

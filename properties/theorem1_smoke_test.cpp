@@ -11,15 +11,15 @@
 #include "core/verifier_catalog.hpp"
 #include "reports/theorem1.hpp"
 
-namespace tev {
+namespace tev::properties {
 namespace {
 
 const nlohmann::json& quick_results() {
   static const nlohmann::json results = [] {
     std::ostringstream progress;
-    Theorem1Options options = quick_options({});
+    experiments::Theorem1Options options = experiments::quick_options({});
     options.threads = 2;
-    return theorem1_json(run_theorem1(options, progress));
+    return reports::theorem1_json(experiments::run_theorem1(options, progress));
   }();
   return results;
 }
@@ -112,4 +112,4 @@ TEST(Theorem1Quick, SampledDraftsBindTheBoundGivenTheTreeForTargetOnlyVerifiersO
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::properties

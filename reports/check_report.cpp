@@ -8,14 +8,14 @@
 #include "reports/verdict_json.hpp"
 #include "reports/verdict_table.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 namespace {
 
-void print_suite(const SyntheticSuite& suite, std::ostream& out) {
+void print_suite(const workloads::SyntheticSuite& suite, std::ostream& out) {
   out << "Suite: " << suite.cases.size() << " trees\n";
   for (std::size_t i = 0; i < suite.cases.size(); ++i) {
-    const CheckCase& c = suite.cases[i];
+    const workloads::CheckCase& c = suite.cases[i];
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     out << "  tree " << i << ": " << std::left << std::setw(46) << c.label << " nodes " << std::setw(4) << c.tree.size()
         << " depth " << std::setw(3) << c.tree.max_depth() << " 1+C_p " << fixed(law.ceiling(), 4)
@@ -25,9 +25,9 @@ void print_suite(const SyntheticSuite& suite, std::ostream& out) {
 
 }  // namespace
 
-void print_check(const CheckSuiteOptions& options, const CheckSuiteResult& result, std::ostream& out) {
+void print_check(const experiments::CheckSuiteOptions& options, const experiments::CheckSuiteResult& result, std::ostream& out) {
   if (print_selftest(result.selftest, false, out) != 0) return;
-  const JudgingConfig& judging = options.judging;
+  const judging::JudgingConfig& judging = options.judging;
   print_suite(result.suite, out);
   out << "Samples: " << judging.samples << " per tree and verifier, seed " << judging.seed << ", "
       << judging.threads << " thread(s)"
@@ -43,8 +43,8 @@ void print_check(const CheckSuiteOptions& options, const CheckSuiteResult& resul
       << fixed(result.seconds, 1) << " s)\n";
 }
 
-nlohmann::json check_json(const CheckSuiteOptions& options, const CheckSuiteResult& result) {
-  const JudgingConfig& judging = options.judging;
+nlohmann::json check_json(const experiments::CheckSuiteOptions& options, const experiments::CheckSuiteResult& result) {
+  const judging::JudgingConfig& judging = options.judging;
   nlohmann::json j;
   j["format_version"] = 2;
   j["command"] = "check";
@@ -56,7 +56,7 @@ nlohmann::json check_json(const CheckSuiteOptions& options, const CheckSuiteResu
                  {"verdict_policy", policy_json(judging.policy(), result.suite.cases.size())}, {"exact_tolerance", judging.exact_tolerance},
                  {"draft_noise", options.suite.draft_noise}};
   for (std::size_t i = 0; i < result.suite.cases.size(); ++i) {
-    const CheckCase& c = result.suite.cases[i];
+    const workloads::CheckCase& c = result.suite.cases[i];
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     j["trees"].push_back({{"label", c.label}, {"nodes", c.tree.size()}, {"max_depth", c.tree.max_depth()},
                           {"coverage", law.coverage}, {"ceiling", law.ceiling()}, {"draft_kl", result.suite.origins[i].draft_kl},
@@ -68,4 +68,4 @@ nlohmann::json check_json(const CheckSuiteOptions& options, const CheckSuiteResu
   return j;
 }
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -7,7 +7,7 @@
 #include "reports/verdict_json.hpp"
 #include "conformance/case_io.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 namespace {
 
@@ -28,7 +28,7 @@ json conformance_json(const ConformanceReport& report) {
   j["exactness_tests"] = report.exactness_tests;
   j["saturation_tests"] = report.saturation_tests;
   j["overall"] = verdict_text(report.overall);
-  j["exit_code"] = verdict_exit_code(report.overall);
+  j["exit_code"] = judging::verdict_exit_code(report.overall);
   j["first_failing_case"] = report.first_failing;
   for (const CaseResult& r : report.cases) {
     json c = evidence_json(r.evidence, r.decision);
@@ -54,7 +54,7 @@ int print_conformance(const ConformanceReport& report, std::ostream& out) {
   for (const CaseResult& r : report.cases) {
     if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
   }
-  const VerdictPolicy& p = report.policy;
+  const judging::VerdictPolicy& p = report.policy;
   out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests
       << " cases: identity test, E[L] and acceptance above their ceilings), " << p.saturation_alpha() << " for saturation (Holm over "
       << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\nTV@99%: every law at least this far from the "
@@ -66,7 +66,7 @@ int print_conformance(const ConformanceReport& report, std::ostream& out) {
   out << "overall: " << verdict_text(report.overall);
   if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
   out << '\n';
-  return verdict_exit_code(report.overall);
+  return judging::verdict_exit_code(report.overall);
 }
 
 int print_model_conformance(const ModelReport& report, std::ostream& out) {
@@ -83,7 +83,7 @@ int print_model_conformance(const ModelReport& report, std::ostream& out) {
     if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
     if (r.trees > 0) out << "case " << r.id << ": " << r.trees << " samples reported their tree, " << num(r.mean_tree_nodes) << " drafted nodes each on average\n";
   }
-  const VerdictPolicy& p = report.policy;
+  const judging::VerdictPolicy& p = report.policy;
   out << "\nModel cases: every block completed with p to H = D + 1 tokens; Pearson chi-square against p's H-token law, pooled by the\n"
       << "first H - 1 tokens. alpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for marginal exactness (Holm over "
       << report.exactness_tests << " chi-square tests).\nSaturation does not apply (no fixed tree, no 1 + C_p): mean L is descriptive; "
@@ -94,11 +94,11 @@ int print_model_conformance(const ModelReport& report, std::ostream& out) {
   out << "overall: " << model_verdict_text(report.overall);
   if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
   out << '\n';
-  return verdict_exit_code(report.overall);
+  return judging::verdict_exit_code(report.overall);
 }
 
 json model_conformance_json(const ModelReport& report) {
-  const VerdictPolicy& p = report.policy;
+  const judging::VerdictPolicy& p = report.policy;
   json j;
   j["format_version"] = 2;
   j["command"] = "conformance";
@@ -108,7 +108,7 @@ json model_conformance_json(const ModelReport& report) {
   j["policy"] = policy_json(p, report.cases.size());
   j["exactness_tests"] = report.exactness_tests;
   j["overall"] = model_verdict_text(report.overall);
-  j["exit_code"] = verdict_exit_code(report.overall);
+  j["exit_code"] = judging::verdict_exit_code(report.overall);
   j["first_failing_case"] = report.first_failing;
   for (const ModelCaseResult& r : report.cases) {
     j["cases"].push_back({{"case_id", r.id},
@@ -143,4 +143,4 @@ void print_emit_summary(const EmitSummary& s, const std::string& out_path, std::
   if (s.undetectable > 0) out << s.undetectable << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
 }
 
-}  // namespace tev
+}  // namespace tev::reports

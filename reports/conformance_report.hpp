@@ -7,7 +7,7 @@
 #include "conformance/judge.hpp"
 #include "conformance/model_judge.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 // Per case and overall, with the policy's levels; returns the verdict's exit code.
 int print_conformance(const conformance::ConformanceReport& report, std::ostream& out);
@@ -18,4 +18,4 @@ int print_model_conformance(const conformance::ModelReport& report, std::ostream
 nlohmann::json model_conformance_json(const conformance::ModelReport& report);
 void print_emit_summary(const conformance::EmitSummary& summary, const std::string& out_path, std::ostream& out);
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-namespace tev::report {
+namespace tev::reports {
 
 namespace {
 
@@ -108,4 +108,4 @@ std::string html(const Document& d, const std::string& title) {
   return h.str();
 }
 
-}  // namespace tev::report
+}  // namespace tev::reports

@@ -5,7 +5,7 @@
 
 #include "core/format.hpp"
 
-namespace tev::report {
+namespace tev::reports {
 
 struct Table {
   std::vector<std::string> header;
@@ -29,4 +29,4 @@ void figure(Document& d, std::string image, std::string caption);
 std::string markdown(const Document& d);
 std::string html(const Document& d, const std::string& title);
 
-}  // namespace tev::report
+}  // namespace tev::reports

@@ -7,17 +7,15 @@
 #include "core/statistics.hpp"
 #include "reports/verdict_json.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 namespace {
 
 using nlohmann::json;
-using report::Document;
-using report::Table;
 
 constexpr const char* kWarmStart = "warm start";
 
-json evaluation_json(const CoverageEvaluation& e) {
+json evaluation_json(const exittrain::CoverageEvaluation& e) {
   return {{"budget", e.budget},
           {"contexts", e.contexts},
           {"mean_ceiling", e.mean_ceiling},
@@ -27,7 +25,7 @@ json evaluation_json(const CoverageEvaluation& e) {
           {"tev_p_value", e.tev_p_value}};
 }
 
-json evaluations_json(std::span<const CoverageEvaluation> evaluations) {
+json evaluations_json(std::span<const exittrain::CoverageEvaluation> evaluations) {
   json out = json::array();
   for (const auto& e : evaluations) out.push_back(evaluation_json(e));
   return out;
@@ -40,9 +38,9 @@ std::vector<double> per_seed(const json& runs, std::size_t drafter, std::size_t 
   return out;
 }
 
-json agreement_json(const TevAgreement& a, const json& drafters, const json& budgets) {
+json agreement_json(const exittrain::TevAgreement& a, const json& drafters, const json& budgets) {
   json cells = json::array();
-  for (const TevAgreementCell& c : a.cells) {
+  for (const exittrain::TevAgreementCell& c : a.cells) {
     cells.push_back({{"drafter", drafters[c.drafter]}, {"budget", budgets[c.budget]}, {"mean_ceiling", c.mean_ceiling}, {"tev_mean_length", c.tev_mean_length},
                      {"max_abs_z", c.max_abs_z}, {"min_p_value", c.min_p_value}, {"agrees", c.agrees}});
   }
@@ -50,7 +48,7 @@ json agreement_json(const TevAgreement& a, const json& drafters, const json& bud
 }
 
 // Descriptive: mean 1 + C_p per drafter and budget over the seeds, and the paired differences.
-json summarize(const json& runs, const json& drafters, const json& budgets, const TevAgreement& agreement) {
+json summarize(const json& runs, const json& drafters, const json& budgets, const exittrain::TevAgreement& agreement) {
   json ceiling = json::array(), differences = json::array();
   // (better, worse) drafter indices of the paired comparisons: exit vs token, exit vs prefix, prefix vs token.
   const std::pair<std::size_t, std::size_t> pairs[] = {{3, 1}, {3, 2}, {2, 1}};
@@ -80,24 +78,24 @@ std::string plus_minus(const json& row, int decimals) { return fixed(row.at("mea
 
 }  // namespace
 
-json exittrain_results(const json& config, std::span<const ExitTrainSeedRun> runs, const TevAgreement& agreement, double seconds) {
+json exittrain_results(const json& config, std::span<const exittrain::ExitTrainSeedRun> runs, const exittrain::TevAgreement& agreement, double seconds) {
   json drafters = {kWarmStart};
-  for (Objective o : kObjectives) drafters.push_back(std::string(objective_name(o)));
+  for (exittrain::Objective o : exittrain::kObjectives) drafters.push_back(std::string(exittrain::objective_name(o)));
   json runs_json = json::array();
-  for (const ExitTrainSeedRun& run : runs) {
+  for (const exittrain::ExitTrainSeedRun& run : runs) {
     json per_drafter = {{{"name", kWarmStart}, {"loss", json::array()}, {"coverage", json::array()}, {"evaluations", evaluations_json(run.comparison.initial)}}};
-    for (const ObjectiveRun& r : run.comparison.runs) {
+    for (const exittrain::ObjectiveRun& r : run.comparison.runs) {
       json loss = json::array(), coverage = json::array();
-      for (const StepRecord& s : r.curve) {
+      for (const exittrain::StepRecord& s : r.curve) {
         loss.push_back(s.loss);
         coverage.push_back(s.mean_coverage);
       }
-      per_drafter.push_back({{"name", std::string(objective_name(r.objective))}, {"loss", loss}, {"coverage", coverage}, {"evaluations", evaluations_json(r.evaluations)}});
+      per_drafter.push_back({{"name", std::string(exittrain::objective_name(r.objective))}, {"loss", loss}, {"coverage", coverage}, {"evaluations", evaluations_json(r.evaluations)}});
     }
     runs_json.push_back({{"seed", run.seed}, {"drafters", per_drafter}});
   }
   json budgets = json::array();
-  for (std::int32_t b : evaluation_budgets(config.at("budget").get<std::int32_t>())) budgets.push_back(b);
+  for (std::int32_t b : exittrain::evaluation_budgets(config.at("budget").get<std::int32_t>())) budgets.push_back(b);
   return {{"command", "exittrain"}, {"kind", results_kind_name(ResultsKind::exittrain)}, {"format_version", 1}, {"config", config}, {"seconds", seconds}, {"budgets", budgets},
           {"drafters", drafters}, {"runs", runs_json}, {"summary", summarize(runs_json, drafters, budgets, agreement)}};
 }
@@ -108,15 +106,15 @@ Document exittrain_document(const json& r) {
   const json& summary = r.at("summary");
   const json& budgets = r.at("budgets");
   const auto seeds = r.at("runs").size();
-  report::heading(d, "ExitTrain: token-only vs prefix-weighted vs exit-guided drafter training (" + cfg.at("mode").get<std::string>() + ")");
-  report::paragraph(d, cfg.at("setting").get<std::string>() + " Training budget B = " + std::to_string(cfg.at("budget").get<int>()) + ", " +
+  reports::heading(d, "ExitTrain: token-only vs prefix-weighted vs exit-guided drafter training (" + cfg.at("mode").get<std::string>() + ")");
+  reports::paragraph(d, cfg.at("setting").get<std::string>() + " Training budget B = " + std::to_string(cfg.at("budget").get<int>()) + ", " +
                            std::to_string(cfg.at("warmup_steps").get<int>()) + " shared token-only warm-up steps, then " +
                            std::to_string(cfg.at("steps").get<int>()) + " steps per objective (batch " + std::to_string(cfg.at("batch").get<int>()) +
                            ", Adam, learning rate " + num(cfg.at("learning_rate").get<double>()) + "), lambda = " + num(cfg.at("lambda").get<double>()) +
                            " (" + cfg.at("lambda_choice").get<std::string>() + "). " + std::to_string(seeds) + " seeds; " +
                            std::to_string(cfg.at("test_contexts").get<int>()) + " held-out contexts per seed; run time " + fixed(r.at("seconds").get<double>(), 1) + " s.");
 
-  report::heading(d, "Mean 1 + C_p on held-out contexts (mean ± sd across seeds)");
+  reports::heading(d, "Mean 1 + C_p on held-out contexts (mean ± sd across seeds)");
   Table ceiling{{"drafter"}, {}};
   for (const json& b : budgets) ceiling.header.push_back("B = " + std::to_string(b.get<int>()));
   for (const json& name : r.at("drafters")) {
@@ -126,19 +124,19 @@ Document exittrain_document(const json& r) {
     }
     ceiling.rows.push_back(row);
   }
-  report::table(d, ceiling);
+  reports::table(d, ceiling);
 
-  report::heading(d, "Paired differences in mean 1 + C_p (same seed: same target, data, initialization, test contexts)");
+  reports::heading(d, "Paired differences in mean 1 + C_p (same seed: same target, data, initialization, test contexts)");
   Table diff{{"difference", "budget", "mean ± sd", "seeds where positive"}, {}};
   for (const json& c : summary.at("differences")) {
     diff.rows.push_back({c.at("pair").get<std::string>(), std::to_string(c.at("budget").get<int>()), plus_minus(c, 4),
                          std::to_string(c.at("wins").get<int>()) + " / " + std::to_string(c.at("seeds").get<std::size_t>())});
   }
-  report::table(d, diff);
+  reports::table(d, diff);
 
   const json& tev = summary.at("tev");
-  report::heading(d, "TEV's measured mean L against the exact 1 + C_p");
-  report::paragraph(d, "Each cell: TEV run " + std::to_string(cfg.at("tev_samples_per_tree").get<std::uint64_t>()) +
+  reports::heading(d, "TEV's measured mean L against the exact 1 + C_p");
+  reports::paragraph(d, "Each cell: TEV run " + std::to_string(cfg.at("tev_samples_per_tree").get<std::uint64_t>()) +
                            " times on every held-out tree; z-test with the exact null variance per seed, Bonferroni over " +
                            std::to_string(tev.at("tests").get<std::size_t>()) + " tests at family alpha " + num(tev.at("alpha").get<double>()) +
                            ". Verdict: **" + (tev.at("all_agree").get<bool>() ? "TEV's mean L agrees with 1 + C_p everywhere" : "TEV's mean L DISAGREES with 1 + C_p somewhere") + "**.");
@@ -148,9 +146,9 @@ Document exittrain_document(const json& r) {
                           fixed(c.at("tev_mean_length").get<double>()), fixed(c.at("max_abs_z").get<double>(), 2), num(c.at("min_p_value").get<double>()),
                           c.at("agrees").get<bool>() ? "yes" : "**no**"});
   }
-  report::table(d, check);
+  reports::table(d, check);
 
-  report::heading(d, "Training curves: mean 1 + C_p of the training trees at B (mean over seeds, in windows of steps)");
+  reports::heading(d, "Training curves: mean 1 + C_p of the training trees at B (mean over seeds, in windows of steps)");
   const int steps = cfg.at("steps").get<int>();
   const int windows = std::min(steps, 10);
   Table curves{{"steps"}, {}};
@@ -168,8 +166,8 @@ Document exittrain_document(const json& r) {
     }
     curves.rows.push_back(row);
   }
-  report::table(d, curves);
+  reports::table(d, curves);
   return d;
 }
 
-}  // namespace tev
+}  // namespace tev::reports

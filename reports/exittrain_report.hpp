@@ -7,10 +7,10 @@
 #include "exittrain/exittrain_runs.hpp"
 #include "reports/render.hpp"
 
-namespace tev {
+namespace tev::reports {
 
-nlohmann::json exittrain_results_json(const ExitTrainOptions& options, const ExitTrainRuns& runs);
+nlohmann::json exittrain_results_json(const exittrain::ExitTrainOptions& options, const exittrain::ExitTrainRuns& runs);
 // Renders report.md / report.html into render.out_dir and names them.
 void write_exittrain_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out);
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -8,14 +8,14 @@
 #include "reports/verdict_json.hpp"
 #include "reports/verdict_table.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 namespace {
 
-void print_cases(const std::vector<LiveCase>& cases, std::ostream& out) {
+void print_cases(const std::vector<live::LiveCase>& cases, std::ostream& out) {
   out << "Live trees: " << cases.size() << "\n";
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const LiveCase& c = cases[i];
+    const live::LiveCase& c = cases[i];
     const ExitLaw law = ExitLaw::compute(c.check_case.tree, c.check_case.rows);
     out << "  tree " << std::right << std::setw(2) << i << ": " << std::left << std::setw(36) << c.check_case.label << " nodes "
         << std::setw(4) << c.check_case.tree.size() << " depth " << std::setw(3) << c.check_case.tree.max_depth() << " 1+C_p "
@@ -24,9 +24,9 @@ void print_cases(const std::vector<LiveCase>& cases, std::ostream& out) {
   }
 }
 
-void print_generation(const LiveOptions& options, const LiveResult& r, std::ostream& out) {
+void print_generation(const live::LiveOptions& options, const live::LiveResult& r, std::ostream& out) {
   out << "\nSpeculative generation with TEV, " << options.rounds << " rounds per drafter x builder from context 0:\n";
-  for (const LiveGenerationRun& g : r.generations) {
+  for (const live::LiveGenerationRun& g : r.generations) {
     out << "  " << std::left << std::setw(8) << g.builder << std::setw(14) << g.drafter << " tokens/round "
         << fixed(g.generation.mean_length(), 3) << "  mean 1+C_p " << fixed(g.generation.mean_ceiling(), 3)
         << "  p " << scientific(g.generation.length_p()) << "  rounds " << g.generation.rounds << "  row dev "
@@ -43,8 +43,8 @@ void print_generation(const LiveOptions& options, const LiveResult& r, std::ostr
 
 }  // namespace
 
-void print_live(const LiveOptions& options, const LiveResult& r, std::ostream& out) {
-  const JudgingConfig& judging = options.judging;
+void print_live(const live::LiveOptions& options, const live::LiveResult& r, std::ostream& out) {
+  const judging::JudgingConfig& judging = options.judging;
   if (!r.from_dumps) {
     out << "Target: " << r.target << "\nDrafters:";
     for (const auto& [name, model] : r.drafters) out << ' ' << name << " (" << model << ")";
@@ -72,8 +72,8 @@ void print_live(const LiveOptions& options, const LiveResult& r, std::ostream& o
       << " (" << fixed(r.seconds, 1) << " s)\n";
 }
 
-nlohmann::json live_json(const LiveOptions& options, const LiveResult& r) {
-  const JudgingConfig& judging = options.judging;
+nlohmann::json live_json(const live::LiveOptions& options, const live::LiveResult& r) {
+  const judging::JudgingConfig& judging = options.judging;
   nlohmann::json j;
   if (!r.from_dumps) {
     const ChiSquareResult& w = r.first_word.chi_square;
@@ -91,10 +91,10 @@ nlohmann::json live_json(const LiveOptions& options, const LiveResult& r) {
                  {"alpha", judging.alpha},               {"threads", judging.threads},
                  {"enumerate", judging.enumerate},
                  {"from", options.from_dir},
-                 {"verdict_policy", policy_json(VerdictPolicy{.alpha = r.share_alpha(judging.alpha), .exact_tolerance = judging.exact_tolerance},
+                 {"verdict_policy", policy_json(judging::VerdictPolicy{.alpha = r.share_alpha(judging.alpha), .exact_tolerance = judging.exact_tolerance},
                                                 r.cases.size())}};
   if (!r.from_dumps) j["target"] = r.target;
-  for (const LiveCase& c : r.cases) {
+  for (const live::LiveCase& c : r.cases) {
     const ExitLaw law = ExitLaw::compute(c.check_case.tree, c.check_case.rows);
     j["trees"].push_back({{"label", c.check_case.label}, {"drafter", c.drafter}, {"builder", c.builder},
                           {"context", c.context_text}, {"nodes", c.check_case.tree.size()},
@@ -102,7 +102,7 @@ nlohmann::json live_json(const LiveOptions& options, const LiveResult& r) {
                           {"root_kl", c.root_kl}, {"row_max_deviation", c.row_deviation}, {"prefix", law.prefix}});
   }
   j["verifiers"] = verifiers_json(r.verifiers);
-  for (const LiveGenerationRun& g : r.generations) {
+  for (const live::LiveGenerationRun& g : r.generations) {
     j["generation"]["runs"].push_back({{"drafter", g.drafter}, {"builder", g.builder}, {"rounds", g.generation.rounds},
                                        {"tokens_per_round", g.generation.mean_length()},
                                        {"mean_ceiling", g.generation.mean_ceiling()}, {"p", g.generation.length_p()},
@@ -114,4 +114,4 @@ nlohmann::json live_json(const LiveOptions& options, const LiveResult& r) {
   return j;
 }
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -5,11 +5,11 @@
 
 #include "live/live_sampled.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 // The target and drafters, the first-word table, tokens per round on the same sampled trees,
 // TEV's generated text and the PASS line.
-void print_live_sampled(const LiveSampledOptions& options, const LiveSampledResult& result, std::ostream& out);
-nlohmann::json live_sampled_json(const LiveSampledOptions& options, const LiveSampledResult& result);
+void print_live_sampled(const live::LiveSampledOptions& options, const live::LiveSampledResult& result, std::ostream& out);
+nlohmann::json live_sampled_json(const live::LiveSampledOptions& options, const live::LiveSampledResult& result);
 
-}  // namespace tev
+}  // namespace tev::reports

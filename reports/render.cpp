@@ -8,17 +8,11 @@
 #include "reports/exittrain.hpp"
 #include "reports/render_verdicts.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 namespace {
 
 using nlohmann::json;
-using report::Document;
-using report::figure;
-using report::heading;
-using report::paragraph;
-using report::Table;
-using report::table;
 
 // Theorem 1 given the tree, on drafts sampled from q (results.json's sampled_drafts).
 void sampled_drafts_section(Document& d, const json& s) {
@@ -229,8 +223,8 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
   const auto json_path = options.out_dir / "results.json";
   write_file(json_path, results.dump(1) + "\n");
   out.files.push_back(json_path);
-  write_file(options.out_dir / "report.md", report::markdown(doc));
-  write_file(options.out_dir / "report.html", report::html(doc, kind == ResultsKind::theorem1    ? "tevsuite: Theorem 1"
+  write_file(options.out_dir / "report.md", reports::markdown(doc));
+  write_file(options.out_dir / "report.html", reports::html(doc, kind == ResultsKind::theorem1    ? "tevsuite: Theorem 1"
                                                                     : kind == ResultsKind::exittrain ? "tevsuite: ExitTrain"
                                                                                                      : "tevsuite: " + std::string(results_kind_name(kind))));
   out.files.push_back(options.out_dir / "report.md");
@@ -267,4 +261,4 @@ std::filesystem::path plot_script() {
   return {};
 }
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -11,7 +11,7 @@
 
 #include "reports/verdict_json.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 struct RenderOptions {
   std::filesystem::path out_dir;
@@ -36,4 +36,4 @@ ResultsKind results_kind(const nlohmann::json& results);
 // incomplete one (before anything is written).
 RenderResult render_report(const nlohmann::json& results, const RenderOptions& options);
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -6,13 +6,11 @@
 #include <string>
 #include <vector>
 
-namespace tev {
+namespace tev::reports {
 
 namespace {
 
 using nlohmann::json;
-using report::Document;
-using report::Table;
 
 constexpr std::size_t kDeviationsPerSubject = 3;  // bins shown per verifier or case in the summary tables
 constexpr std::size_t kAcceptanceNodes = 3;       // nodes shown for the first failing case
@@ -64,9 +62,9 @@ void deviation_rows(Table& t, const json& evidence, const std::vector<std::strin
 // A summary table of deviations, or a word where the file predates them.
 void deviation_table(Document& d, Table t) {
   if (t.rows.empty()) {
-    report::paragraph(d, "This file records no deviations (written before they were added): run the command again to see them.");
+    reports::paragraph(d, "This file records no deviations (written before they were added): run the command again to see them.");
   } else {
-    report::table(d, std::move(t));
+    reports::table(d, std::move(t));
   }
 }
 
@@ -132,26 +130,26 @@ void spell_out(Document& d, const json& e, const json& prefix, const json& polic
          fixed(e.at("exact_mean_L").get<double>()) + ", predicted power of this chi-square against the exact law " +
          fixed(e.at("predicted_power").get<double>(), 3);
   }
-  report::paragraph(d, s + ".");
+  reports::paragraph(d, s + ".");
   Table dev{deviation_header({}), {}};
   deviation_rows(dev, e, {}, kAllDeviations, false);
-  if (!dev.rows.empty()) report::table(d, dev);
+  if (!dev.rows.empty()) reports::table(d, dev);
   const std::vector<NodeAcceptance> nodes = acceptance_by_deviation(e, prefix);
   if (nodes.empty()) return;
   Table acc{{"node", "P(u)", "acceptance rate", "binomial z (descriptive)"}, {}};
   for (std::size_t i = 0; i < nodes.size() && i < kAcceptanceNodes; ++i) {
     acc.rows.push_back({std::to_string(nodes[i].node), fixed(nodes[i].prefix), fixed(nodes[i].rate), fixed(nodes[i].z, 2)});
   }
-  report::paragraph(d, "The nodes whose acceptance rate lies farthest from P(u) (the saturation family's exact binomial tests gate; z is shown to rank them):");
-  report::table(d, acc);
+  reports::paragraph(d, "The nodes whose acceptance rate lies farthest from P(u) (the saturation family's exact binomial tests gate; z is shown to rank them):");
+  reports::table(d, acc);
 }
 
 // The per-node acceptance section: what it tests, and the figure over every node of every `what`.
 void acceptance_section(Document& d, const std::string& what) {
-  report::heading(d, "Per-node acceptance against P(u)");
-  report::paragraph(d, "Node u is accepted when the returned exit lies in u's subtree; an exact saturated verifier accepts it with probability P(u), the "
+  reports::heading(d, "Per-node acceptance against P(u)");
+  reports::paragraph(d, "Node u is accepted when the returned exit lies in u's subtree; an exact saturated verifier accepts it with probability P(u), the "
                        "target's probability of u's prefix (Theorem 1). The saturation family tests every node with an exact binomial test.");
-  report::figure(d, "figures/acceptance_vs_prefix.png",
+  reports::figure(d, "figures/acceptance_vs_prefix.png",
                  "Per-node acceptance rate against P(u), every node of every " + what +
                      " (a saturated exact verifier sits on the diagonal; an unsaturated one below it).");
 }
@@ -195,7 +193,7 @@ Document verifiers_document(const json& r, bool live) {
   const json& trees = r.contains("trees") ? r.at("trees") : json::array();
   const json policy = cfg.value("verdict_policy", json());
   const bool passed = r.at("passed").get<bool>();
-  report::heading(d, std::string(live ? "tevsuite live" : "tevsuite check") + ": every verifier against the canonical law");
+  reports::heading(d, std::string(live ? "tevsuite live" : "tevsuite check") + ": every verifier against the canonical law");
   std::string intro = overall_line(passed) + std::to_string(verifiers.size()) + " verifiers on " + std::to_string(trees.size()) + (live ? " live" : " synthetic") +
                       " tree(s), " + count(cfg.at("samples")) + " samples per tree (fast-path verifiers" +
                       (live ? ", " + count(cfg.at("chooser_samples")) + " for the others" : std::string()) + "), seed " + count(cfg.at("seed")) +
@@ -206,9 +204,9 @@ Document verifiers_document(const json& r, bool live) {
              num(policy.at("chi_square_level").get<double>()) + ", the level at which TV@99% is stated";
   }
   if (live && r.contains("target")) intro += ". Target: " + text(r, "target");
-  report::paragraph(d, intro + ". Run time " + fixed(r.at("seconds").get<double>(), 1) + " s.");
+  reports::paragraph(d, intro + ". Run time " + fixed(r.at("seconds").get<double>(), 1) + " s.");
 
-  report::heading(d, "Verdict per verifier");
+  reports::heading(d, "Verdict per verifier");
   Table vt{{"verifier", "kind", "verdict", "as expected", "min Holm p exactness", "min Holm p saturation", "TV@99% (weakest tree)", "max exact TV",
             "power (exact law)", "caught by"},
            {}};
@@ -225,10 +223,10 @@ Document verifiers_document(const json& r, bool live) {
                        v.contains("predicted_power") && v.at("enumerated").get<bool>() ? fixed(v.at("predicted_power").get<double>(), 3) : "-",
                        v.contains("caught_by") ? text(v, "caught_by") : "-"});
   }
-  report::table(d, vt);
+  reports::table(d, vt);
 
-  report::heading(d, "Verdict per tree");
-  report::paragraph(d, "Every (verifier, tree): chi-square of the completed (exit node, next token) law against the canonical law, its Holm-adjusted p "
+  reports::heading(d, "Verdict per tree");
+  reports::paragraph(d, "Every (verifier, tree): chi-square of the completed (exit node, next token) law against the canonical law, its Holm-adjusted p "
                        "in the verifier's exactness family, the smallest Holm p of the tree's saturation tests, TV@99% (the smallest "
                        "contamination the tree's chi-square detects with 99 % power at its level; none: no TV is) and, where enumerated, "
                        "the exact TV and the chi-square's predicted power against the exact law.");
@@ -245,32 +243,32 @@ Document verifiers_document(const json& r, bool live) {
                          fixed(t.at("ceiling").get<double>()), text(t, "verdict")});
     }
   }
-  report::table(d, tt);
+  reports::table(d, tt);
   Table labels{{"tree", "nodes", "1 + C_p"}, {}};
   for (std::size_t i = 0; i < trees.size(); ++i) {
     labels.rows.push_back({tree_label(trees, i, live), count(trees[i].at("nodes")), fixed(trees[i].at("ceiling").get<double>())});
   }
-  report::table(d, labels);
+  reports::table(d, labels);
 
-  report::heading(d, "First failing case");
+  reports::heading(d, "First failing case");
   const auto failing = std::find_if(verifiers.begin(), verifiers.end(), [](const json& v) { return !v.at("as_expected").get<bool>(); });
   const auto caught = std::find_if(verifiers.begin(), verifiers.end(), [](const json& v) { return text(v, "verdict") == "not exact"; });
   if (failing != verifiers.end()) {
     const std::size_t i = deciding_tree(*failing);
-    report::paragraph(d, "**" + text(*failing, "name") + "** (" + text(*failing, "kind") + ", " + text(*failing, "description") + ") is judged **" +
+    reports::paragraph(d, "**" + text(*failing, "name") + "** (" + text(*failing, "kind") + ", " + text(*failing, "description") + ") is judged **" +
                              text(*failing, "verdict") + "**, which is not what its kind calls for. Its deciding tree is " + tree_label(trees, i, live) + ".");
     spell_out(d, failing->at("per_tree").at(i), tree_prefix(trees, i), policy);
   } else if (caught != verifiers.end()) {
     const std::size_t i = deciding_tree(*caught);
-    report::paragraph(d, "None: every verdict is the one its kind calls for. How a catch looks: the first verifier judged not exact, **" + text(*caught, "name") +
+    reports::paragraph(d, "None: every verdict is the one its kind calls for. How a catch looks: the first verifier judged not exact, **" + text(*caught, "name") +
                              "** (" + text(*caught, "kind") + ", " + text(*caught, "description") + "), on " + tree_label(trees, i, live) + ".");
     spell_out(d, caught->at("per_tree").at(i), tree_prefix(trees, i), policy);
   } else {
-    report::paragraph(d, "None: every verdict is the one its kind calls for.");
+    reports::paragraph(d, "None: every verdict is the one its kind calls for.");
   }
 
-  report::heading(d, "Largest standardized deviations");
-  report::paragraph(d, std::string(kDeviationNote) + " Shown for each verifier on its deciding tree (the one its verdict comes from, smallest exactness p).");
+  reports::heading(d, "Largest standardized deviations");
+  reports::paragraph(d, std::string(kDeviationNote) + " Shown for each verifier on its deciding tree (the one its verdict comes from, smallest exactness p).");
   Table dev{deviation_header({"verifier", "tree"}), {}};
   for (const json& v : verifiers) {
     const std::size_t i = deciding_tree(v);
@@ -286,8 +284,8 @@ Document model_conformance_document(const json& r) {
   Document d;
   const json& policy = r.at("policy");
   const json& cases = r.at("cases");
-  report::heading(d, "Conformance model cases: an outside drafter and verifier against the target's law");
-  report::paragraph(d, "Overall verdict: **" + text(r, "overall") + "** (exit " + std::to_string(r.at("exit_code").get<int>()) + "). " +
+  reports::heading(d, "Conformance model cases: an outside drafter and verifier against the target's law");
+  reports::paragraph(d, "Overall verdict: **" + text(r, "overall") + "** (exit " + std::to_string(r.at("exit_code").get<int>()) + "). " +
                            std::to_string(cases.size()) + " model cases: the verifier drafts from q and verifies itself, every block is completed "
                            "with p to the horizon H = D + 1 and the H-token sequences are tested against p's H-token law (marginal exactness). "
                            "Family-wise alpha " + num(policy.at("alpha").get<double>()) + ": " + num(policy.at("exactness_alpha").get<double>()) +
@@ -296,7 +294,7 @@ Document model_conformance_document(const json& r) {
                            num(100.0 * policy.at("required_power").get<double>()) + " % power; a case that cannot guarantee TV " +
                            num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive. Saturation does not apply (no fixed tree, no "
                            "1 + C_p, no P(u)): mean L and the reference E[L] of the suite's own exact verifier for the drafting hint are descriptive.");
-  report::heading(d, "Verdict per case");
+  reports::heading(d, "Verdict per case");
   Table ct{{"case", "what it exercises", "drafting hint", "samples", "impossible", "chi2 (dof)", "p", "Holm p exactness", "TV@99%", "mean L",
             "reference E[L]", "verdict"},
            {}};
@@ -307,15 +305,15 @@ Document model_conformance_document(const json& r) {
                        num(c.at("p_value").get<double>()), num(c.at("exactness_p_holm").get<double>()), tv_text(c.at("detectable_tv")),
                        fixed(c.at("mean_L").get<double>()), reference.is_null() ? "-" : fixed(reference.get<double>()), text(c, "verdict")});
   }
-  report::table(d, ct);
-  report::heading(d, "First failing case");
+  reports::table(d, ct);
+  reports::heading(d, "First failing case");
   const std::string first = text(r, "first_failing_case");
   const auto failing = std::find_if(cases.begin(), cases.end(), [&](const json& c) { return text(c, "case_id") == first; });
   if (first.empty() || failing == cases.end()) {
-    report::paragraph(d, "None: every case is exact (marginally).");
+    reports::paragraph(d, "None: every case is exact (marginally).");
   } else {
     const json& c = *failing;
-    report::paragraph(d, "Case **" + first + "** (" + text(c, "label") + ", drafting hint " + text(c, "drafting") + "): verdict **" + text(c, "verdict") +
+    reports::paragraph(d, "Case **" + first + "** (" + text(c, "label") + ", drafting hint " + text(c, "drafting") + "): verdict **" + text(c, "verdict") +
                              "** on " + count(c.at("samples")) + " samples. Chi-square " + fixed(c.at("chi_square").get<double>(), 2) + " on " +
                              std::to_string(c.at("dof").get<int>()) + " dof, p = " + num(c.at("p_value").get<double>()) +
                              "; Holm-adjusted over the exactness family " + num(c.at("exactness_p_holm").get<double>()) + "; " +
@@ -329,8 +327,8 @@ Document conformance_document(const json& r) {
   Document d;
   const json& policy = r.at("policy");
   const json& cases = r.at("cases");
-  report::heading(d, "Conformance: an outside verifier against the canonical law");
-  report::paragraph(d, "Overall verdict: **" + text(r, "overall") + "** (exit " + std::to_string(r.at("exit_code").get<int>()) + "). " +
+  reports::heading(d, "Conformance: an outside verifier against the canonical law");
+  reports::paragraph(d, "Overall verdict: **" + text(r, "overall") + "** (exit " + std::to_string(r.at("exit_code").get<int>()) + "). " +
                            std::to_string(cases.size()) + " cases; family-wise alpha " + num(policy.at("alpha").get<double>()) + ": " +
                            num(policy.at("exactness_alpha").get<double>()) + " for exactness (Holm over " + count(r.at("exactness_tests")) +
                            " chi-square tests, one per case), " + num(policy.at("saturation_alpha").get<double>()) + " for saturation (Holm over " +
@@ -339,7 +337,7 @@ Document conformance_document(const json& r) {
                            "that far from the canonical one, tails included, is rejected by its identity test with " + num(100.0 * policy.at("required_power").get<double>()) +
                            " % power there, and a case that cannot guarantee TV " + num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive.");
 
-  report::heading(d, "Verdict per case");
+  reports::heading(d, "Verdict per case");
   Table ct{{"case", "what it exercises", "samples", "impossible", "in-tree bonus", "chi2 (dof)", "p", "Holm p exactness", "Holm p saturation", "mean L",
             "1 + C_p", "TV@99%", "verdict"},
            {}};
@@ -349,20 +347,20 @@ Document conformance_document(const json& r) {
                        num(c.at("exactness_p_holm").get<double>()), num(c.at("saturation_p_holm").get<double>()), fixed(c.at("mean_L").get<double>()),
                        fixed(c.at("ceiling").get<double>()), tv_text(c.at("detectable_tv")), text(c, "verdict")});
   }
-  report::table(d, ct);
+  reports::table(d, ct);
 
-  report::heading(d, "First failing case");
+  reports::heading(d, "First failing case");
   const std::string first = text(r, "first_failing_case");
   const auto failing = std::find_if(cases.begin(), cases.end(), [&](const json& c) { return text(c, "case_id") == first; });
   if (first.empty() || failing == cases.end()) {
-    report::paragraph(d, "None: every case is exact and saturated.");
+    reports::paragraph(d, "None: every case is exact and saturated.");
   } else {
-    report::paragraph(d, "Case **" + first + "** (" + text(*failing, "label") + "), the first case with the overall verdict.");
+    reports::paragraph(d, "Case **" + first + "** (" + text(*failing, "label") + "), the first case with the overall verdict.");
     spell_out(d, *failing, failing->value("prefix", json()), policy);
   }
 
-  report::heading(d, "Largest standardized deviations");
-  report::paragraph(d, kDeviationNote);
+  reports::heading(d, "Largest standardized deviations");
+  reports::paragraph(d, kDeviationNote);
   Table dev{deviation_header({"case"}), {}};
   for (const json& c : cases) deviation_rows(dev, c, {text(c, "case_id")}, kDeviationsPerSubject, false);
   deviation_table(d, std::move(dev));
@@ -377,8 +375,8 @@ Document sampled_check_document(const json& r) {
   const json& verifiers = r.at("verifiers");
   const json& pairs = r.at("language_pairs");
   const bool passed = r.at("passed").get<bool>();
-  report::heading(d, "tevsuite check --drafts sampled: q-based and target-only verifiers on sampled drafts");
-  report::paragraph(d, overall_line(passed) + "Drafts of depth D = " + count(cfg.at("depth")) + ", width k = " + count(cfg.at("width")) + " over V = " + count(cfg.at("vocab")) +
+  reports::heading(d, "tevsuite check --drafts sampled: q-based and target-only verifiers on sampled drafts");
+  reports::paragraph(d, overall_line(passed) + "Drafts of depth D = " + count(cfg.at("depth")) + ", width k = " + count(cfg.at("width")) + " over V = " + count(cfg.at("vocab")) +
                            "; every case runs on " + std::to_string(pairs.size()) + " language pairs with " + count(cfg.at("samples")) +
                            " samples each, seed " + count(cfg.at("seed")) + ". Family-wise alpha " + num(cfg.at("alpha").get<double>()) +
                            ": half for marginal exactness (one chi-square of the completed H-token law per case and pair, each at " +
@@ -386,17 +384,17 @@ Document sampled_check_document(const json& r) {
                            "E[L] consistency of sampler and enumeration. Exact enumeration decides beside sampling (tolerance " +
                            num(cfg.at("exact_tolerance").get<double>()) + ").");
 
-  report::heading(d, "Verdict per case");
+  reports::heading(d, "Verdict per case");
   Table vt{{"verifier @ drafting", "kind", "verdict", "conditionally exact", "marginally exact", "caught by enumeration", "caught by sampling", "as expected"}, {}};
   for (const json& v : verifiers) {
     auto yes = [&](const char* key) { return v.at(key).get<bool>() ? std::string("yes") : std::string("no"); };
     vt.rows.push_back({text(v, "name"), text(v, "kind"), text(v, "verdict"), yes("conditional_exact"), yes("marginal_exact"), yes("caught_by_enumeration"),
                        yes("caught_by_sampling"), v.at("as_expected").get<bool>() ? "yes" : "**no**"});
   }
-  report::table(d, vt);
+  reports::table(d, vt);
 
-  report::heading(d, "Per case and language pair");
-  report::paragraph(d, "Each case's chi-square on each pair at the per-test level. Power: the test's predicted rejection rate there against the "
+  reports::heading(d, "Per case and language pair");
+  reports::paragraph(d, "Each case's chi-square on each pair at the per-test level. Power: the test's predicted rejection rate there against the "
                        "case's exact (enumerated) law, so for an exact case it is the level itself. Detectable TV: the smallest TV along the "
                        "case's own direction from p's law that the test detects with 99 % power (none: the case is exact, or not even its whole "
                        "deviation is detected that often — enumeration catches those).");
@@ -411,10 +409,10 @@ Document sampled_check_document(const json& r) {
                          fixed(p.at("mean_L").get<double>())});
     }
   }
-  report::table(d, pt);
+  reports::table(d, pt);
   Table pairs_table{{"pair", "language pair", "KL(p || q)"}, {}};
   for (std::size_t i = 0; i < pairs.size(); ++i) pairs_table.rows.push_back({std::to_string(i), text(pairs[i], "label"), kl_text(pairs[i].at("draft_kl"))});
-  report::table(d, pairs_table);
+  reports::table(d, pairs_table);
 
   // A case's pair with the smallest chi-square p: where its law lies farthest from p's.
   auto worst_pair = [](const json& v) {
@@ -425,16 +423,16 @@ Document sampled_check_document(const json& r) {
     }
     return best;
   };
-  report::heading(d, "First failing case");
+  reports::heading(d, "First failing case");
   const auto failing = std::find_if(verifiers.begin(), verifiers.end(), [](const json& v) { return !v.at("as_expected").get<bool>(); });
   const auto caught = std::find_if(verifiers.begin(), verifiers.end(), [](const json& v) { return text(v, "verdict") == "not exact"; });
   const auto shown = failing != verifiers.end() ? failing : caught;
   if (shown == verifiers.end()) {
-    report::paragraph(d, "None: every verdict is the one its kind calls for.");
+    reports::paragraph(d, "None: every verdict is the one its kind calls for.");
   } else {
     const std::size_t i = worst_pair(*shown);
     const json& p = shown->at("per_pair").at(i);
-    report::paragraph(d, (failing != verifiers.end() ? "**" + text(*shown, "name") + "** (" + text(*shown, "kind") + ") is judged **" + text(*shown, "verdict") +
+    reports::paragraph(d, (failing != verifiers.end() ? "**" + text(*shown, "name") + "** (" + text(*shown, "kind") + ") is judged **" + text(*shown, "verdict") +
                                                            "**, which is not what its kind calls for."
                                                      : "None: every verdict is the one its kind calls for. How a catch looks: the first case judged not exact, **" +
                                                            text(*shown, "name") + "** (" + text(*shown, "kind") + ").") +
@@ -447,11 +445,11 @@ Document sampled_check_document(const json& r) {
                              fixed(p.at("mean_L").get<double>()) + ".");
     Table dev{deviation_header({}), {}};
     deviation_rows(dev, p, {}, kAllDeviations, true);
-    if (!dev.rows.empty()) report::table(d, dev);
+    if (!dev.rows.empty()) reports::table(d, dev);
   }
 
-  report::heading(d, "Largest standardized deviations");
-  report::paragraph(d, "Standardized deviation (observed - expected) / sqrt(expected) of each chi-square bin of the completed H-token law, binned as the "
+  reports::heading(d, "Largest standardized deviations");
+  reports::paragraph(d, "Standardized deviation (observed - expected) / sqrt(expected) of each chi-square bin of the completed H-token law, binned as the "
                        "test bins them (sequences expecting fewer than 5 samples pool by their first H - 1 tokens); impossible sequences first. "
                        "Shown for each case on its pair with the smallest p. Descriptive: the verdict rests on the tests above.");
   Table dev{deviation_header({"verifier @ drafting", "pair"}), {}};
@@ -462,8 +460,8 @@ Document sampled_check_document(const json& r) {
   }
   deviation_table(d, std::move(dev));
 
-  report::heading(d, "Per-node acceptance");
-  report::paragraph(d, "Not applicable: every round drafts a new tree from q, so no node has one P(u) to hold its acceptance to. Its place is taken by "
+  reports::heading(d, "Per-node acceptance");
+  reports::paragraph(d, "Not applicable: every round drafts a new tree from q, so no node has one P(u) to hold its acceptance to. Its place is taken by "
                        "conditional exactness (the largest TV given one realized tree, by enumeration) and, per realized tree, E[L | T] against "
                        "1 + C_p(T) (Theorem 1).");
   return d;
@@ -475,15 +473,15 @@ Document live_sampled_document(const json& r) {
   const bool passed = r.at("passed").get<bool>();
   std::string drafters;
   for (const json& name : r.at("drafters")) drafters += (drafters.empty() ? "" : ", ") + name.get<std::string>();
-  report::heading(d, "tevsuite live --drafts sampled: q-based verifiers and TEV on trees sampled from a live drafter");
-  report::paragraph(d, overall_line(passed) + "Target: " + text(r, "target") + "; drafters " + drafters + ", each row cut to its top " + count(cfg.at("top_k")) +
+  reports::heading(d, "tevsuite live --drafts sampled: q-based verifiers and TEV on trees sampled from a live drafter");
+  reports::paragraph(d, overall_line(passed) + "Target: " + text(r, "target") + "; drafters " + drafters + ", each row cut to its top " + count(cfg.at("top_k")) +
                            " words. First word: " + count(cfg.at("first_word_samples")) + " samples per case, each on a freshly drafted tree of depth " +
                            count(cfg.at("first_word_depth")) + ", width " + count(cfg.at("draft_width")) + ", against the target's next-word row (Pearson chi-square, "
                            "each at " + num(cfg.at("chi_square_level").get<double>()) + "). Seed " + count(cfg.at("seed")) + ", family-wise alpha " +
                            num(cfg.at("alpha").get<double>()) + ": half for the first word, half for TEV's tokens per round.");
 
-  report::heading(d, "Verdict per case");
-  report::paragraph(d, "TV at 99 %: every first-word law at least this far from the target row, in any direction, tails included, is rejected by the identity test with 99 % power "
+  reports::heading(d, "Verdict per case");
+  reports::paragraph(d, "TV at 99 %: every first-word law at least this far from the target row, in any direction, tails included, is rejected by the identity test with 99 % power "
                        "at its level; above the policy's limit the case is inconclusive. Exact TV: the first word's exact law over the root's drafts and tests "
                        "('-': target-only, exact on every tree); power: of the chi-square at its level against that law.");
   Table vt{{"drafter", "verifier @ drafting", "kind", "chi2 (dof)", "p", "TV at 99 %", "exact TV", "power", "verdict", "caught by sampling", "as expected"}, {}};
@@ -494,10 +492,10 @@ Document live_sampled_document(const json& r) {
                        has_law ? fixed(f.at("predicted_power").get<double>(), 3) : "-", text(f, "verdict"),
                        f.at("caught_by_sampling").get<bool>() ? "yes" : "no", f.at("as_expected").get<bool>() ? "yes" : "**no**"});
   }
-  report::table(d, vt);
+  reports::table(d, vt);
 
-  report::heading(d, "Tokens per round on the same sampled trees");
-  report::paragraph(d, "Each round's drafted tree verified " + count(cfg.at("draws_per_round")) + " times by TEV and by the q-based verifier, " +
+  reports::heading(d, "Tokens per round on the same sampled trees");
+  reports::paragraph(d, "Each round's drafted tree verified " + count(cfg.at("draws_per_round")) + " times by TEV and by the q-based verifier, " +
                            count(cfg.at("rounds")) + " rounds per drafter and policy (TEV's text advances); mean and standard error over rounds. "
                            "TEV's exact E[L | T] = 1 + C_p(T) beside it; TEV p: its sum against the rounds' exact length laws (Holm at alpha/2).");
   Table rt{{"drafter", "drafting", "TEV", "1 + C_p", "q-based verifier", "tokens per round", "q-based - TEV", "TEV p", "TEV holds"}, {}};
@@ -507,10 +505,10 @@ Document live_sampled_document(const json& r) {
                        pm(c, "q_mean", "q_se"), pm(c, "difference_mean", "difference_se"), num(c.at("tev_p").get<double>()),
                        c.at("tev_holds").get<bool>() ? "yes" : "**no**"});
   }
-  report::table(d, rt);
+  reports::table(d, rt);
 
-  report::heading(d, "Per-node acceptance");
-  report::paragraph(d, "Not applicable: every first-word sample drafts a new tree from q, so no node has one P(u) to hold its acceptance to.");
+  reports::heading(d, "Per-node acceptance");
+  reports::paragraph(d, "Not applicable: every first-word sample drafts a new tree from q, so no node has one P(u) to hold its acceptance to.");
   return d;
 }
 
@@ -530,4 +528,4 @@ VerdictSummary verdict_summary(const json& r, ResultsKind kind) {
           passed ? 0 : inconclusive ? 4 : 1};
 }
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -9,15 +9,15 @@
 #include "reports/document.hpp"
 #include "reports/verdict_json.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 // check or live (the same verifiers-by-trees layout; live trees also name drafter and builder).
-report::Document verifiers_document(const nlohmann::json& results, bool live);
-report::Document conformance_document(const nlohmann::json& results);
-report::Document model_conformance_document(const nlohmann::json& results);
-report::Document sampled_check_document(const nlohmann::json& results);
+reports::Document verifiers_document(const nlohmann::json& results, bool live);
+reports::Document conformance_document(const nlohmann::json& results);
+reports::Document model_conformance_document(const nlohmann::json& results);
+reports::Document sampled_check_document(const nlohmann::json& results);
 // live --drafts sampled: the first-word verdict per case, and tokens per round on the same trees.
-report::Document live_sampled_document(const nlohmann::json& results);
+reports::Document live_sampled_document(const nlohmann::json& results);
 
 // What the terminal shows after a report: the overall verdict in one line, and the exit code the
 // command that wrote the file returned.
@@ -27,4 +27,4 @@ struct VerdictSummary {
 };
 VerdictSummary verdict_summary(const nlohmann::json& results, ResultsKind kind);
 
-}  // namespace tev
+}  // namespace tev::reports

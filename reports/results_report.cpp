@@ -7,7 +7,7 @@
 #include "reports/exittrain_report.hpp"
 #include "reports/render_verdicts.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 void write_theorem1_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out) {
   const RenderResult written = render_report(results, render);
@@ -58,4 +58,4 @@ int render_results_file(const std::string& results_path, const RenderOptions& re
   }
 }
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -6,7 +6,7 @@
 
 #include "reports/render.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 // Renders theorem1's results into render.out_dir, prints each claim, the files and the PASS line.
 void write_theorem1_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out);
@@ -15,4 +15,4 @@ void write_theorem1_report(const nlohmann::json& results, const RenderOptions& r
 // --drafts sampled, live, conformance) into render.out_dir; returns the exit code of the command that wrote it.
 int render_results_file(const std::string& results_path, const RenderOptions& render, std::ostream& out);
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -3,9 +3,9 @@
 #include <ostream>
 #include <stdexcept>
 
-namespace tev {
+namespace tev::reports {
 
-ResultsWriter::ResultsWriter(std::string path, const RunContext& context) : path_(context.writes_files ? std::move(path) : std::string()) {
+ResultsWriter::ResultsWriter(std::string path, const engine::RunContext& context) : path_(context.writes_files ? std::move(path) : std::string()) {
   if (path_.empty()) return;
   file_.open(path_);
   if (!file_) throw std::runtime_error("cannot write " + path_);
@@ -19,4 +19,4 @@ void ResultsWriter::write(const nlohmann::json& results, std::ostream& out, int 
   out << "wrote " << path_ << '\n';
 }
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -9,13 +9,13 @@
 
 #include "engine/ranks.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 class ResultsWriter {
  public:
   // An empty path, or a context that does not write files, asks for no file. Throws
   // std::runtime_error when the path cannot be written.
-  ResultsWriter(std::string path, const RunContext& context);
+  ResultsWriter(std::string path, const engine::RunContext& context);
   bool wanted() const { return !path_.empty(); }
   // Writes the JSON, checks the write, and tells `out` where it went.
   void write(const nlohmann::json& results, std::ostream& out, int indent = 2);
@@ -25,4 +25,4 @@ class ResultsWriter {
   std::ofstream file_;
 };
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -5,8 +5,8 @@
 
 #include "experiments/theorem1.hpp"
 
-namespace tev {
+namespace tev::reports {
 
-nlohmann::json theorem1_json(const Theorem1Results& results);
+nlohmann::json theorem1_json(const experiments::Theorem1Results& results);
 
-}  // namespace tev
+}  // namespace tev::reports

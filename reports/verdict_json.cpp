@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace tev {
+namespace tev::reports {
 
 namespace {
 constexpr double kZ95 = 1.959963984540054;  // two-sided 95 % normal quantile
@@ -37,7 +37,7 @@ std::string_view results_kind_name(ResultsKind kind) {
 
 nlohmann::json optional_json(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); }
 
-nlohmann::json policy_json(const VerdictPolicy& policy, std::size_t cases) {
+nlohmann::json policy_json(const judging::VerdictPolicy& policy, std::size_t cases) {
   return {{"alpha", policy.alpha},
           {"exactness_alpha", policy.exactness_alpha()},
           {"saturation_alpha", policy.saturation_alpha()},
@@ -47,7 +47,7 @@ nlohmann::json policy_json(const VerdictPolicy& policy, std::size_t cases) {
           {"exact_tolerance", policy.exact_tolerance}};
 }
 
-nlohmann::json evidence_json(const TreeEvidence& e, const CaseVerdict& verdict) {
+nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::CaseVerdict& verdict) {
   // A 95 % interval for E[L] from the sample standard deviation: descriptive (the test uses the exact law).
   const double half = e.samples > 0 ? kZ95 * e.length_sd / std::sqrt(static_cast<double>(e.samples)) : 0.0;
   nlohmann::json j = {{"samples", e.samples},
@@ -85,14 +85,14 @@ nlohmann::json evidence_json(const TreeEvidence& e, const CaseVerdict& verdict) 
   return j;
 }
 
-nlohmann::json verifier_json(const VerifierReport& r) {
-  const SubjectVerdict& d = r.decision;
+nlohmann::json verifier_json(const judging::VerifierReport& r) {
+  const judging::SubjectVerdict& d = r.decision;
   nlohmann::json v = {{"name", r.info.name},
                       {"kind", kind_name(r.info.kind)},
                       {"description", r.info.description},
-                      {"exact", r.verdict == Verdict::exact_saturated || r.verdict == Verdict::exact_not_saturated ||
-                                    r.verdict == Verdict::exact_saturation_inconclusive},
-                      {"saturated", r.verdict == Verdict::exact_saturated},
+                      {"exact", r.verdict == judging::Verdict::exact_saturated || r.verdict == judging::Verdict::exact_not_saturated ||
+                                    r.verdict == judging::Verdict::exact_saturation_inconclusive},
+                      {"saturated", r.verdict == judging::Verdict::exact_saturated},
                       {"verdict", verdict_text(r.verdict)},
                       {"as_expected", r.as_expected},
                       {"trees", r.trees.size()},
@@ -119,7 +119,7 @@ nlohmann::json verifier_json(const VerifierReport& r) {
   return v;
 }
 
-nlohmann::json sampled_pair_json(const SampledEvidence& e, const LanguagePair& pair) {
+nlohmann::json sampled_pair_json(const judging::SampledEvidence& e, const drafts::LanguagePair& pair) {
   nlohmann::json j = {{"exact_tv", e.exact.tv},
                       {"enumerated_branches", e.exact.branches},
                       {"conditional_max_tv", e.conditional.max_tv},
@@ -142,7 +142,7 @@ nlohmann::json sampled_pair_json(const SampledEvidence& e, const LanguagePair& p
   const auto vocab = static_cast<std::size_t>(pair.vocab());
   const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / vocab), pair.vocab());
   j["largest_deviations"] = nlohmann::json::array();
-  for (const BinDeviation& d : largest_deviations(e.counts.cells, reference, groups, kReportedDeviations)) {
+  for (const BinDeviation& d : largest_deviations(e.counts.cells, reference, groups, judging::kReportedDeviations)) {
     nlohmann::json sequence = nullptr;  // a cell is its H tokens read as a base-V number
     if (d.cell >= 0) {
       std::vector<std::size_t> tokens(static_cast<std::size_t>(pair.horizon()));
@@ -155,10 +155,10 @@ nlohmann::json sampled_pair_json(const SampledEvidence& e, const LanguagePair& p
   return j;
 }
 
-nlohmann::json verifiers_json(std::span<const VerifierReport> reports) {
+nlohmann::json verifiers_json(std::span<const judging::VerifierReport> reports) {
   nlohmann::json all = nlohmann::json::array();
-  for (const VerifierReport& r : reports) all.push_back(verifier_json(r));
+  for (const judging::VerifierReport& r : reports) all.push_back(verifier_json(r));
   return all;
 }
 
-}  // namespace tev
+}  // namespace tev::reports

@@ -12,7 +12,7 @@
 #include "judging/sampled_law.hpp"
 #include "judging/verdict_policy.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 // What a results file holds: every results file carries its kind's name as "kind", beside
 // "format_version", so that `tevsuite report` knows how to render it.
@@ -22,14 +22,14 @@ std::string_view results_kind_name(ResultsKind kind);
 // A number, or null where there is none (a TV that no budget detects).
 nlohmann::json optional_json(const std::optional<double>& x);
 // The policy's levels: how the subject's α is split and what power rule holds.
-nlohmann::json policy_json(const VerdictPolicy& policy, std::size_t cases);
+nlohmann::json policy_json(const judging::VerdictPolicy& policy, std::size_t cases);
 // One case's evidence and the policy's verdict on it, with the acceptance count per node and the
 // χ² bins farthest from the canonical law (P(u) is the tree's: its writer records it once).
-nlohmann::json evidence_json(const TreeEvidence& e, const CaseVerdict& verdict);
-nlohmann::json verifier_json(const VerifierReport& r);
+nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::CaseVerdict& verdict);
+nlohmann::json verifier_json(const judging::VerifierReport& r);
 // One sampled-drafts case on one language pair, with the χ² bins (H-token sequences, or a tail
 // of them) farthest from p's H-token law.
-nlohmann::json sampled_pair_json(const SampledEvidence& e, const LanguagePair& pair);
-nlohmann::json verifiers_json(std::span<const VerifierReport> reports);
+nlohmann::json sampled_pair_json(const judging::SampledEvidence& e, const drafts::LanguagePair& pair);
+nlohmann::json verifiers_json(std::span<const judging::VerifierReport> reports);
 
-}  // namespace tev
+}  // namespace tev::reports

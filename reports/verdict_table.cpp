@@ -7,15 +7,15 @@
 
 #include "core/format.hpp"
 
-namespace tev {
+namespace tev::reports {
 
 namespace {
 
 // The largest detectable TV over the verifier's trees: what its weakest tree can see; "none" when
 // some tree detects no TV at all.
-std::string worst_detectable_tv(const VerifierReport& r) {
+std::string worst_detectable_tv(const judging::VerifierReport& r) {
   double worst = 0.0;
-  for (const TreeEvidence& e : r.trees) {
+  for (const judging::TreeEvidence& e : r.trees) {
     if (!e.detectable_tv) return "none";
     worst = std::max(worst, *e.detectable_tv);
   }
@@ -24,18 +24,18 @@ std::string worst_detectable_tv(const VerifierReport& r) {
 
 }  // namespace
 
-VerifierProgress verifier_progress_lines(std::ostream& progress) {
+judging::VerifierProgress verifier_progress_lines(std::ostream& progress) {
   return {[&progress](std::size_t k, std::size_t n, const VerifierInfo& info) {
             progress << "[" << k + 1 << "/" << n << "] " << info.name << " ..." << std::flush;
           },
-          [&progress](const VerifierReport& r) {
+          [&progress](const judging::VerifierReport& r) {
             progress << " " << verdict_text(r.verdict) << " (" << fixed(r.elapsed_seconds, 1) << " s)\n";
           }};
 }
 
-int print_selftest(std::span<const KnownAnswer> answers, bool verbose, std::ostream& out) {
+int print_selftest(std::span<const judging::KnownAnswer> answers, bool verbose, std::ostream& out) {
   std::size_t failed = 0;
-  for (const KnownAnswer& a : answers) {
+  for (const judging::KnownAnswer& a : answers) {
     if (!a.passed) ++failed;
     if (verbose || !a.passed) out << (a.passed ? "  ok    " : "  FAIL  ") << a.name << ": " << a.detail << '\n';
   }
@@ -44,14 +44,14 @@ int print_selftest(std::span<const KnownAnswer> answers, bool verbose, std::ostr
   return failed == 0 ? 0 : 1;
 }
 
-void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& out) {
+void print_verdict_table(std::span<const judging::VerifierReport> reports, std::ostream& out) {
   out << '\n'
       << std::left << std::setw(36) << "verifier" << std::setw(12) << "kind" << std::setw(6) << "trees" << std::setw(9)
       << "samples" << std::setw(10) << "exact p" << std::setw(10) << "sat p" << std::setw(10) << "TV@99%"
       << std::setw(23) << "verdict" << std::setw(9) << "mean L" << std::setw(9) << "1+C_p" << std::setw(10)
       << "exact TV" << std::setw(9) << "power" << "caught by\n";
   out << std::string(175, '-') << '\n';
-  for (const VerifierReport& r : reports) {
+  for (const judging::VerifierReport& r : reports) {
     out << std::left << std::setw(36) << r.info.name << std::setw(12) << kind_name(r.info.kind) << std::setw(6)
         << r.trees.size() << std::setw(9) << r.samples_per_tree << std::setw(10) << scientific(r.decision.min_exactness_p_holm)
         << std::setw(10) << scientific(r.decision.min_saturation_p_holm) << std::setw(10) << worst_detectable_tv(r)
@@ -71,4 +71,4 @@ void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& 
          "'inconclusive'.\n";
 }
 
-}  // namespace tev
+}  // namespace tev::reports

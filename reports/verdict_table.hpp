@@ -7,12 +7,12 @@
 #include "judging/selftest.hpp"
 #include "judging/verdicts.hpp"
 
-namespace tev {
+namespace tev::reports {
 
-void print_verdict_table(std::span<const VerifierReport> reports, std::ostream& out);
+void print_verdict_table(std::span<const judging::VerifierReport> reports, std::ostream& out);
 // "[k/n] name ... verdict (seconds s)" per verifier.
-VerifierProgress verifier_progress_lines(std::ostream& progress);
+judging::VerifierProgress verifier_progress_lines(std::ostream& progress);
 // Every result when verbose, else only failures; then a summary line. Returns 0 when all passed, 1 otherwise.
-int print_selftest(std::span<const KnownAnswer> answers, bool verbose, std::ostream& out);
+int print_selftest(std::span<const judging::KnownAnswer> answers, bool verbose, std::ostream& out);
 
-}  // namespace tev
+}  // namespace tev::reports

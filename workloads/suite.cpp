@@ -4,7 +4,7 @@
 #include <array>
 #include <stdexcept>
 
-namespace tev {
+namespace tev::workloads {
 
 namespace {
 struct Recipe {
@@ -63,4 +63,4 @@ SyntheticSuite make_sweep(const SweepConfig& config) {
   return cases;
 }
 
-}  // namespace tev
+}  // namespace tev::workloads

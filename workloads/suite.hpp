@@ -10,7 +10,7 @@
 #include "workloads/synthetic.hpp"
 #include "workloads/trees.hpp"
 
-namespace tev {
+namespace tev::workloads {
 
 // What the checker judges a verifier on: a tree and its target rows, with a label for tables. Live
 // trees, conformance cases and synthetic trees are all CheckCases.
@@ -68,4 +68,4 @@ struct SweepConfig {
 };
 SyntheticSuite make_sweep(const SweepConfig& config);
 
-}  // namespace tev
+}  // namespace tev::workloads

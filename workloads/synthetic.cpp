@@ -10,7 +10,7 @@
 #include "core/compensated_sum.hpp"
 #include "core/softmax.hpp"
 
-namespace tev {
+namespace tev::workloads {
 
 namespace {
 void normalize(std::vector<double>& row) {
@@ -127,4 +127,4 @@ double SyntheticLanguage::mean_draft_kl(const DraftTree& tree) const {
   return total / tree.size();
 }
 
-}  // namespace tev
+}  // namespace tev::workloads

@@ -9,7 +9,7 @@
 #include "core/target_rows.hpp"
 #include "core/philox_engine.hpp"
 
-namespace tev {
+namespace tev::workloads {
 
 enum class RowFamily { dirichlet, zipf, gaussian_logits };
 
@@ -51,4 +51,4 @@ class SyntheticLanguage {
   std::uint32_t seed_;
 };
 
-}  // namespace tev
+}  // namespace tev::workloads

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tev {
+namespace tev::workloads {
 
 std::string_view shape_name(TreeShape shape) {
   switch (shape) {
@@ -186,4 +186,4 @@ std::vector<std::vector<double>> drafter_marginals(const SyntheticLanguage& lang
   return chain_marginals([&](std::span<const Token> path) { return language.draft_row(path); }, depth);
 }
 
-}  // namespace tev
+}  // namespace tev::workloads

@@ -10,7 +10,7 @@
 #include "core/philox_engine.hpp"
 #include "workloads/synthetic.hpp"
 
-namespace tev {
+namespace tev::workloads {
 
 enum class TreeShape { random_recursive, chain, star, full_kary, ddtree };
 std::string_view shape_name(TreeShape shape);
@@ -57,4 +57,4 @@ BuiltTree dynamic_best_first(const DraftRowSource& draft_row, std::int32_t budge
 std::vector<std::vector<double>> chain_marginals(const DraftRowSource& draft_row, std::int32_t depth);
 std::vector<std::vector<double>> drafter_marginals(const SyntheticLanguage& language, std::int32_t depth);
 
-}  // namespace tev
+}  // namespace tev::workloads

@@ -25,7 +25,7 @@ TEST(NullCalibration, EveryDefaultCaseHoldsItsLevel) {
   const bool real = std::getenv("TEV_CALIBRATION_AT_REAL_LEVELS") != nullptr;
   const EmitConfig config;
   const std::vector<std::string> lines = emit_cases(config);
-  const VerdictPolicy policy;
+  const judging::VerdictPolicy policy;
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const Case c = parse_case(lines[k], "case " + std::to_string(k));
     const std::vector<double> law = canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
@@ -33,9 +33,9 @@ TEST(NullCalibration, EveryDefaultCaseHoldsItsLevel) {
     const auto n = static_cast<double>(c.samples);
     const int statistics = identity_statistics(law, groups, n);
     const double level = real ? policy.identity_level(lines.size(), true) / statistics : 1e-2;
-    const double largest = real ? policy.exactness_alpha() * kIdentityShare / statistics : 1e-2;
+    const double largest = real ? policy.exactness_alpha() * judging::kIdentityShare / statistics : 1e-2;
     const auto replicates = static_cast<std::uint64_t>(real ? std::ceil(100.0 / level) : 40000.0);
-    const NullCalibration cal = binned_null_calibration(law, groups, n, level, largest, replicates, kNullSimulationSeed);
+    const NullCalibration cal = binned_null_calibration(law, groups, n, level, largest, replicates, judging::kNullSimulationSeed);
     const auto used = static_cast<std::uint64_t>(std::llround(cal.used_rate * static_cast<double>(replicates)));
     std::cout << c.id << ": " << cal.bins << " bins, n " << c.samples << ", level " << level << ", " << replicates
               << " replicates: asymptotic rate " << cal.asymptotic_rate << " (" << cal.asymptotic_rate / level

@@ -115,11 +115,11 @@ std::vector<std::string> sample_lines(const Case& c, VerifierId id, std::uint64_
   return lines;
 }
 
-Verdict judge_verifier(const Case& c, VerifierId id) {
+judging::Verdict judge_verifier(const Case& c, VerifierId id) {
   std::vector<CaseJudge> judges;
   judges.emplace_back(c, 1, 0);
   for (const std::string& line : sample_lines(c, id, c.samples)) judges.back().add_line(line, "s");
-  return judge(judges, VerdictPolicy{}).overall;
+  return judge(judges, judging::VerdictPolicy{}).overall;
 }
 
 // Three verdicts at alpha = 1e-3 with 20,000 samples from a fixed seed.
@@ -127,9 +127,9 @@ TEST(Judge, GivesEachKindOfVerifierItsVerdict) {
   EmitConfig config;
   config.samples = 20000;
   const Case c = parse_case(emit_cases(config)[1], "ddtree case");
-  EXPECT_EQ(judge_verifier(c, VerifierId::tree_exit), Verdict::exact_saturated);
-  EXPECT_EQ(judge_verifier(c, VerifierId::first_child_chain), Verdict::exact_not_saturated);
-  EXPECT_EQ(judge_verifier(c, VerifierId::mutant_bonus_from_full_row), Verdict::not_exact);
+  EXPECT_EQ(judge_verifier(c, VerifierId::tree_exit), judging::Verdict::exact_saturated);
+  EXPECT_EQ(judge_verifier(c, VerifierId::first_child_chain), judging::Verdict::exact_not_saturated);
+  EXPECT_EQ(judge_verifier(c, VerifierId::mutant_bonus_from_full_row), judging::Verdict::not_exact);
 }
 
 // One sample cannot detect any contamination at the policy's level: the case is inconclusive
@@ -138,9 +138,9 @@ TEST(Judge, TooFewSamplesAreInconclusiveNeverExact) {
   EmitConfig config;
   config.samples = 1;
   const Case c = parse_case(emit_cases(config)[1], "ddtree case");
-  const Verdict v = judge_verifier(c, VerifierId::tree_exit);
-  EXPECT_EQ(v, Verdict::inconclusive);
-  EXPECT_EQ(verdict_exit_code(v), 4);
+  const judging::Verdict v = judge_verifier(c, VerifierId::tree_exit);
+  EXPECT_EQ(v, judging::Verdict::inconclusive);
+  EXPECT_EQ(judging::verdict_exit_code(v), 4);
 }
 
 TEST(Judge, ImpossibleEventsAndBadSamples) {
@@ -162,11 +162,11 @@ TEST(Judge, ImpossibleEventsAndBadSamples) {
   EXPECT_THROW(judge_one.add_line(R"({"case_id": "t", "accepted": [], "bonus": 1e999})", "s:9"), InputError);
   std::vector<CaseJudge> judges = {judge_one};
   // 4 lines counted, the case asks for 4: judged, and not exact because of the impossible events.
-  EXPECT_EQ(judge(judges, VerdictPolicy{}).overall, Verdict::not_exact);
+  EXPECT_EQ(judge(judges, judging::VerdictPolicy{}).overall, judging::Verdict::not_exact);
   CaseJudge short_one(c, 1, 0);
   short_one.add_line(R"({"case_id": "t", "accepted": [1], "bonus": 2})", "s:1");
   std::vector<CaseJudge> short_judges = {short_one};
-  EXPECT_THROW(judge(short_judges, VerdictPolicy{}), InputError);  // 1 sample where 4 were asked for
+  EXPECT_THROW(judge(short_judges, judging::VerdictPolicy{}), InputError);  // 1 sample where 4 were asked for
 }
 
 }  // namespace

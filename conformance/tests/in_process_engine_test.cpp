@@ -106,7 +106,7 @@ void print_exact_tvs(const char* name, const std::vector<double>& tvs) {
 
 TEST(EngineCasesInProcess, TevOnTheProcessedTargetIsExactAndSaturated) {
   const TreeReport report = check_engine(ProcessingBug::none);
-  EXPECT_EQ(report.overall, Verdict::exact_saturated) << describe(report);
+  EXPECT_EQ(report.overall, judging::Verdict::exact_saturated) << describe(report);
   for (const CaseResult& r : report.cases) {
     EXPECT_TRUE(r.evidence.enumerated) << r.id << ": " << r.not_enumerated;
     EXPECT_LT(r.evidence.exact_tv, 1e-9) << r.id;
@@ -117,11 +117,11 @@ TEST(EngineCasesInProcess, TevOnTheUnprocessedTargetIsNotExact) {
   const TreeReport report = check_engine(ProcessingBug::unprocessed_target);
   const std::vector<double> tvs = exact_tvs(ProcessingBug::unprocessed_target);
   print_exact_tvs("unprocessed target", tvs);
-  EXPECT_EQ(report.overall, Verdict::not_exact) << describe(report);
+  EXPECT_EQ(report.overall, judging::Verdict::not_exact) << describe(report);
   // Every case processes its rows: each is caught, by sampling as well as by enumeration.
   for (std::size_t k = 0; k < report.cases.size(); ++k) {
     const CaseResult& r = report.cases[k];
-    EXPECT_EQ(r.decision.verdict, Verdict::not_exact) << r.id << " " << r.label;
+    EXPECT_EQ(r.decision.verdict, judging::Verdict::not_exact) << r.id << " " << r.label;
     EXPECT_TRUE(r.decision.sampled_not_exact) << r.id << " " << r.label;
     EXPECT_GT(tvs[k], 0.01) << r.id;
   }
@@ -131,12 +131,12 @@ TEST(EngineCasesInProcess, TemperatureAfterSoftmaxIsNotExactWhereTheTemperatureI
   const TreeReport report = check_engine(ProcessingBug::temperature_after_softmax);
   const std::vector<double> tvs = exact_tvs(ProcessingBug::temperature_after_softmax);
   print_exact_tvs("temperature after softmax", tvs);
-  EXPECT_EQ(report.overall, Verdict::not_exact) << describe(report);
+  EXPECT_EQ(report.overall, judging::Verdict::not_exact) << describe(report);
   const std::vector<std::string> tempered = {"e0", "e3", "e6", "e7"};  // temperature 0.7, 1.3, 0.8, 1.2
   for (std::size_t k = 0; k < report.cases.size(); ++k) {
     const CaseResult& r = report.cases[k];
     const bool hit = std::find(tempered.begin(), tempered.end(), r.id) != tempered.end();
-    EXPECT_EQ(r.decision.verdict == Verdict::not_exact, hit) << r.id << " " << r.label;
+    EXPECT_EQ(r.decision.verdict == judging::Verdict::not_exact, hit) << r.id << " " << r.label;
     EXPECT_EQ(tvs[k] > 1e-12, hit) << r.id;
     if (hit) EXPECT_TRUE(r.decision.sampled_not_exact) << r.id << " " << r.label;
   }

@@ -119,17 +119,17 @@ TreeReport check_at_engine_vocab(TailBug bug) {
 
 TEST(TailBugsAtEngineVocab, CorrectTevIsExact) {
   const TreeReport report = check_at_engine_vocab(TailBug::none);
-  EXPECT_EQ(report.overall, Verdict::exact_saturated) << describe(report);
+  EXPECT_EQ(report.overall, judging::Verdict::exact_saturated) << describe(report);
 }
 
 TEST(TailBugsAtEngineVocab, EveryTailBugIsNotExact) {
   for (TailBug bug : {TailBug::tail_onto_first_token, TailBug::top_k_residual, TailBug::truncated_ids}) {
     SCOPED_TRACE(static_cast<int>(bug));
     const TreeReport report = check_at_engine_vocab(bug);
-    EXPECT_EQ(report.overall, Verdict::not_exact) << describe(report);
+    EXPECT_EQ(report.overall, judging::Verdict::not_exact) << describe(report);
     for (const auto& r : report.cases) {
       if (r.id == "c6") {
-        EXPECT_EQ(r.decision.verdict, Verdict::not_exact) << "the sparse-row case's tail is where the bug lives";
+        EXPECT_EQ(r.decision.verdict, judging::Verdict::not_exact) << "the sparse-row case's tail is where the bug lives";
       }
     }
   }

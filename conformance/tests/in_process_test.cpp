@@ -51,10 +51,10 @@ TEST(TreeCheck, EveryRegisteredVerifierGetsItsKindsVerdict) {
     const TreeReport report = check_tree_verifier(drawing(RegisteredVerifier{info.id, &cases}), options);
     ASSERT_EQ(report.cases.size(), 8u);
     switch (info.kind) {
-      case VerifierKind::saturated: EXPECT_EQ(report.overall, Verdict::exact_saturated) << describe(report); break;
-      case VerifierKind::unsaturated: EXPECT_EQ(report.overall, Verdict::exact_not_saturated) << describe(report); break;
+      case VerifierKind::saturated: EXPECT_EQ(report.overall, judging::Verdict::exact_saturated) << describe(report); break;
+      case VerifierKind::unsaturated: EXPECT_EQ(report.overall, judging::Verdict::exact_not_saturated) << describe(report); break;
       case VerifierKind::mutant: {
-        EXPECT_EQ(report.overall, Verdict::not_exact);
+        EXPECT_EQ(report.overall, judging::Verdict::not_exact);
         bool enumeration_caught = false;
         for (const auto& r : report.cases) enumeration_caught = enumeration_caught || r.decision.enumerated_not_exact;
         EXPECT_TRUE(enumeration_caught) << "enumeration must catch every mutant";
@@ -78,10 +78,10 @@ TEST(TreeCheck, SeededVerifiersAreJudgedBySampling) {
   CheckOptions options = small_options();
   options.cases.samples = 100000;  // 20,000 cannot guarantee TV 0.05 in every direction: inconclusive
   const TreeReport exact = check_tree_verifier(root_bonus, options);
-  EXPECT_EQ(exact.overall, Verdict::exact_not_saturated) << describe(exact);
+  EXPECT_EQ(exact.overall, judging::Verdict::exact_not_saturated) << describe(exact);
   for (const auto& r : exact.cases) EXPECT_FALSE(r.evidence.enumerated);
   const TreeReport bug = check_tree_verifier(uniform_bonus, options);
-  EXPECT_EQ(bug.overall, Verdict::not_exact);
+  EXPECT_EQ(bug.overall, judging::Verdict::not_exact);
   const std::string text = describe(bug);
   EXPECT_NE(text.find("first failing case: " + bug.first_failing), std::string::npos) << text;
   EXPECT_NE(text.find("largest cell deviations"), std::string::npos) << text;
@@ -106,7 +106,7 @@ TEST(TreeCheck, ANodesPooledTailIsNamedByItsNode) {
         return TokenBlock{{c.tokens[1]}, least};
       },
       options);
-  ASSERT_EQ(bug.overall, Verdict::not_exact);
+  ASSERT_EQ(bug.overall, judging::Verdict::not_exact);
   const std::string text = describe(bug);
   EXPECT_NE(text.find("    exit node 1, tail of "), std::string::npos) << text;
 }
@@ -115,7 +115,7 @@ TEST(TreeCheck, ANodesPooledTailIsNamedByItsNode) {
 // which describe() must print as the bound it is, not as p = 0 (kept for impossible events).
 TEST(TreeCheck, AnUnderflowedPValueIsPrintedAsABound) {
   const TreeReport bug = check_tree_verifier([](const TreeCaseView&, Randomness&) { return TokenBlock{{}, 0}; }, small_options());
-  ASSERT_EQ(bug.overall, Verdict::not_exact);
+  ASSERT_EQ(bug.overall, judging::Verdict::not_exact);
   const auto failing = std::find_if(bug.cases.begin(), bug.cases.end(), [&](const auto& r) { return r.id == bug.first_failing; });
   ASSERT_NE(failing, bug.cases.end());
   ASSERT_EQ(failing->impossible, 0u);
@@ -127,7 +127,7 @@ TEST(TreeCheck, AnUnderflowedPValueIsPrintedAsABound) {
 TEST(TreeCheck, TooFewSamplesIsInconclusiveNotExact) {
   CheckOptions options = small_options();
   options.cases.samples = 50;
-  EXPECT_EQ(check_tree_verifier(root_bonus, options).overall, Verdict::inconclusive);
+  EXPECT_EQ(check_tree_verifier(root_bonus, options).overall, judging::Verdict::inconclusive);
 }
 
 TEST(TreeCheck, CountsDoNotDependOnTheThreads) {
@@ -144,12 +144,12 @@ TEST(TreeCheck, ImpossibleBlocksAreCountedAndEnumerationCallsThemNotExact) {
   const CheckOptions options = small_options();
   // Token −5 is never a drafted child: every sample is an impossible event.
   const TreeReport sampled = check_tree_verifier([](const TreeCaseView&, Randomness&) { return TokenBlock{{-5}, 0}; }, options);
-  EXPECT_EQ(sampled.overall, Verdict::not_exact);
+  EXPECT_EQ(sampled.overall, judging::Verdict::not_exact);
   EXPECT_EQ(sampled.cases[0].impossible, options.cases.samples);
   EXPECT_NE(sampled.cases[0].first_impossible.find("not a drafted child"), std::string::npos);
   EXPECT_NE(sampled.cases[0].first_impossible.find(", sample 0:"), std::string::npos) << sampled.cases[0].first_impossible;  // the first sample, on any thread
   const TreeReport enumerated = check_tree_verifier(drawing([](const TreeCaseView& c, auto&) { return TokenBlock{{}, c.vocab}; }), options);
-  EXPECT_EQ(enumerated.overall, Verdict::not_exact);
+  EXPECT_EQ(enumerated.overall, judging::Verdict::not_exact);
   EXPECT_TRUE(enumerated.cases[0].decision.enumerated_not_exact);
   EXPECT_NE(enumerated.cases[0].not_enumerated.find("impossible block"), std::string::npos);
 }
@@ -165,9 +165,9 @@ TEST(ModelCheck, ExactAndNotExactModelVerifiers) {
   ModelCheckOptions options;
   options.threads = 2;
   const ModelReport exact = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return TokenBlock{{}, draw_from(c.p({}), r.uniform())}; }, options);
-  EXPECT_EQ(exact.overall, Verdict::exact_saturated) << describe(exact);
+  EXPECT_EQ(exact.overall, judging::Verdict::exact_saturated) << describe(exact);
   const ModelReport bug = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return TokenBlock{{}, draw_from(c.q({}), r.uniform())}; }, options);
-  EXPECT_EQ(bug.overall, Verdict::not_exact);
+  EXPECT_EQ(bug.overall, judging::Verdict::not_exact);
   const std::string text = describe(bug);
   EXPECT_NE(text.find("first failing case: " + bug.first_failing), std::string::npos) << text;
   EXPECT_NE(text.find("largest cell deviations"), std::string::npos) << text;

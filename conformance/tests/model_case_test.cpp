@@ -43,7 +43,7 @@ TEST(ModelCaseFormat, ReadsRowsKeyedByPrefixInAnyOrder) {
   EXPECT_EQ(c.depth, 1);
   EXPECT_EQ(c.pair.horizon(), 2);
   ASSERT_TRUE(c.drafting.has_value());
-  EXPECT_EQ(c.drafting->policy, DraftPolicy::iid_children);
+  EXPECT_EQ(c.drafting->policy, drafts::DraftPolicy::iid_children);
   EXPECT_EQ(c.drafting->width, 2);
   EXPECT_DOUBLE_EQ(c.pair.p(std::vector<Token>{})[1], 0.75);
   EXPECT_DOUBLE_EQ(c.pair.q(std::vector<Token>{1})[0], 0.9);
@@ -86,14 +86,14 @@ TEST(ModelCaseFormat, ReaderKeepsFileLinesAndRefusesMixedFiles) {
 TEST(ModelCaseFormat, EmittedCasesReadBackAndCoverEveryPolicyAndDrafterKind) {
   const auto lines = emit_model_cases({.cases = 8, .samples = 10});
   ASSERT_EQ(lines.size(), 8u);
-  std::set<DraftPolicy> policies;
+  std::set<drafts::DraftPolicy> policies;
   std::set<std::string> drafters;
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const ModelCase c = parse_model_case(lines[k], "emitted:" + std::to_string(k));
     ASSERT_TRUE(c.drafting.has_value());
     policies.insert(c.drafting->policy);
-    for (DrafterKind d : {DrafterKind::perturbed, DrafterKind::drafts_forbidden_tokens, DrafterKind::misses_target_tokens}) {
-      if (c.label.find("drafter=" + drafter_name(d)) != std::string::npos) drafters.insert(drafter_name(d));
+    for (drafts::DrafterKind d : {drafts::DrafterKind::perturbed, drafts::DrafterKind::drafts_forbidden_tokens, drafts::DrafterKind::misses_target_tokens}) {
+      if (c.label.find("drafter=" + drafts::drafter_name(d)) != std::string::npos) drafters.insert(drafts::drafter_name(d));
     }
     // Rows survive a round trip through the writer.
     const ModelCase again = parse_model_case(write_model_case(c.id, c.label, c.pair, c.drafting, c.samples), "again");
@@ -145,15 +145,15 @@ TEST(ModelJudge, RefusesMalformedSamplesAndCountsImpossibleOnes) {
 }
 
 // Sample lines as an outside engine prints them, from one of the suite's own sampled-draft verifiers.
-std::vector<std::string> sample_lines(const ModelCase& c, SampledVerifierId id, std::uint64_t n, std::uint32_t seed) {
+std::vector<std::string> sample_lines(const ModelCase& c, drafts::SampledVerifierId id, std::uint64_t n, std::uint32_t seed) {
   std::vector<std::string> lines;
-  const SampledPlan plan{seed, 0, n, 1};
+  const judging::SampledPlan plan{seed, 0, n, 1};
   PhiloxChooser verify({seed, Stream::verifier, 0, 0});
   for (std::uint64_t s = 0; s < n; ++s) {
-    PhiloxNodeChoosers choosers = node_choosers(c.pair, plan, s);
-    LazyDrafts drafts(c.pair, *c.drafting, choosers);
+    judging::PhiloxNodeChoosers choosers = judging::node_choosers(c.pair, plan, s);
+    drafts::LazyDrafts drafts(c.pair, *c.drafting, choosers);
     verify.restart({seed, Stream::verifier, 0, s});
-    std::vector<Token> block = run_sampled_verifier(id, drafts, verify, c.pair.vocab());
+    std::vector<Token> block = drafts::run_sampled_verifier(id, drafts, verify, c.pair.vocab());
     const Token bonus = block.back();
     block.pop_back();
     lines.push_back(json{{"case_id", c.id}, {"accepted", block}, {"bonus", bonus}}.dump());
@@ -161,7 +161,7 @@ std::vector<std::string> sample_lines(const ModelCase& c, SampledVerifierId id, 
   return lines;
 }
 
-Verdict judge_verifier(const std::vector<std::string>& emitted, const std::vector<SampledVerifierId>& ids) {
+judging::Verdict judge_verifier(const std::vector<std::string>& emitted, const std::vector<drafts::SampledVerifierId>& ids) {
   std::vector<ModelCase> cases;
   for (const std::string& line : emitted) cases.push_back(parse_model_case(line, "emitted"));
   std::vector<ModelCaseJudge> judges;
@@ -169,24 +169,24 @@ Verdict judge_verifier(const std::vector<std::string>& emitted, const std::vecto
     judges.emplace_back(cases[k], 1, static_cast<std::uint32_t>(k));
     for (const std::string& line : sample_lines(cases[k], ids[k], cases[k].samples, 5)) judges.back().add_line(line, "s");
   }
-  return judge_models(judges, VerdictPolicy{}).overall;
+  return judge_models(judges, judging::VerdictPolicy{}).overall;
 }
 
 // Fixed seeds, alpha = 1e-3, 20,000 samples per case (the default model-case budget).
 TEST(ModelJudge, ExactQBasedVerifiersPassAndAMutantFails) {
   const auto emitted = emit_model_cases({.cases = 4, .samples = 20000});
-  using Id = SampledVerifierId;
+  using Id = drafts::SampledVerifierId;
   // m0, m1 chains; m2 independent chains; m3 i.i.d. children.
   EXPECT_EQ(judge_verifier(emitted, {Id::speculative_sampling, Id::speculative_sampling, Id::rejection_with_replacement, Id::rejection_with_replacement}),
-            Verdict::exact_saturated);
-  EXPECT_EQ(model_verdict_text(Verdict::exact_saturated), "exact (marginally)");
+            judging::Verdict::exact_saturated);
+  EXPECT_EQ(model_verdict_text(judging::Verdict::exact_saturated), "exact (marginally)");
   EXPECT_EQ(judge_verifier(emitted, {Id::speculative_sampling, Id::speculative_sampling, Id::rejection_with_replacement, Id::mutant_bonus_from_target_row}),
-            Verdict::not_exact);
+            judging::Verdict::not_exact);
 }
 
 TEST(ModelJudge, TooFewSamplesAreInconclusiveNeverExact) {
   const auto emitted = emit_model_cases({.cases = 1, .samples = 1});
-  EXPECT_EQ(judge_verifier(emitted, {SampledVerifierId::speculative_sampling}), Verdict::inconclusive);
+  EXPECT_EQ(judge_verifier(emitted, {drafts::SampledVerifierId::speculative_sampling}), judging::Verdict::inconclusive);
 }
 
 // By enumeration: each emitted case's hinted verifier is exact on it, and each planted bug of the
@@ -196,8 +196,8 @@ TEST(ModelJudge, TooFewSamplesAreInconclusiveNeverExact) {
 TEST(ModelEmit, DefaultBudgetPowersThePlantedBugs) {
   const ModelEmitConfig config;
   const auto emitted = emit_model_cases(config);
-  const double level = VerdictPolicy{}.chi_square_level(emitted.size());
-  using Id = SampledVerifierId;
+  const double level = judging::VerdictPolicy{}.chi_square_level(emitted.size());
+  using Id = drafts::SampledVerifierId;
   const Id bugs[] = {Id::mutant_residual_not_renormalized, Id::mutant_cumulative_ratio_without_min, Id::mutant_bonus_from_target_row,
                      Id::mutant_shared_sibling_uniform};
   std::map<Id, double> best_power;
@@ -206,21 +206,21 @@ TEST(ModelEmit, DefaultBudgetPowersThePlantedBugs) {
     const ModelCase c = parse_model_case(emitted[k], "emitted");
     const std::vector<double> reference = c.pair.sequence_law();
     const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / 4), 4);
-    const SampledExactLaw exact = enumerate_marginal(c.pair, {exact_verifier_for(c.drafting->policy), *c.drafting});
-    EXPECT_LE(exact.tv, kSampledExactTolerance) << c.label;
+    const judging::SampledExactLaw exact = judging::enumerate_marginal(c.pair, {drafts::exact_verifier_for(c.drafting->policy), *c.drafting});
+    EXPECT_LE(exact.tv, judging::kSampledExactTolerance) << c.label;
     std::cout << c.id << " " << c.drafting->label() << "  exact verifier E[L] " << exact.mean_length << "  TV@99% "
-              << detectable_tv(reference, groups, config.samples, level, 0.99).value_or(-1.0) << "\n";
-    const DraftPolicy policy = c.drafting->policy;
-    if (policy == DraftPolicy::without_replacement || policy == DraftPolicy::top_k) continue;  // the example's code is not the core mutant's there
+              << judging::detectable_tv(reference, groups, config.samples, level, 0.99).value_or(-1.0) << "\n";
+    const drafts::DraftPolicy policy = c.drafting->policy;
+    if (policy == drafts::DraftPolicy::without_replacement || policy == drafts::DraftPolicy::top_k) continue;  // the example's code is not the core mutant's there
     for (Id bug : bugs) {
-      if (bug == Id::mutant_cumulative_ratio_without_min && policy != DraftPolicy::chain) continue;  // a chain bug in the example
-      const SampledExactLaw law = enumerate_marginal(c.pair, {bug, *c.drafting});
+      if (bug == Id::mutant_cumulative_ratio_without_min && policy != drafts::DraftPolicy::chain) continue;  // a chain bug in the example
+      const judging::SampledExactLaw law = judging::enumerate_marginal(c.pair, {bug, *c.drafting});
       const double power = chi_square_power(reference, law.law, groups, static_cast<double>(config.samples), level);
       best_power[bug] = std::max(best_power[bug], power);
-      std::cout << "   " << sampled_verifier_info(bug).name << ": exact TV " << law.tv << ", power " << power << "\n";
+      std::cout << "   " << drafts::sampled_verifier_info(bug).name << ": exact TV " << law.tv << ", power " << power << "\n";
     }
   }
-  for (Id bug : bugs) EXPECT_GE(best_power[bug], 0.99) << sampled_verifier_info(bug).name;
+  for (Id bug : bugs) EXPECT_GE(best_power[bug], 0.99) << drafts::sampled_verifier_info(bug).name;
 }
 
 }  // namespace

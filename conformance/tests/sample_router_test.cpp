@@ -22,7 +22,7 @@ ConformanceReport route(const std::string& cases, const std::string& samples) {
   CaseReader reader(cases_in, "cases.jsonl");
   SampleRouter router(reader, 1);
   router.add_stream(samples_in, "samples.jsonl");
-  return router.judge(tev::VerdictPolicy{});
+  return router.judge(tev::judging::VerdictPolicy{});
 }
 
 // Expects InputError whose message holds every one of `expected`.

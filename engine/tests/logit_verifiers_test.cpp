@@ -15,7 +15,7 @@
 #include "core/philox_engine.hpp"
 #include "workloads/trees.hpp"
 
-namespace tev {
+namespace tev::engine {
 namespace {
 
 struct LogitCase {
@@ -35,7 +35,7 @@ LogitCase make(std::uint32_t seed, double temperature) {
   for (auto& q : marginals) {
     for (double& x : q) x = std::exp(normal(engine));
   }
-  LogitCase c{ddtree_best_first(marginals, 12).tree, {}, temperature};
+  LogitCase c{workloads::ddtree_best_first(marginals, 12).tree, {}, temperature};
   c.logits.resize(static_cast<std::size_t>(c.tree.size()) * kVocab);
   for (float& l : c.logits) l = normal(engine);
   // Make drafted children likely, so paths go deep and children can cover most of a row.
@@ -86,4 +86,4 @@ TEST(LogitVerifiers, ThreadsDoNotChangeTheBlock) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::engine

@@ -5,10 +5,10 @@
 #include "engine/monte_carlo.hpp"
 #include "workloads/suite.hpp"
 
-namespace tev {
+namespace tev::engine {
 namespace {
 
-std::vector<CheckCase> small_suite() { return make_suite({.trees = 8, .vocab = 12, .budget = 10, .seed = 404}).cases; }
+std::vector<workloads::CheckCase> small_suite() { return workloads::make_suite({.trees = 8, .vocab = 12, .budget = 10, .seed = 404}).cases; }
 
 TEST(MonteCarlo, HistogramsDoNotDependOnTheThreadCount) {
   const auto suite = small_suite();
@@ -46,7 +46,7 @@ TEST(FastPath, EqualsTheChooserPathSampleBySample) {
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.fast_path == FastPath::none) continue;
     for (std::size_t i = 0; i < suite.size(); ++i) {
-      const CheckCase& c = suite[i];
+      const workloads::CheckCase& c = suite[i];
       const auto tree_id = static_cast<std::uint32_t>(i);
       const TreeTables tables(c.tree, c.rows, child_order_for(info.id, c.tree, c.rows));
       PhiloxChooser chooser({0, Stream::verifier, 0, 0}, DrawLayout::two_per_block);
@@ -81,7 +81,7 @@ TEST(FastPath, EngineHistogramsTallySampleFastSampleBySample) {
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.fast_path == FastPath::none) continue;
     for (std::size_t i = 0; i < suite.size(); i += 2) {
-      const CheckCase& c = suite[i];
+      const workloads::CheckCase& c = suite[i];
       const MonteCarloPlan plan{.seed = 23, .tree_id = static_cast<std::uint32_t>(i), .samples = 12347, .first_sample = 9, .threads = 2};
       const TreeTables tables(c.tree, c.rows, child_order_for(info.id, c.tree, c.rows));
       EXPECT_EQ(run_monte_carlo(info.id, c.tree, c.rows, plan), tally_of_sample_fast(info.fast_path, c.tree, tables.view(), plan)) << info.name << " tree " << i;
@@ -96,7 +96,7 @@ TEST(FastPath, TevBatchesCompleteBlocksWhenATableIsBroken) {
   const auto suite = small_suite();
   std::uint64_t completions = 0;
   for (std::size_t i = 0; i < suite.size(); i += 2) {
-    const CheckCase& c = suite[i];
+    const workloads::CheckCase& c = suite[i];
     const MonteCarloPlan plan{.seed = 29, .tree_id = static_cast<std::uint32_t>(i), .samples = 5003, .first_sample = 3, .threads = 2};
     const TreeTables tables(c.tree, c.rows, child_order_for(VerifierId::tree_exit, c.tree, c.rows));
     TreeTablesView broken = tables.view();
@@ -110,4 +110,4 @@ TEST(FastPath, TevBatchesCompleteBlocksWhenATableIsBroken) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::engine

@@ -6,7 +6,7 @@
 #include "engine/monte_carlo.hpp"
 #include "engine/ranks.hpp"
 
-namespace tev {
+namespace tev::engine {
 namespace {
 
 // Stands in for MPI: records what each call was given, then adds a second rank holding the same
@@ -93,4 +93,4 @@ TEST(Ranks, SlicesCoverTheSampleIndicesOnceInOrder) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::engine

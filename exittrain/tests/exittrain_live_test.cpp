@@ -10,7 +10,7 @@
 #include "exittrain/exittrain_live.hpp"
 #include "exittrain/gradient_check.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 namespace {
 
 constexpr std::int32_t kVocab = 12;
@@ -86,7 +86,7 @@ TEST(FrequentWordsDrafter, RejectsBadWordLists) {
 }
 
 // Rows that sum to `total` instead of 1, depending on the last token.
-class SlightlyOffModel final : public LanguageModel {
+class SlightlyOffModel final : public models::LanguageModel {
  public:
   explicit SlightlyOffModel(double total) : total_(total) {}
   std::string name() const override { return "slightly-off"; }
@@ -105,7 +105,7 @@ class SlightlyOffModel final : public LanguageModel {
 };
 
 TEST(NormalizedModel, NormalizesRowsWithinTheTolerance) {
-  const NormalizedModel target(std::make_shared<const SlightlyOffModel>(1.01), 0.05);
+  const models::NormalizedModel target(std::make_shared<const SlightlyOffModel>(1.01), 0.05);
   std::vector<double> row = target.next_row(std::vector<Token>{0, 2});
   EXPECT_NEAR(row[2], 7.0 / 14.0, 1e-15);
   EXPECT_NEAR(row[0] + row[1] + row[2] + row[3], 1.0, 1e-15);
@@ -122,7 +122,7 @@ TEST(NormalizedModel, NormalizesRowsWithinTheTolerance) {
     for (std::size_t a = 0; a < 4; ++a) EXPECT_EQ(rows[static_cast<std::size_t>(v) * 4 + a], row[a]) << "node " << v;
   }
 
-  const NormalizedModel broken(std::make_shared<const SlightlyOffModel>(1.2), 0.05);
+  const models::NormalizedModel broken(std::make_shared<const SlightlyOffModel>(1.2), 0.05);
   EXPECT_THROW(broken.next_row(std::vector<Token>{0}), std::runtime_error);
 }
 
@@ -141,4 +141,4 @@ TEST(ExamplesFromSequences, CutsEveryContextWithItsContinuation) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::exittrain

@@ -8,7 +8,7 @@
 #include "exittrain/exittrain_models.hpp"
 #include "exittrain/gradient_check.hpp"
 
-namespace tev {
+namespace tev::exittrain {
 namespace {
 
 constexpr std::int32_t kVocab = 12, kHorizon = 4;
@@ -131,4 +131,4 @@ TEST(Models, BadShapesAreCaught) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::exittrain

@@ -20,8 +20,8 @@ constexpr std::int32_t kCalls = 60;
 constexpr double kTemperature = 0.6;
 
 // Qwen-sized rows (V = 151,936) on a DDTree tree of B = 16, built once.
-const LiveWorkload& workload() {
-  static const LiveWorkload w = make_live_workload(16, kTemperature);
+const bench::LiveWorkload& workload() {
+  static const bench::LiveWorkload w = bench::make_live_workload(16, kTemperature);
   return w;
 }
 
@@ -34,7 +34,7 @@ const std::vector<Block>& cpu_blocks(StageVerifier verifier) {
 }
 
 StageAgreement judge(StageVerifier verifier, const std::vector<Block>& device, double device_error = kGpuRowError) {
-  const LiveWorkload& w = workload();
+  const bench::LiveWorkload& w = workload();
   return compare_stage_blocks(verifier, w.tree, w.view(), device, cpu_blocks(verifier), device_error);
 }
 
@@ -46,7 +46,7 @@ std::size_t caught(const char* story, const StageAgreement& a) {
 
 // TEV's bonus at `exit` from the exit's row without its children (residual), or with them.
 Token tev_bonus(NodeId exit, double u, bool residual) {
-  const LiveWorkload& w = workload();
+  const bench::LiveWorkload& w = workload();
   RowExps row(w.tree.vocab);
   row.compute(w.view().row(exit), w.temperature);
   std::vector<Token> children;
@@ -65,7 +65,7 @@ TEST(StageReference, CpuBlocksAreTheReferenceAnswersUpToTheirRounding) {
 // Logits one ulp up change every e_a by about 1.6e-6 (|l| < 16 at T = 0.6), a rounding-sized change
 // within kCpuRowError: blocks may differ from the CPU's, but only as rounding ties.
 TEST(StageReference, RoundingSizedChangesAreTiesNotFailures) {
-  const LiveWorkload& w = workload();
+  const bench::LiveWorkload& w = workload();
   std::vector<float> nudged = w.logits;
   for (float& l : nudged) l = std::nextafter(l, INFINITY);
   const LogitRows rows{nudged.data(), w.tree.size(), w.tree.vocab, w.temperature};
@@ -78,7 +78,7 @@ TEST(StageReference, RoundingSizedChangesAreTiesNotFailures) {
 }
 
 TEST(StageReference, MutantBlocksAreCaught) {
-  const LiveWorkload& w = workload();
+  const bench::LiveWorkload& w = workload();
   for (StageVerifier verifier : {StageVerifier::tev, StageVerifier::predraw_eager}) {
     // A kernel that reads the next call's sample index (random numbers reused across calls).
     std::vector<Block> shifted = cpu_stage_blocks(verifier, w.tree, w.view(), kCalls + 1);
@@ -116,7 +116,7 @@ TEST(StageReference, MutantBlocksAreCaught) {
 
 // A right device block beside a wrong CPU block is a failure too: the disagreement is no tie.
 TEST(StageReference, AWrongCpuBlockIsAFailure) {
-  const LiveWorkload& w = workload();
+  const bench::LiveWorkload& w = workload();
   const std::vector<Block>& right = cpu_blocks(StageVerifier::tev);
   std::vector<Block> wrong = right;
   for (Block& b : wrong) b.bonus = (b.bonus + 1) % w.tree.vocab;

@@ -5,7 +5,7 @@
 #include "judging/selftest.hpp"
 #include "judging/verdict_policy.hpp"
 
-namespace tev {
+namespace tev::judging {
 namespace {
 
 // A case with clean sampled evidence: n samples, every p-value 1, powered.
@@ -151,4 +151,4 @@ TEST(SelfTest, AWrongAnswerFails) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::judging

@@ -4,13 +4,13 @@
 
 #include "experiments/check_suite.hpp"
 
-namespace tev {
+namespace tev::judging {
 namespace {
 
-SuiteConfig tiny_suite() { return {.trees = 2, .vocab = 4, .budget = 4, .seed = 5, .draft_noise = 0.5}; }
+workloads::SuiteConfig tiny_suite() { return {.trees = 2, .vocab = 4, .budget = 4, .seed = 5, .draft_noise = 0.5}; }
 
 TEST(CheckEveryVerifier, RunsTheChosenVerifiersInCatalogOrderAndTellsProgress) {
-  const std::vector<CheckCase> suite = make_suite(tiny_suite()).cases;
+  const std::vector<workloads::CheckCase> suite = workloads::make_suite(tiny_suite()).cases;
   JudgingConfig config;
   config.samples = 2000;
   std::vector<std::string> told;
@@ -48,11 +48,11 @@ TEST(CheckEveryVerifier, PassRules) {
 }
 
 TEST(CheckSuite, SelftestThenEveryVerifierOfTheCatalog) {
-  CheckSuiteOptions options;
+  experiments::CheckSuiteOptions options;
   options.suite = tiny_suite();
   options.judging.samples = 2000;
   options.judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
-  const CheckSuiteResult result = run_check_suite(options);
+  const experiments::CheckSuiteResult result = experiments::run_check_suite(options);
   EXPECT_TRUE(result.selftest_passed());
   EXPECT_EQ(result.suite.cases.size(), 2u);
   EXPECT_EQ(result.verifiers.size(), verifier_catalog().size());
@@ -61,4 +61,4 @@ TEST(CheckSuite, SelftestThenEveryVerifierOfTheCatalog) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::judging

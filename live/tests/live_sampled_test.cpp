@@ -12,11 +12,11 @@
 #include "live/live_sampled.hpp"
 #include "models/tests/sphinx_fixture.hpp"
 
-namespace tev {
+namespace tev::live {
 namespace {
 
 // The fixture's models and context with the rows a sampled tree (top 4, depth 2) reads after it.
-struct Sphinx : testing_fixture::Sphinx {
+struct Sphinx : models::testing_fixture::Sphinx {
   LiveLanguagePair pair{target, drafter, context, 4, 2, 1.0};
 };
 
@@ -66,17 +66,17 @@ TEST(LiveLanguagePair, DraftRowsKeepTheDraftersTopKWordsAndLeavesDraftNothing) {
 // differs for the mutants that act at the root.
 TEST(FirstWordLaw, IsTheTargetsRowForQBasedVerifiersAndNotForRootMutants) {
   Sphinx& s = sphinx();
-  using Id = SampledVerifierId;
+  using Id = drafts::SampledVerifierId;
   const std::span<const double> target = s.pair.p({});
-  const Drafting chain{DraftPolicy::chain, 1, 2}, iid{DraftPolicy::iid_children, 2, 2}, distinct{DraftPolicy::without_replacement, 2, 2};
-  for (const SampledCase& c : {SampledCase{Id::speculative_sampling, chain}, SampledCase{Id::rejection_with_replacement, iid},
-                               SampledCase{Id::rejection_without_replacement, distinct}, SampledCase{Id::rejection_with_replacement, chain}}) {
+  const drafts::Drafting chain{drafts::DraftPolicy::chain, 1, 2}, iid{drafts::DraftPolicy::iid_children, 2, 2}, distinct{drafts::DraftPolicy::without_replacement, 2, 2};
+  for (const drafts::SampledCase& c : {drafts::SampledCase{Id::speculative_sampling, chain}, drafts::SampledCase{Id::rejection_with_replacement, iid},
+                               drafts::SampledCase{Id::rejection_without_replacement, distinct}, drafts::SampledCase{Id::rejection_with_replacement, chain}}) {
     const auto law = first_word_law(s.pair, c);
     ASSERT_TRUE(law.has_value());
     EXPECT_NEAR(compensated_total(*law), 1.0, 1e-13) << c.label();
     EXPECT_LE(total_variation(*law, target), 1e-12) << c.label();
   }
-  for (const SampledCase& c : {SampledCase{Id::mutant_bonus_from_target_row, iid}, SampledCase{Id::mutant_draft_uniform_reused, chain}}) {
+  for (const drafts::SampledCase& c : {drafts::SampledCase{Id::mutant_bonus_from_target_row, iid}, drafts::SampledCase{Id::mutant_draft_uniform_reused, chain}}) {
     const auto law = first_word_law(s.pair, c);
     ASSERT_TRUE(law.has_value());
     EXPECT_GT(total_variation(*law, target), 1e-3) << c.label();
@@ -99,9 +99,9 @@ LiveSampledOptions tiny(int threads) {
 // A small run: every case present, results the same for 1 and 2 threads, TEV's tokens per round on
 // the same trees as the q-based verifier, the exact first-word laws as required.
 TEST(SampledLive, SmallRunIsTheSameForAnyThreadCount) {
-  ModelRequest request;
+  models::ModelRequest request;
   request.drafters = {"bigram"};
-  const ModelSet models = load_models(request);
+  const models::ModelSet models = models::load_models(request);
   std::ostringstream progress;
   const LiveSampledResult one = run_live_sampled(models, tiny(1), progress);
   const LiveSampledResult two = run_live_sampled(models, tiny(2), progress);
@@ -114,9 +114,9 @@ TEST(SampledLive, SmallRunIsTheSameForAnyThreadCount) {
     std::uint64_t total = 0;
     for (std::uint64_t n : f.counts) total += n;
     EXPECT_EQ(total, 300u);
-    if (f.kind == SampledKind::q_based) {
+    if (f.kind == drafts::SampledKind::q_based) {
       EXPECT_LE(*f.exact_tv, 1e-12) << f.c.label();
-    } else if (f.kind == SampledKind::mutant) {
+    } else if (f.kind == drafts::SampledKind::mutant) {
       EXPECT_GT(*f.exact_tv, 1e-3) << f.c.label();
     } else {
       EXPECT_FALSE(f.exact_tv.has_value()) << f.c.label();
@@ -135,4 +135,4 @@ TEST(SampledLive, SmallRunIsTheSameForAnyThreadCount) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::live

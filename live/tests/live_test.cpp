@@ -12,11 +12,11 @@
 #include "models/tests/scratch_dir.hpp"
 #include "models/tests/sphinx_fixture.hpp"
 
-namespace tev {
+namespace tev::live {
 namespace {
 
-using testing_fixture::Sphinx;
-using testing_fixture::sphinx;
+using models::testing_fixture::Sphinx;
+using models::testing_fixture::sphinx;
 
 TEST(ApplyTemperature, SharpensFlattensAndLeavesOneAlone) {
   const std::vector<double> p = {0.5, 0.3, 0.2, 0.0};
@@ -41,7 +41,7 @@ TEST_P(LiveTreeOnSphinx, RowsAreTheTargetAtEveryNodesRealContext) {
   EXPECT_GT(live.row_deviation, 0.0);
   EXPECT_LT(live.row_deviation, 2e-2);
   for (NodeId v = 0; v < live.tree.size(); ++v) {
-    std::vector<double> expected = s.target.next_row(context_with_path(s.context, live.tree, v));
+    std::vector<double> expected = s.target.next_row(models::context_with_path(s.context, live.tree, v));
     const double total = compensated_total(expected);
     for (Token a : {live.tree.token[live.tree.size() - 1], s.file->id("to"), s.file->id("the")}) {
       EXPECT_NEAR(live.rows.row(v)[static_cast<std::size_t>(a)], expected[static_cast<std::size_t>(a)] / total, 1e-15);
@@ -60,7 +60,7 @@ INSTANTIATE_TEST_SUITE_P(Builders, LiveTreeOnSphinx, testing::Values(TreeBuilder
 TEST(LiveDump, RoundTripsTreeRowsContextAndScores) {
   Sphinx& s = sphinx();
   const LiveTree live = build_live_tree(s.target, s.drafter, s.context, {4, 0.7, TreeBuilder::dynamic});
-  const ScratchDir scratch;
+  const models::ScratchDir scratch;
   const std::filesystem::path path = scratch.file("live-tree.json");
   write_live_dump(path, live, {"t0", s.target.name(), "bigram", "dynamic", 0.7}, s.target, 1000);
   const LoadedLiveTree back = read_live_dump(path);
@@ -122,4 +122,4 @@ TEST(LiveTreeEnumeration, HoldsEveryVerifierToTheCanonicalLaw) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::live

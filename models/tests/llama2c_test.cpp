@@ -8,7 +8,7 @@
 #include "models/llama2c.hpp"
 #include "models/tests/scratch_dir.hpp"
 
-namespace tev {
+namespace tev::models {
 namespace {
 
 // Tiny shapes: multi-head (kv heads = heads) and grouped-query (2 query heads per kv head).
@@ -119,4 +119,4 @@ TEST(Llama2Model, RefusesContextsBeyondItsWindowAndFewerLayersMakeADifferentMode
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::models

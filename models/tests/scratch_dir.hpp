@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tev {
+namespace tev::models {
 
 class ScratchDir {
  public:
@@ -33,4 +33,4 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-}  // namespace tev
+}  // namespace tev::models

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-namespace tev {
+namespace tev::models {
 namespace {
 
 // Each test's folder is new and its own, and it goes away with what was written in it.
@@ -24,4 +24,4 @@ TEST(ScratchDir, IsUniqueAndRemovedWithItsContents) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::models

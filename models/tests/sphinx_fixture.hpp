@@ -5,7 +5,7 @@
 
 #include "models/sphinx_model.hpp"
 
-namespace tev::testing_fixture {
+namespace tev::models::testing_fixture {
 
 struct Sphinx {
   std::shared_ptr<const SphinxFile> file = std::make_shared<const SphinxFile>();
@@ -19,4 +19,4 @@ inline Sphinx& sphinx() {
   return s;
 }
 
-}  // namespace tev::testing_fixture
+}  // namespace tev::models::testing_fixture

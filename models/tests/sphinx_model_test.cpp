@@ -11,7 +11,7 @@
 #include "models/sphinx_model.hpp"
 #include "workloads/synthetic.hpp"
 
-namespace tev {
+namespace tev::models {
 namespace {
 
 std::shared_ptr<const SphinxFile> shared_file() {
@@ -79,7 +79,7 @@ TEST(SphinxModel, ViewsAreDifferentModels) {
       interpolated(file, SphinxView::interpolated);
   const std::vector<Token> context = words(*file, {"<s>", "once", "upon"});
   const std::vector<double> p = trigram.next_row(context), q = bigram.next_row(context), r = interpolated.next_row(context);
-  const double kl_bigram = kl_divergence(p, q), kl_interpolated = kl_divergence(p, r);
+  const double kl_bigram = workloads::kl_divergence(p, q), kl_interpolated = workloads::kl_divergence(p, r);
   EXPECT_GT(kl_bigram, 0.01);
   EXPECT_GT(kl_interpolated, kl_bigram);  // mixing in the unigram moves further from the trigram here
   // The bigram view reads only the last word.
@@ -89,4 +89,4 @@ TEST(SphinxModel, ViewsAreDifferentModels) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::models

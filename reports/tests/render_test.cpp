@@ -15,7 +15,7 @@
 #include "judging/verdicts.hpp"
 #include "workloads/suite.hpp"
 
-namespace tev {
+namespace tev::reports {
 namespace {
 
 using nlohmann::json;
@@ -95,23 +95,23 @@ std::string read(const std::filesystem::path& path) {
 // A check results file as `tevsuite check --json` lays it out, on two small trees: TEV and a
 // planted mutant, with the real writers.
 json small_check() {
-  SuiteConfig suite_config;
+  workloads::SuiteConfig suite_config;
   suite_config.trees = 2;
   suite_config.vocab = 8;
   suite_config.budget = 6;
-  const std::vector<CheckCase> suite = make_suite(suite_config).cases;
-  JudgingConfig config;
+  const std::vector<workloads::CheckCase> suite = workloads::make_suite(suite_config).cases;
+  judging::JudgingConfig config;
   config.samples = 20000;
   config.verifiers_sharing_alpha = 2;
   json j = {{"format_version", 2}, {"kind", results_kind_name(ResultsKind::check)}, {"command", "check"}, {"seconds", 0.0}};
   j["config"] = {{"samples", config.samples}, {"seed", config.seed}, {"alpha", config.alpha}, {"verdict_policy", policy_json(config.policy(), suite.size())}};
-  for (const CheckCase& c : suite) {
+  for (const workloads::CheckCase& c : suite) {
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     j["trees"].push_back({{"label", c.label}, {"nodes", c.tree.size()}, {"ceiling", law.ceiling()}, {"prefix", law.prefix}});
   }
   bool passed = true;
   for (VerifierId id : {VerifierId::tree_exit, VerifierId::mutant_bonus_from_full_row}) {
-    const VerifierReport r = check_verifier(id, suite, config);
+    const judging::VerifierReport r = judging::check_verifier(id, suite, config);
     passed = passed && r.as_expected;
     j["verifiers"].push_back(verifier_json(r));
   }
@@ -126,7 +126,7 @@ TEST(VerdictReport, CheckSpellsOutTheFirstCatchAndItsFarthestCells) {
   // The added fields: acceptance per node (against the tree's P(u)), the farthest bins.
   const json& tree = mutant.at("per_tree").at(0);
   EXPECT_EQ(results.at("trees").at(0).at("prefix").size(), tree.at("accepted").size());
-  EXPECT_EQ(tree.at("largest_deviations").size(), kReportedDeviations);
+  EXPECT_EQ(tree.at("largest_deviations").size(), judging::kReportedDeviations);
 
   const auto dir = std::filesystem::temp_directory_path() / "tev-render-test";
   std::filesystem::remove_all(dir);
@@ -153,4 +153,4 @@ TEST(VerdictReport, AnIncompleteFileFailsBeforeWriting) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::reports

@@ -13,15 +13,15 @@
 #include "reports/results_writer.hpp"
 #include "reports/verdict_table.hpp"
 
-namespace tev {
+namespace tev::reports {
 namespace {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(ResultsWriter, WritesTheJsonAndSaysWhere) {
-  const ScratchDir dir;
+  const models::ScratchDir dir;
   const std::string path = dir.file("out.json");
-  ResultsWriter writer(path, RunContext{});
+  ResultsWriter writer(path, engine::RunContext{});
   ASSERT_TRUE(writer.wanted());
   std::ostringstream out;
   writer.write({{"passed", true}}, out);
@@ -31,9 +31,9 @@ TEST(ResultsWriter, WritesTheJsonAndSaysWhere) {
 }
 
 TEST(ResultsWriter, WritesNothingWhereTheContextDoesNotWriteFiles) {
-  const ScratchDir dir;
+  const models::ScratchDir dir;
   const std::string path = dir.file("out.json");
-  ResultsWriter writer(path, RunContext{{1, 2}, false});
+  ResultsWriter writer(path, engine::RunContext{{1, 2}, false});
   EXPECT_FALSE(writer.wanted());
   std::ostringstream out;
   writer.write({{"passed", true}}, out);
@@ -42,19 +42,19 @@ TEST(ResultsWriter, WritesNothingWhereTheContextDoesNotWriteFiles) {
 }
 
 TEST(ResultsWriter, EmptyPathAsksForNoFileAndABadPathFailsAtOnce) {
-  EXPECT_FALSE(ResultsWriter("", RunContext{}).wanted());
+  EXPECT_FALSE(ResultsWriter("", engine::RunContext{}).wanted());
   try {
-    ResultsWriter("/nonexistent-dir/out.json", RunContext{});
+    ResultsWriter("/nonexistent-dir/out.json", engine::RunContext{});
     FAIL() << "opened an unwritable path";
   } catch (const std::runtime_error& e) {
     EXPECT_TRUE(contains(e.what(), "cannot write /nonexistent-dir/out.json")) << e.what();
   }
 }
 
-VerifierReport tev_report(bool as_expected) {
-  VerifierReport r;
+judging::VerifierReport tev_report(bool as_expected) {
+  judging::VerifierReport r;
   r.info = verifier_info(VerifierId::tree_exit);
-  r.verdict = as_expected ? Verdict::exact_saturated : Verdict::not_exact;
+  r.verdict = as_expected ? judging::Verdict::exact_saturated : judging::Verdict::not_exact;
   r.as_expected = as_expected;
   r.samples_per_tree = 1000;
   r.trees.resize(2);
@@ -65,7 +65,7 @@ VerifierReport tev_report(bool as_expected) {
 }
 
 TEST(VerdictTable, OneRowPerVerifierWithItsWeakestTreeAndUnexpectedMarked) {
-  const std::vector<VerifierReport> reports = {tev_report(true), tev_report(false)};
+  const std::vector<judging::VerifierReport> reports = {tev_report(true), tev_report(false)};
   std::ostringstream out;
   print_verdict_table(reports, out);
   std::istringstream lines(out.str());
@@ -81,7 +81,7 @@ TEST(VerdictTable, OneRowPerVerifierWithItsWeakestTreeAndUnexpectedMarked) {
 }
 
 TEST(Selftest, FailuresArePrintedAndFailTheBuild) {
-  const std::vector<KnownAnswer> answers = {{"one", true, "1 = 1"}, {"two", false, "2 != 3"}};
+  const std::vector<judging::KnownAnswer> answers = {{"one", true, "1 = 1"}, {"two", false, "2 != 3"}};
   std::ostringstream quiet, verbose;
   EXPECT_EQ(print_selftest(answers, false, quiet), 1);
   EXPECT_FALSE(contains(quiet.str(), "one"));
@@ -92,20 +92,20 @@ TEST(Selftest, FailuresArePrintedAndFailTheBuild) {
 }
 
 TEST(CheckReport, AFailedSelftestIsAllThatIsPrinted) {
-  CheckSuiteResult result;
+  experiments::CheckSuiteResult result;
   result.selftest = {{"two", false, "2 != 3"}};
   std::ostringstream out;
-  print_check(CheckSuiteOptions{}, result, out);
+  print_check(experiments::CheckSuiteOptions{}, result, out);
   EXPECT_TRUE(contains(out.str(), "FAIL  two"));
   EXPECT_FALSE(contains(out.str(), "Suite:"));
   EXPECT_EQ(result.exit_code(), 1);
 }
 
 TEST(CheckReport, JsonCarriesTheConfigAndEveryVerifier) {
-  CheckSuiteResult result;
+  experiments::CheckSuiteResult result;
   result.verifiers = {tev_report(true)};
   result.passed = true;
-  CheckSuiteOptions options;
+  experiments::CheckSuiteOptions options;
   options.judging.samples = 1234;
   const nlohmann::json j = check_json(options, result);
   EXPECT_EQ(j.at("format_version"), 2);
@@ -121,9 +121,9 @@ TEST(ConformanceReport, InconclusiveExitsFourAndNamesTheCase) {
   conformance::CaseResult c;
   c.id = "c3";
   c.label = "star";
-  c.decision.verdict = Verdict::inconclusive;
+  c.decision.verdict = judging::Verdict::inconclusive;
   report.cases.push_back(c);
-  report.overall = Verdict::inconclusive;
+  report.overall = judging::Verdict::inconclusive;
   report.first_failing = "c3";
   std::ostringstream out;
   EXPECT_EQ(print_conformance(report, out), 4);
@@ -149,11 +149,11 @@ TEST(ConformanceReport, EmitSummaryGivesTheDetectableRange) {
 }
 
 TEST(LiveReport, DumpsCarryNoGenerationOrTarget) {
-  LiveResult result;
+  live::LiveResult result;
   result.from_dumps = true;
   result.verifiers = {tev_report(true)};
   result.passed = true;
-  LiveOptions options;
+  live::LiveOptions options;
   options.from_dir = "dumps";
   const nlohmann::json j = live_json(options, result);
   EXPECT_EQ(j.at("config").at("from"), "dumps");
@@ -168,7 +168,7 @@ TEST(LiveReport, DumpsCarryNoGenerationOrTarget) {
 }
 
 TEST(LiveReport, OnlyInconclusiveVerdictsExitFour) {
-  LiveResult result;
+  live::LiveResult result;
   result.inconclusive = true;
   EXPECT_EQ(result.exit_code(), 4);
   result.inconclusive = false;
@@ -176,4 +176,4 @@ TEST(LiveReport, OnlyInconclusiveVerdictsExitFour) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::reports

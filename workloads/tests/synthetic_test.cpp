@@ -6,7 +6,7 @@
 #include "core/compensated_sum.hpp"
 #include "workloads/synthetic.hpp"
 
-namespace tev {
+namespace tev::workloads {
 namespace {
 
 TEST(Synthetic, RowsAreDistributionsAndDeterministic) {
@@ -51,4 +51,4 @@ TEST(Synthetic, LanguageRowsDependOnlyOnThePrefix) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::workloads

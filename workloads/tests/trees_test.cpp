@@ -6,7 +6,7 @@
 
 #include "workloads/trees.hpp"
 
-namespace tev {
+namespace tev::workloads {
 namespace {
 
 TEST(DDTreeBestFirst, HandTracedBudgetFour) {
@@ -69,4 +69,4 @@ TEST(BuildTree, EveryShapeIsValidWithTheRequestedBudget) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::workloads
