@@ -4,6 +4,8 @@
 #include <cmath>
 #include <exception>
 #include <new>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -80,7 +82,7 @@ tev_check_result* run_check(bool has_verifier, Check&& check) {
 // The C options of a C++ options struct (TreeCheckOptions or ModelCheckOptions), and back.
 template <class Options>
 tev_check_options c_options(const Options& o) {
-  return {o.cases, o.samples, o.seed, o.alpha, o.threads};
+  return {o.cases, o.samples, o.seed, o.alpha, o.threads, o.engine_inputs ? 1 : 0};
 }
 template <class Options>
 Options cpp_options(const tev_check_options* given) {
@@ -91,6 +93,7 @@ Options cpp_options(const tev_check_options* given) {
   o.seed = c.seed;
   o.alpha = c.alpha;
   o.threads = c.threads;
+  o.engine_inputs = c.engine_inputs != 0;
   return o;
 }
 
@@ -105,6 +108,16 @@ T field(const tev_check_result* r, int32_t k, T tev_check_result::Case::*member,
   return c ? c->*member : absent;
 }
 
+// The C view of a case's parameters, kept in `storage`; null when the case has none.
+const tev_sampling* c_sampling(const std::optional<SamplingParams>& s, tev_sampling& storage) {
+  if (!s) return nullptr;
+  storage = {s->temperature, s->top_k, s->top_p, s->min_p, s->min_p_last ? 1 : 0};
+  return &storage;
+}
+
+// The C pointer of a row block: NULL when the case does not have it.
+const double* data_or_null(std::span<const double> rows) { return rows.empty() ? nullptr : rows.data(); }
+
 const ModelCase& model_of(const tev_model_case* c) { return *static_cast<const ModelCase*>(c->rows); }
 
 // A prefix the case has rows for: 0 to D tokens, each in [0, V).
@@ -116,6 +129,8 @@ bool valid_prefix(const tev_model_case* c, const int32_t* prefix, int32_t length
   return true;
 }
 
+bool engine_shaped(const tev_model_case* c) { return c != nullptr && model_of(c).target_sampling.has_value(); }
+
 }  // namespace
 
 extern "C" {
@@ -123,11 +138,28 @@ extern "C" {
 double tev_uniform(tev_randomness* r) { return r->randomness->uniform(); }
 uint64_t tev_random_bits(tev_randomness* r) { return r->randomness->bits(); }
 
+int tev_process_logits(const double* logits, int32_t vocab, const tev_sampling* params, double* out) {
+  if (logits == nullptr || params == nullptr || out == nullptr || vocab < 1) return -1;
+  try {
+    const std::size_t v = static_cast<std::size_t>(vocab);
+    process_logits({logits, v}, {params->temperature, params->top_k, params->top_p, params->min_p, params->min_p_last != 0}, {out, v});
+    return 0;
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
 const double* tev_model_p(const tev_model_case* c, const int32_t* prefix, int32_t length) {
-  return valid_prefix(c, prefix, length) ? model_of(c).p({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
+  return valid_prefix(c, prefix, length) && !engine_shaped(c) ? model_of(c).p({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
 }
 const double* tev_model_q(const tev_model_case* c, const int32_t* prefix, int32_t length) {
-  return valid_prefix(c, prefix, length) ? model_of(c).q({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
+  return valid_prefix(c, prefix, length) && !engine_shaped(c) ? model_of(c).q({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
+}
+const double* tev_model_p_logits(const tev_model_case* c, const int32_t* prefix, int32_t length) {
+  return valid_prefix(c, prefix, length) && engine_shaped(c) ? model_of(c).p_logits({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
+}
+const double* tev_model_q_logits(const tev_model_case* c, const int32_t* prefix, int32_t length) {
+  return valid_prefix(c, prefix, length) && engine_shaped(c) ? model_of(c).q_logits({prefix, static_cast<std::size_t>(length)}).data() : nullptr;
 }
 
 tev_check_options tev_tree_check_defaults(void) { return c_options(TreeCheckOptions{}); }
@@ -138,8 +170,10 @@ tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user
     add_cases(out, check_tree_verifier(
                        [&](const TreeCase& view, Randomness& randomness) {
                          // The views' strings are the cases' own std::strings: null-terminated.
-                         const tev_tree_case c{view.id.data(), view.label.data(), view.vocab, view.nodes(), view.parents.data(), view.tokens.data(),
-                                               view.probs.data()};
+                         tev_sampling sampling;
+                         const tev_tree_case c{view.id.data(),     view.label.data(),    view.vocab,
+                                               view.nodes(),       view.parents.data(),  view.tokens.data(),
+                                               data_or_null(view.probs), data_or_null(view.logits), c_sampling(view.sampling, sampling)};
                          return call(verifier, user, c, randomness, view.nodes() - 1);
                        },
                        cpp_options<TreeCheckOptions>(options)));
@@ -150,7 +184,9 @@ tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* us
   return run_check(verifier != nullptr, [&](tev_check_result& out) {
     add_cases(out, check_model_verifier(
                        [&](const ModelCase& view, Randomness& randomness) {
-                         const tev_model_case c{view.id.data(), view.label.data(), view.vocab, view.depth, &view};
+                         tev_sampling target, drafter;
+                         const tev_model_case c{view.id.data(), view.label.data(), view.vocab, view.depth, &view,
+                                                c_sampling(view.target_sampling, target), c_sampling(view.drafter_sampling, drafter)};
                          return call(verifier, user, c, randomness, view.depth);
                        },
                        cpp_options<ModelCheckOptions>(options)));

@@ -1,8 +1,11 @@
 /* The C API from C99: a verifier that accepts nothing and draws the bonus from the root's row
- * (exact, not saturated), its bug (the bonus uniform), a model verifier, an error from the
- * callback, and the accessors' answers out of range. Exit 0 when every check holds. */
+ * (exact, not saturated), its bug (the bonus uniform), a model verifier, the same two on
+ * engine-shaped cases (logits processed with tev_process_logits; the bug ignores the sampling
+ * parameters), an error from the callback, and the accessors' answers out of range. Exit 0 when
+ * every check holds. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <tevsuite/check.h>
@@ -34,6 +37,24 @@ static int root_bonus(void* user, const tev_tree_case* c, tev_randomness* r, int
   return 0;
 }
 
+/* The root's logits processed as the case says, or with the bug by a plain softmax (the case's
+ * parameters ignored), then the bonus drawn from them. */
+static int engine_root_bonus(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length,
+                             int32_t* bonus) {
+  const int ignores_parameters = *(const int*)user;
+  const tev_sampling plain = {1.0, 0, 1.0, 0.0, 0};
+  (void)accepted;
+  (void)capacity;
+  if (c->probs != NULL || c->logits == NULL || c->sampling == NULL) return 4;
+  double* row = malloc((size_t)c->vocab * sizeof(double));
+  if (row == NULL) return 5;
+  const int processed = tev_process_logits(c->logits, c->vocab, ignores_parameters ? &plain : c->sampling, row);
+  *length = 0;
+  *bonus = draw(row, c->vocab, tev_uniform(r));
+  free(row);
+  return processed == 0 ? 0 : 6;
+}
+
 static int failing(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
   (void)user, (void)c, (void)r, (void)accepted, (void)capacity, (void)length, (void)bonus;
   return 7;
@@ -47,6 +68,17 @@ static int model_root_bonus(void* user, const tev_model_case* c, tev_randomness*
   if (tev_model_p(c, outside, 1) != NULL || tev_model_q(c, too_long, c->depth + 1) != NULL || tev_model_p(c, NULL, -1) != NULL) return 3;
   *length = 0;
   *bonus = draw(tev_model_p(c, NULL, 0), c->vocab, tev_uniform(r));
+  return 0;
+}
+
+static int engine_model_root_bonus(void* user, const tev_model_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length,
+                                   int32_t* bonus) {
+  (void)user, (void)accepted, (void)capacity;
+  if (c->target_sampling == NULL || c->drafter_sampling == NULL || tev_model_p(c, NULL, 0) != NULL || tev_model_q_logits(c, NULL, 0) == NULL) return 3;
+  double row[64];
+  if (c->vocab > 64 || tev_process_logits(tev_model_p_logits(c, NULL, 0), c->vocab, c->target_sampling, row) != 0) return 4;
+  *length = 0;
+  *bonus = draw(row, c->vocab, tev_uniform(r));
   return 0;
 }
 
@@ -83,6 +115,29 @@ int main(void) {
   tev_check_result* model = tev_check_model_verifier(model_root_bonus, NULL, NULL);
   CHECK(tev_result_verdict(model) == TEV_EXACT_SATURATED);
   tev_result_free(model);
+
+  /* Engine-shaped cases: the first 7 recipes (the 8th has V = 50,000, a row each sample here). */
+  const double logits[3] = {1.0, 2.0, 0.0};
+  const tev_sampling greedy = {0.0, 0, 1.0, 0.0, 0}, negative = {-1.0, 0, 1.0, 0.0, 0};
+  double processed[3];
+  CHECK(tev_process_logits(logits, 3, &greedy, processed) == 0 && processed[1] == 1.0 && processed[0] == 0.0 && processed[2] == 0.0);
+  CHECK(tev_process_logits(logits, 3, &negative, processed) == -1 && tev_process_logits(NULL, 3, &greedy, processed) == -1);
+  options.engine_inputs = 1;
+  options.cases = 7;
+  bug = 0;
+  tev_check_result* engine = tev_check_tree_verifier(engine_root_bonus, &bug, &options);
+  CHECK(tev_result_verdict(engine) == TEV_EXACT_NOT_SATURATED);
+  tev_result_free(engine);
+  bug = 1;
+  tev_check_result* engine_bug = tev_check_tree_verifier(engine_root_bonus, &bug, &options);
+  CHECK(tev_result_verdict(engine_bug) == TEV_NOT_EXACT);
+  tev_result_free(engine_bug);
+  tev_check_options model_options = tev_model_check_defaults();
+  CHECK(model_options.engine_inputs == 0);
+  model_options.engine_inputs = 1;
+  tev_check_result* engine_model = tev_check_model_verifier(engine_model_root_bonus, NULL, &model_options);
+  CHECK(tev_result_verdict(engine_model) == TEV_EXACT_SATURATED);
+  tev_result_free(engine_model);
 
   printf("%d failed checks\n", failures);
   return failures == 0 ? 0 : 1;

@@ -12,31 +12,58 @@
 extern "C" {
 #endif
 
-/* One fixed-tree case as the verifier sees it: level order, node 0 the root. */
+/* A request's sampling parameters, as an engine applies them to its logits: divide by the
+ * temperature, softmax, then min-p, top-k and top-p (vLLM's order; min_p_last moves min-p after
+ * top-p, as Hugging Face transformers does). The same as <tevsuite/check.hpp>'s SamplingParams. */
+typedef struct tev_sampling {
+  double temperature; /* >= 0; 0: greedy (the first argmax) */
+  int64_t top_k;      /* 0: off; keeps every logit >= the k-th largest */
+  double top_p;       /* in (0, 1]; 1: off */
+  double min_p;       /* in [0, 1); 0: off */
+  int32_t min_p_last; /* nonzero: min-p after top-k and top-p */
+} tev_sampling;
+
+/* tevsuite's reference processing: out[0 .. vocab) = the distribution an engine samples from
+ * (out may alias logits). Returns 0, or -1 on parameters out of range, a row without a finite
+ * entry or a NULL argument (out is then unspecified). */
+int tev_process_logits(const double* logits, int32_t vocab, const tev_sampling* params, double* out);
+
+/* One fixed-tree case as the verifier sees it: level order, node 0 the root. An engine-shaped case
+ * (tev_check_options.engine_inputs) gives logits and sampling instead of probs: the verifier must
+ * process the rows itself, and is judged against the processed target. */
 typedef struct tev_tree_case {
   const char* id;
   const char* label;
   int32_t vocab;
   int32_t nodes;
-  const int32_t* parents; /* (nodes) parent of node i; -1 for the root */
-  const int32_t* tokens;  /* (nodes) token of node i; -1 for the root */
-  const double* probs;    /* (nodes, vocab) target p(. | path to node i) */
+  const int32_t* parents;       /* (nodes) parent of node i; -1 for the root */
+  const int32_t* tokens;        /* (nodes) token of node i; -1 for the root */
+  const double* probs;          /* (nodes, vocab) target p(. | path to node i); NULL on an engine-shaped case */
+  const double* logits;         /* engine-shaped cases: (nodes, vocab) the target's logits; NULL otherwise */
+  const tev_sampling* sampling; /* engine-shaped cases: what to apply to logits; NULL otherwise */
 } tev_tree_case;
 
 /* One model case: the verifier drafts its own tree from q (at most `depth` deep), verifies it with
- * p and returns the block. Rows come from tev_model_p and tev_model_q. */
+ * p and returns the block. Rows come from tev_model_p and tev_model_q; on an engine-shaped case
+ * their logits come from tev_model_p_logits and tev_model_q_logits, and the drafter drafts from
+ * its processed q. */
 typedef struct tev_model_case {
   const char* id;
   const char* label;
   int32_t vocab;
   int32_t depth;
-  const void* rows; /* opaque: read with tev_model_p / tev_model_q */
+  const void* rows;                     /* opaque: read with tev_model_p / tev_model_q */
+  const tev_sampling* target_sampling;  /* engine-shaped cases: what to apply to p's logits; NULL otherwise */
+  const tev_sampling* drafter_sampling; /* engine-shaped cases: what to apply to q's logits; NULL otherwise */
 } tev_model_case;
 
 /* p(. | context, prefix) and q(. | context, prefix): vocab probabilities, for a prefix of
- * 0 .. depth tokens in [0, vocab); NULL for any other prefix. */
+ * 0 .. depth tokens in [0, vocab); NULL for any other prefix, and on an engine-shaped case. */
 const double* tev_model_p(const tev_model_case* c, const int32_t* prefix, int32_t length);
 const double* tev_model_q(const tev_model_case* c, const int32_t* prefix, int32_t length);
+/* Their logits on an engine-shaped case: vocab entries; NULL for any other prefix or case. */
+const double* tev_model_p_logits(const tev_model_case* c, const int32_t* prefix, int32_t length);
+const double* tev_model_q_logits(const tev_model_case* c, const int32_t* prefix, int32_t length);
 
 /* One sample's randomness (Philox4x32-10 keyed by the check's seed, the case and the sample). */
 typedef struct tev_randomness tev_randomness;
@@ -57,6 +84,7 @@ typedef struct tev_check_options {
   uint32_t seed;
   double alpha;     /* family-wise false-alarm level of the check */
   int32_t threads;  /* 0: every hardware thread */
+  int32_t engine_inputs; /* nonzero: engine-shaped cases (logits and sampling parameters) */
 } tev_check_options;
 
 /* `conformance emit`'s defaults: 8 cases x 100,000 samples (model cases: 8 x 20,000), alpha 1e-3. */
