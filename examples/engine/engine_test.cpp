@@ -2,6 +2,9 @@
 // planted bug shown to be caught.
 #include <gtest/gtest-spi.h>
 
+#include <regex>
+#include <string>
+
 #include <tevsuite/gtest.hpp>
 
 #include "engine_adapters.hpp"
@@ -15,14 +18,16 @@ TEST(EngineTreeVerifier, IsExactAndSaturated) {
   EXPECT_TREE_VERIFIER_EXACT_AND_SATURATED(engine::tree_verifier(TreeBug::none), tevsuite::TreeCheckOptions{});
 }
 
-TEST(EngineTreeVerifier, FullRowBonusIsCaught) {
-  EXPECT_NONFATAL_FAILURE(EXPECT_TREE_VERIFIER_EXACT(engine::tree_verifier(TreeBug::full_row_bonus), tevsuite::TreeCheckOptions{}),
-                          "first failing case");
-}
-
-// Run on its own by the ctest engine_bug_shows_failure_message, which reads the message.
-TEST(EngineTreeVerifier, DISABLED_FullRowBonusFailureMessage) {
-  EXPECT_TREE_VERIFIER_EXACT(engine::tree_verifier(TreeBug::full_row_bonus), tevsuite::TreeCheckOptions{});
+// The failure is caught, and its message names the first failing case and its chi-square p.
+TEST(EngineTreeVerifier, FullRowBonusIsCaughtWithItsFirstFailingCase) {
+  ::testing::TestPartResultArray failures;
+  {
+    const ::testing::ScopedFakeTestPartResultReporter intercept(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    EXPECT_TREE_VERIFIER_EXACT(engine::tree_verifier(TreeBug::full_row_bonus), tevsuite::TreeCheckOptions{});
+  }
+  ASSERT_EQ(failures.size(), 1);
+  const std::string message = failures.GetTestPartResult(0).message();
+  EXPECT_TRUE(std::regex_search(message, std::regex(R"(first failing case: c[0-9]+[\s\S]*chi-square p)"))) << message;
 }
 
 // Engine-shaped cases: the engine's sampler front end processes the logits; the default budgets.
