@@ -269,7 +269,7 @@ ExactLaw exact_law(const DrawingVerifier& verifier, const OwnedTreeCase& owned_c
     throw std::length_error(e.what());
   }
   const tev::ExitLaw law = tev::ExitLaw::compute(c.tree, c.rows);
-  return {tev::total_variation(exact.completed, tev::canonical_block_law(c.tree, c.rows, law)), exact.mean_length, law.ceiling(),
+  return {tev::exact_tv(exact, tev::canonical_block_law(c.tree, c.rows, law)), exact.mean_length, law.ceiling(),
           exact.completion_probability};
 }
 

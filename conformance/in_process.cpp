@@ -196,10 +196,8 @@ std::vector<Case> tree_cases(const EmitConfig& config) {
 namespace detail {
 
 
-Block checked_block(const Case& c, const TokenBlock& block) {
-  ResolvedBlock resolved = resolve_block(c, json_path(block), block.bonus);
-  if (!resolved.problem.empty()) throw ImpossibleBlock(resolved.problem);
-  return resolved.block;
+CountedBlock block_cell(const Case& c, const TokenBlock& block) {
+  return {resolve_block(c, json_path(block), block.bonus).cell, static_cast<double>(block.accepted.size()) + 1.0};
 }
 
 namespace {
@@ -209,31 +207,18 @@ namespace {
 TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<CaseJudge>& judges, const EnumerateFn& enumerate,
                             const CheckOptions& options, const std::string& no_enumeration) {
   std::vector<std::optional<ExactOutcome>> exact(cases.size());
-  std::vector<std::string> not_enumerated(cases.size()), impossible(cases.size());
+  std::vector<std::string> not_enumerated(cases.size());
   if (enumerate) {
     for (std::size_t k = 0; k < cases.size(); ++k) {
       try {
         exact[k] = enumerate(cases[k], view_of(cases[k]));
       } catch (const EnumerationBudgetExceeded& e) {
         not_enumerated[k] = e.what();
-      } catch (const ImpossibleBlock& e) {
-        impossible[k] = e.what();
       }
     }
   }
   TreeReport report = judge(judges, judging::VerdictPolicy{.alpha = options.alpha}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
-  for (std::size_t k = 0; k < cases.size(); ++k) {
-    CaseResult& r = report.cases[k];
-    r.not_enumerated = enumerate ? not_enumerated[k] : no_enumeration;
-    // An impossible block on a branch of positive probability is not exact, as an impossible sample is.
-    if (!impossible[k].empty()) {
-      r.not_enumerated = "enumeration found an impossible block: " + impossible[k];
-      r.decision.enumerated_not_exact = true;
-      r.decision.verdict = judging::Verdict::not_exact;
-      report.overall = judging::Verdict::not_exact;
-    }
-  }
-  report.first_failing = first_case_with(report.cases, report.overall);
+  for (std::size_t k = 0; k < cases.size(); ++k) report.cases[k].not_enumerated = enumerate ? not_enumerated[k] : no_enumeration;
   return report;
 }
 

@@ -190,20 +190,18 @@ using SampleFn = std::function<TokenBlock(const Case&, const TreeCaseView&, cons
 // The exact law of one case (throws what enumerate_verifier throws).
 using EnumerateFn = std::function<ExactOutcome(const Case&, const TreeCaseView&)>;
 TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options);
-// The block as tevsuite's Block (exit node, bonus); ImpossibleBlock when its path leaves the tree
-// or its bonus is outside the vocabulary or of zero target probability there.
-struct ImpossibleBlock : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-Block checked_block(const Case& c, const TokenBlock& block);
+// The block as the enumeration counts it: its (exit node, bonus) cell (a bonus of zero target
+// probability included: the canonical law has 0 there), none when its path leaves the tree or its
+// bonus is outside the vocabulary.
+CountedBlock block_cell(const Case& c, const TokenBlock& block);
 
-// A drawing verifier's exact law on one case (throws what enumerate_verifier throws, and
-// ImpossibleBlock).
+// A drawing verifier's exact law on one case, impossible blocks counted (throws what
+// enumerate_verifier throws).
 template <class F>
 ExactOutcome enumerate_drawing(const DrawingVerifier<F>& verifier, const Case& c, const TreeCaseView& view) {
   return enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& chooser) {
     Draws<EnumeratingChooser> draws(chooser, c.tree);
-    return checked_block(c, verifier.verify(view, draws));
+    return block_cell(c, verifier.verify(view, draws));
   });
 }
 }  // namespace detail

@@ -59,10 +59,9 @@ ResolvedBlock resolve_block(const Case& c, std::span<const std::int64_t> path, s
     v = next;
   }
   if (bonus < 0 || bonus >= tree.vocab) return {{}, "bonus " + std::to_string(bonus) + " is outside the vocabulary [0, " + std::to_string(tree.vocab) + ")"};
-  if (!(c.rows.row(v)[static_cast<std::size_t>(bonus)] > 0.0)) {
-    return {{}, "bonus " + std::to_string(bonus) + " has zero target probability after the accepted path"};
-  }
-  return {{v, static_cast<Token>(bonus)}, ""};
+  const Block cell{v, static_cast<Token>(bonus)};
+  if (!(c.rows.row(v)[static_cast<std::size_t>(bonus)] > 0.0)) return {cell, "bonus " + std::to_string(bonus) + " has zero target probability after the accepted path"};
+  return {cell, ""};
 }
 
 void CaseJudge::add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where) {
@@ -73,7 +72,7 @@ void CaseJudge::add_sample(std::span<const std::int64_t> path, std::int64_t bonu
     return;
   }
   completion_.restart({seed_, Stream::completion, case_index_, index});
-  counts_.add(case_->tree, resolved.block, complete_block(case_->tree, case_->rows, resolved.block, completion_));
+  counts_.add(case_->tree, *resolved.cell, complete_block(case_->tree, case_->rows, *resolved.cell, completion_));
 }
 
 void CaseJudge::merge(const CaseJudge& other) {

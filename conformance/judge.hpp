@@ -46,11 +46,11 @@ class ImpossibleEvents {
   std::uint64_t first_index_ = 0;
 };
 
-// The exit node a block's accepted tokens lead to on the case's tree, with its bonus; or, in
-// `problem`, why the block is impossible there (a path off the tree, a bonus outside the
-// vocabulary or of zero target probability).
+// The exit node a block's accepted tokens lead to on the case's tree, with its bonus, as a cell of
+// the case's law; and, in `problem`, why the block is impossible there (a path off the tree or a
+// bonus outside the vocabulary, both on no cell; a bonus of zero target probability, on its cell).
 struct ResolvedBlock {
-  Block block;
+  std::optional<Block> cell;
   std::string problem;  // empty when the block is possible
 };
 ResolvedBlock resolve_block(const Case& c, std::span<const std::int64_t> path, std::int64_t bonus);

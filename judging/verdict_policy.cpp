@@ -70,12 +70,20 @@ void add_exact_evidence(TreeEvidence& e, const DraftTree& tree, const TargetRows
                         double level, double tolerance) {
   const std::vector<double> canonical = canonical_block_law(tree, rows, ExitLaw::compute(tree, rows));
   e.enumerated = true;
-  e.exact_tv = total_variation(exact.completed, canonical);
+  e.exact_tv = exact_tv(exact, canonical);
   e.exact_mean_length = exact.mean_length;
   e.exact_completion = exact.completion_probability;
-  e.predicted_power = e.exact_tv > tolerance
-                          ? identity_test_power(canonical, exact.completed, node_groups(tree.size(), tree.vocab), static_cast<double>(samples), level)
-                          : 0.0;
+  e.predicted_power = e.exact_tv > tolerance ? exact_law_power(canonical, exact, node_groups(tree.size(), tree.vocab), samples, level) : 0.0;
+}
+
+double exact_law_power(std::span<const double> canonical, const ExactOutcome& exact, std::span<const std::int32_t> groups,
+                       std::uint64_t samples, double level) {
+  const double on_cells = 1.0 - exact.off_cells;
+  if (!(on_cells > 0.0)) return 1.0;
+  std::vector<double> renormalized(exact.completed.begin(), exact.completed.end());
+  for (double& x : renormalized) x /= on_cells;
+  const double none_off = std::pow(on_cells, static_cast<double>(samples));
+  return 1.0 - none_off + none_off * identity_test_power(canonical, renormalized, groups, static_cast<double>(samples), level);
 }
 
 std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows, std::uint64_t samples, double level, double power) {

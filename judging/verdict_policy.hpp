@@ -58,7 +58,7 @@ struct TreeEvidence {
   std::vector<double> lengths;      // (max depth + 1) the values L takes, for the saturation power rule
   std::vector<double> length_mass;  // (max depth + 1) their canonical probabilities
   bool enumerated = false;          // the exact_* fields hold
-  double exact_tv = 0.0;            // TV(enumerated completed law, canonical law)
+  double exact_tv = 0.0;            // TV(enumerated completed law with its off-cell mass, canonical law)
   double exact_mean_length = 0.0;   // enumerated E[L]
   double exact_completion = 0.0;    // enumerated P(bonus is a drafted child's token)
   double predicted_power = 0.0;     // P(this case's χ² rejects at its level) given the exact law
@@ -82,6 +82,12 @@ TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, con
 // (0 when the law equals the canonical one within `tolerance`).
 void add_exact_evidence(TreeEvidence& e, const DraftTree& tree, const TargetRows& rows, const ExactOutcome& exact, std::uint64_t samples,
                         double level, double tolerance);
+
+// The chance that the sampled identity test at `level` with `samples` samples rejects a verifier
+// whose exact law is `exact`: a sample on no cell is an impossible event, not exact at once; without
+// one, the samples follow the on-cell law renormalized.
+double exact_law_power(std::span<const double> canonical, const ExactOutcome& exact, std::span<const std::int32_t> groups,
+                       std::uint64_t samples, double level);
 
 // The identity test's share of a fixed-tree case's exactness level; the tests of what Theorem 1
 // forbids (E[L] and acceptance above their ceilings) share the rest. A model case has only the

@@ -169,5 +169,34 @@ TEST(ExactLaw, AVerifierThatBreaksTheLumpingPromiseIsEnumeratedTokenByToken) {
                EnumerationBudgetExceeded);
 }
 
+// A verifier may return a block on no cell: predraw-and-follow with every bonus of token 0 moved
+// off the vocabulary. Its blocks are the canonical ones (it is saturated: no bonus is a child's
+// token, so none is completed), so the off-cell mass is the canonical law's token-0 column, the
+// completed law is the canonical one without it, TV is that mass, and E[L] is still the ceiling.
+TEST(ExactLaw, BlocksOnNoCellAreCountedApart) {
+  double largest = 0.0;
+  for (const workloads::CheckCase& c : cases()) {
+    const Reference ref = reference(c);
+    const auto vocab = static_cast<std::size_t>(c.tree.vocab);
+    const ExactOutcome exact = enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& ch) {
+      const Block b = predraw_and_follow(c.tree, c.rows, ch);
+      const double length = c.tree.depth[b.exit] + 1.0;
+      return b.bonus == 0 ? CountedBlock{std::nullopt, length} : CountedBlock{b, length};
+    });
+    CompensatedSum column;
+    std::vector<double> without = ref.law;
+    for (std::size_t v = 0; v < static_cast<std::size_t>(c.tree.size()); ++v) {
+      column.add(ref.law[v * vocab]);
+      without[v * vocab] = 0.0;
+    }
+    EXPECT_NEAR(exact.off_cells, column.value(), kTolerance) << c.label;
+    EXPECT_LE(total_variation(exact.completed, without), kTolerance) << c.label;
+    EXPECT_NEAR(exact_tv(exact, ref.law), column.value(), kTolerance) << c.label;
+    EXPECT_NEAR(exact.mean_length, ref.ceiling, kTolerance) << c.label;
+    largest = std::max(largest, column.value());
+  }
+  EXPECT_GT(largest, 0.01);  // the suite has token-0 mass to move
+}
+
 }  // namespace
 }  // namespace tev::properties

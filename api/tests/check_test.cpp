@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
@@ -141,8 +142,8 @@ TEST(PublicCheck, ModelCasesCarryTheirDraftingHint) {
 
 // Engine-shaped cases: a verifier that processes the logits by the case's parameters (with
 // tevsuite's reference) is exact and saturated; one that ignores them is not, on every case
-// (small_options: V = 64 for the sparse case), by enumeration where its blocks are ones the
-// processed target can produce, else by the impossible blocks the enumeration stops at.
+// (small_options: V = 64 for the sparse case), by enumeration: its blocks that the processed target
+// cannot produce count in the exact TV.
 TEST(PublicCheck, EngineInputsMustBeProcessedAsTheCaseSays) {
   TreeCheckOptions options = small_options();
   options.engine_inputs = true;
@@ -156,11 +157,8 @@ TEST(PublicCheck, EngineInputsMustBeProcessedAsTheCaseSays) {
   EXPECT_EQ(bug.verdict, Verdict::not_exact);
   for (const CaseResult& c : bug.cases) {
     EXPECT_EQ(c.verdict, Verdict::not_exact) << c.id << " " << c.label;
-    if (c.exact_tv) {
-      EXPECT_GT(*c.exact_tv, 0.01) << c.id << " " << c.label;
-    } else {
-      EXPECT_NE(c.not_enumerated.find("impossible block"), std::string::npos) << c.id << ": " << c.not_enumerated;
-    }
+    ASSERT_TRUE(c.exact_tv.has_value()) << c.id << ": " << c.not_enumerated;
+    EXPECT_GT(*c.exact_tv, 0.01) << c.id << " " << c.label;
   }
 }
 
@@ -213,14 +211,25 @@ TEST(PublicExactLaw, TargetWalkMeetsTheCeilingAndTheBugDoesNot) {
   EXPECT_GT(bug.tv, 0.01);
 }
 
-TEST(PublicExactLaw, MalformedCasesAndImpossibleBlocksAreInvalidArguments) {
+TEST(PublicExactLaw, MalformedCasesAreInvalidArguments) {
   OwnedTreeCase bad = small_case();
   bad.probs.pop_back();
   EXPECT_THROW(exact_law(drawing(target_walk), bad), std::invalid_argument);
   bad = small_case();
   bad.tokens[2] = 0;  // two siblings on one token
   EXPECT_THROW(exact_law(drawing(target_walk), bad), std::invalid_argument);
-  EXPECT_THROW(exact_law(drawing([](const TreeCase& c, Draws&) { return Block{{}, c.vocab}; }), small_case()), std::invalid_argument);
+}
+
+// A block outside the vocabulary is mass on no cell of the canonical law: every block there, TV 1;
+// half the time there, the other half the target's own root token, TV 1/2.
+TEST(PublicExactLaw, ImpossibleBlocksAreMassOnNoCell) {
+  EXPECT_NEAR(exact_law(drawing([](const TreeCase& c, Draws&) { return Block{{}, c.vocab}; }), small_case()).tv, 1.0, 1e-12);
+  const ExactLaw half = exact_law(drawing([](const TreeCase& c, Draws& d) {
+                                    const std::array<double, 2> coin{0.5, 0.5};
+                                    return d.categorical(coin) == 0 ? Block{{}, c.vocab} : target_walk(c, d);
+                                  }),
+                                  small_case());
+  EXPECT_NEAR(half.tv, 0.5, 1e-12);
 }
 
 TEST(PublicCaseLines, EmittedLinesReadBackAsTheCasesTheCheckRuns) {

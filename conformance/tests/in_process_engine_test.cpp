@@ -5,6 +5,7 @@
 // gets its exact TV by enumeration, which the verdict uses beside the samples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -83,9 +84,8 @@ TreeReport check_engine(ProcessingBug bug) {
   return check_tree_verifier(drawing(EngineTev{bug}), options);
 }
 
-// The exact TV of TEV on the believed rows from the canonical law of the processed ones, per case.
-// TEV's law on any rows is their canonical law (Corollary 2, checked by enumeration elsewhere), so
-// this is exact also where the enumeration stops at a block the processed target cannot produce.
+// The exact TV of TEV on the believed rows from the canonical law of the processed ones, per case,
+// analytically: TEV's law on any rows is their canonical law (Corollary 2).
 std::vector<double> exact_tvs(ProcessingBug bug) {
   std::vector<double> out;
   for (const Case& c : tree_cases({.engine_inputs = true})) {
@@ -97,11 +97,22 @@ std::vector<double> exact_tvs(ProcessingBug bug) {
   return out;
 }
 
-// Printed for the table of planted bugs in docs/engines.md.
+// Printed for the table of planted bugs in docs/commands/conformance.md.
 void print_exact_tvs(const char* name, const std::vector<double>& tvs) {
   std::cout << name << ": exact TV per case";
   for (double tv : tvs) std::cout << ' ' << num(tv);
   std::cout << '\n';
+}
+
+// The enumeration of every case (blocks of zero processed-target probability counted on their
+// cells) agrees with the analytic TVs.
+void expect_enumeration_agrees(const TreeReport& report, const std::vector<double>& tvs) {
+  ASSERT_EQ(report.cases.size(), tvs.size());
+  for (std::size_t k = 0; k < tvs.size(); ++k) {
+    const CaseResult& r = report.cases[k];
+    ASSERT_TRUE(r.evidence.enumerated) << r.id << ": " << r.not_enumerated;
+    EXPECT_NEAR(r.evidence.exact_tv, tvs[k], 1e-9) << r.id;
+  }
 }
 
 TEST(EngineCasesInProcess, TevOnTheProcessedTargetIsExactAndSaturated) {
@@ -117,6 +128,7 @@ TEST(EngineCasesInProcess, TevOnTheUnprocessedTargetIsNotExact) {
   const TreeReport report = check_engine(ProcessingBug::unprocessed_target);
   const std::vector<double> tvs = exact_tvs(ProcessingBug::unprocessed_target);
   print_exact_tvs("unprocessed target", tvs);
+  expect_enumeration_agrees(report, tvs);
   EXPECT_EQ(report.overall, judging::Verdict::not_exact) << describe(report);
   // Every case processes its rows: each is caught, by sampling as well as by enumeration.
   for (std::size_t k = 0; k < report.cases.size(); ++k) {
@@ -131,6 +143,7 @@ TEST(EngineCasesInProcess, TemperatureAfterSoftmaxIsNotExactWhereTheTemperatureI
   const TreeReport report = check_engine(ProcessingBug::temperature_after_softmax);
   const std::vector<double> tvs = exact_tvs(ProcessingBug::temperature_after_softmax);
   print_exact_tvs("temperature after softmax", tvs);
+  expect_enumeration_agrees(report, tvs);
   EXPECT_EQ(report.overall, judging::Verdict::not_exact) << describe(report);
   const std::vector<std::string> tempered = {"e0", "e3", "e6", "e7"};  // temperature 0.7, 1.3, 0.8, 1.2
   for (std::size_t k = 0; k < report.cases.size(); ++k) {

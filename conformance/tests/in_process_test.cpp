@@ -140,7 +140,7 @@ TEST(TreeCheck, CountsDoNotDependOnTheThreads) {
   }
 }
 
-TEST(TreeCheck, ImpossibleBlocksAreCountedAndEnumerationCallsThemNotExact) {
+TEST(TreeCheck, ImpossibleBlocksAreCountedAndEnumerationCountsTheirMass) {
   const CheckOptions options = small_options();
   // Token −5 is never a drafted child: every sample is an impossible event.
   const TreeReport sampled = check_tree_verifier([](const TreeCaseView&, Randomness&) { return TokenBlock{{-5}, 0}; }, options);
@@ -150,8 +150,11 @@ TEST(TreeCheck, ImpossibleBlocksAreCountedAndEnumerationCallsThemNotExact) {
   EXPECT_NE(sampled.cases[0].first_impossible.find(", sample 0:"), std::string::npos) << sampled.cases[0].first_impossible;  // the first sample, on any thread
   const TreeReport enumerated = check_tree_verifier(drawing([](const TreeCaseView& c, auto&) { return TokenBlock{{}, c.vocab}; }), options);
   EXPECT_EQ(enumerated.overall, judging::Verdict::not_exact);
+  // Every block lies outside the vocabulary: all the law's mass is on no cell, TV 1.
   EXPECT_TRUE(enumerated.cases[0].decision.enumerated_not_exact);
-  EXPECT_NE(enumerated.cases[0].not_enumerated.find("impossible block"), std::string::npos);
+  EXPECT_TRUE(enumerated.cases[0].not_enumerated.empty()) << enumerated.cases[0].not_enumerated;
+  EXPECT_NEAR(enumerated.cases[0].evidence.exact_tv, 1.0, 1e-12);
+  EXPECT_NEAR(enumerated.cases[0].evidence.predicted_power, 1.0, 1e-12);
 }
 
 TEST(TreeCheck, VerifierExceptionsReachTheCaller) {

@@ -259,10 +259,11 @@ Report check_tree_verifier_batched(const TreeBatchVerifier& verifier, const Tree
 Report check_model_verifier_batched(const ModelBatchVerifier& verifier, const ModelCheckOptions& options = {}, std::uint64_t batch = 0);
 
 // A drawing verifier's exact law on one case of your own, by enumeration: its TV from the
-// canonical law, E[L] against the ceiling, and the probability that its bonus is a drafted child's
-// token (zero for a saturated verifier). Throws std::invalid_argument on a malformed case or a
-// block off the tree, std::length_error where the enumeration exceeds its branch budget, and
-// what the verifier throws.
+// canonical law (a block off the tree, outside the vocabulary or of zero target probability is
+// mass the canonical law does not have, and counts in it), E[L] against the ceiling, and the
+// probability that its bonus is a drafted child's token (zero for a saturated verifier). Throws
+// std::invalid_argument on a malformed case, std::length_error where the enumeration exceeds its
+// branch budget, and what the verifier throws.
 struct ExactLaw {
   double tv = 0.0;
   double mean_length = 0.0;
