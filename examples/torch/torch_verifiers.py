@@ -8,6 +8,13 @@
   from p at the current node, follow it while it is a drafted child, else it is the bonus).
   Planted bug ``full_row_bonus``: where a walk stops, the bonus is drawn again from the full row.
 
+* ``apply_sampling_params``: the engine's logits processing for a batch of rows, each row with its
+  own request's temperature, top-k, top-p, min-p and filter order (vLLM's order of operations), so
+  both verifiers also run on tevsuite's engine-shaped cases (``engine_inputs=True``). Planted bugs
+  ``temperature_after_softmax`` (the filters on the untempered softmax, the temperature applied to
+  the probabilities, where renormalizing undoes it) and, for the chain, ``raw_q_ratio`` (drafts
+  from the processed q, the acceptance ratio min(1, p/q) with the raw softmax of q's logits).
+
 The adapters below turn tevsuite's cases into the engine's tensors: each of tevsuite's samples is
 one request, so a batch of n samples is a batch of n requests.
 """
@@ -73,7 +80,47 @@ def tree_walk(parents, tokens, probs, n, generator, bug=None):
     return accepted, bonus
 
 
+def apply_sampling_params(logits, temperature, top_k, top_p, min_p, min_p_last, bug=None):
+    """logits [R, V] float64; per row: temperature [R] (0: greedy), top_k [R] int64 (0: off), top_p
+    [R], min_p [R], min_p_last [R] bool. Returns the [R, V] distributions the engine samples from:
+    logits / temperature, softmax, min-p, top-k (ties at the k-th logit kept), top-p on the
+    survivors (descending, ties by token id, the token crossing top_p kept), renormalize; min-p after
+    top-p where min_p_last."""
+    rows, vocab = logits.shape
+    greedy = temperature == 0
+    scale = torch.ones_like(temperature) if bug == "temperature_after_softmax" else torch.where(greedy, 1.0, temperature)
+    probs = torch.softmax(logits / scale.unsqueeze(1), dim=1)
+    ranked_logits = logits.sort(dim=1, descending=True).values
+    kth = ranked_logits.gather(1, (top_k.clamp(1, vocab) - 1).unsqueeze(1))
+    probs = torch.where(((top_k > 0) & (top_k < vocab)).unsqueeze(1) & (logits < kth), 0.0, probs)
+    floor = (min_p * probs.max(dim=1).values).unsqueeze(1)
+    probs = torch.where(~min_p_last.unsqueeze(1) & (probs < floor), 0.0, probs)
+    ranked, order = probs.sort(dim=1, descending=True, stable=True)
+    before = ranked.cumsum(dim=1) - ranked
+    drop_ranked = before >= (top_p * ranked.sum(dim=1)).unsqueeze(1)
+    probs = torch.where(torch.zeros_like(drop_ranked).scatter(1, order, drop_ranked), 0.0, probs)
+    probs = torch.where(min_p_last.unsqueeze(1) & (probs < floor), 0.0, probs)
+    if bug == "temperature_after_softmax":
+        probs = probs / torch.where(greedy, 1.0, temperature).unsqueeze(1)
+    probs = probs / probs.sum(dim=1, keepdim=True)
+    one_hot = torch.zeros_like(probs).scatter(1, logits.argmax(dim=1, keepdim=True), 1.0)
+    return torch.where(greedy.unsqueeze(1), one_hot, probs)
+
+
 # --- adapters: tevsuite's cases as the engine's tensors ---
+
+def process_rows(logits, sampling, bug=None):
+    """Rows that share one request's sampling parameters (tevsuite's dict) through the engine's
+    batched processing."""
+    logits = torch.tensor(logits, dtype=torch.float64).reshape(-1, logits.shape[-1])  # tevsuite's arrays are read-only: a copy
+    rows = logits.shape[0]
+
+    def per_row(value, dtype):
+        return torch.full((rows,), value, dtype=dtype)
+    return apply_sampling_params(logits, per_row(sampling["temperature"], torch.float64), per_row(sampling["top_k"], torch.int64),
+                                 per_row(sampling["top_p"], torch.float64), per_row(sampling["min_p"], torch.float64),
+                                 per_row(sampling["order"] == "min_p_last", torch.bool), bug)
+
 
 def torch_generator(rng):
     """The engine's generator, seeded from the numpy Generator tevsuite hands the batch."""
@@ -90,10 +137,20 @@ def chain_verifier(bug=None):
         draft_probs, target_probs = [], []
         rows = {}
 
+        engine = case.target_sampling is not None
+
         def row(which, prefix):
             key = (which, tuple(prefix))
             if key not in rows:
-                rows[key] = torch.as_tensor(case.p(list(prefix)) if which == "p" else case.q(list(prefix)))
+                prefix = list(prefix)
+                if not engine:
+                    rows[key] = torch.as_tensor(case.p(prefix) if which == "p" else case.q(prefix))
+                elif which == "p":
+                    rows[key] = process_rows(case.p_logits(prefix), case.target_sampling, bug)[0]
+                else:
+                    # the drafter's processed q, and (for raw_q_ratio) the raw softmax of its logits
+                    rows[key] = process_rows(case.q_logits(prefix), case.drafter_sampling, bug)[0]
+                    rows[("raw " + which, key[1])] = torch.softmax(torch.as_tensor(case.q_logits(prefix), dtype=torch.float64), 0)
             return rows[key]
 
         for d in range(depth + 1):
@@ -102,7 +159,7 @@ def chain_verifier(bug=None):
             if d == depth:
                 break
             q = torch.stack([row("q", k) for k in keys])
-            draft_probs.append(q)
+            draft_probs.append(torch.stack([rows[("raw q", k)] for k in keys]) if bug == "raw_q_ratio" else q)
             drafted = torch.multinomial(q, 1, generator=generator)
             prefixes = torch.cat([prefixes, drafted], dim=1)
         return rejection_sample(prefixes, torch.stack(draft_probs, 1), torch.stack(target_probs, 1), generator, bug)
@@ -110,9 +167,11 @@ def chain_verifier(bug=None):
 
 
 def walk_verifier(bug=None):
-    """A fixed-tree verifier: the batch of requests walks the case's tree."""
+    """A fixed-tree verifier: the batch of requests walks the case's tree (on an engine-shaped case,
+    after processing its logits)."""
     def verify(case, n, rng):
         # tevsuite's arrays are read-only: copied into the engine's own tensors
-        return tree_walk(torch.tensor(case.parents, dtype=torch.int64), torch.tensor(case.tokens, dtype=torch.int64),
-                         torch.tensor(case.probs), n, torch_generator(rng), bug)
+        probs = torch.tensor(case.probs) if case.probs is not None else process_rows(case.logits, case.sampling, bug)
+        return tree_walk(torch.tensor(case.parents, dtype=torch.int64), torch.tensor(case.tokens, dtype=torch.int64), probs, n,
+                         torch_generator(rng), bug)
     return verify
