@@ -39,6 +39,24 @@ int print_and_write(const conformance::ModelReport& report, reports::ResultsWrit
   return code;
 }
 
+int print_and_write(const conformance::BatchReport& report, reports::ResultsWriter& json) {
+  const int code = reports::print_batch_conformance(report, std::cout);
+  json.write(reports::batch_conformance_json(report), std::cout);
+  return code;
+}
+
+// Batch cases come from a cases file that says format_version 5, or from --batch when emitted.
+bool wants_batches(const ConformanceState& s, const std::string& cases_path) {
+  return cases_path.empty() ? s.emit.batch > 0 : conformance::cases_file_version(cases_path) == conformance::kBatchFormatVersion;
+}
+
+// --batch K: --cases counts batches (default 2), and model cases cannot be batched.
+void apply_batch_options(ConformanceState& s, const CLI::App& cmd) {
+  if (s.emit.batch == 0) return;
+  if (s.model_cases) throw std::invalid_argument("--batch takes fixed-tree requests: it does not apply to --model-cases");
+  if (cmd.count("--cases") == 0) s.emit.cases = conformance::kDefaultBatches;
+}
+
 // Model cases come from a cases file that says format_version 2 or 4, or from --model-cases when emitted.
 bool wants_model_cases(const ConformanceState& s, const std::string& cases_path) {
   return cases_path.empty() ? s.model_cases : conformance::is_model_format(conformance::cases_file_version(cases_path));
@@ -68,7 +86,9 @@ Command register_conformance(CLI::App& app, const engine::RunContext& context) {
       "saturation inconclusive (too few samples to see an E[L] shortfall of 0.05 tokens), 2 bad input or a failing verifier.\n"
       "Model cases (format_version 2, emit --model-cases) give a language pair p, q instead of a tree: the verifier\n"
       "drafts from q and verifies itself (speculative sampling, multi-draft rejection sampling); every block is\n"
-      "completed with p and judged for marginal exactness: exit 0 exact (marginally), 1 not exact, 4 inconclusive, 2 as above.");
+      "completed with p and judged for marginal exactness: exit 0 exact (marginally), 1 not exact, 4 inconclusive, 2 as above.\n"
+      "Batch cases (format_version 5, emit --batch K) hold K fixed-tree requests verified together: one block per request per\n"
+      "round; each request is judged as a case, and every two requests of a batch must not leak into each other.");
   conf->require_subcommand(1);
   conformance::EmitConfig& emit = s->emit;
   auto add_emit_options = [&](CLI::App* cmd) {
@@ -88,9 +108,17 @@ Command register_conformance(CLI::App& app, const engine::RunContext& context) {
                   "parameters (temperature, top-k, top-p, min-p; for model cases the target's and the drafter's), which the\n"
                   "verifier must apply before it verifies; judged against the law of the processed target");
   };
+  auto add_batch_option = [&](CLI::App* cmd) {
+    cmd->add_option("--batch", s->emit.batch,
+                    "batch cases (format_version 5) of this many requests each, verified together: one block per request per round,\n"
+                    "judged per request and for independence between every two requests of a batch; --cases then counts batches\n"
+                    "(default 2) and --samples rounds")
+        ->check(CLI::Range(1, static_cast<int>(conformance::kMaxBatchRequests)));
+  };
   auto* emit_cmd = conf->add_subcommand("emit", "Write conformance cases (random, DDTree, chain, star, deep, wide, near-deterministic, sparse large-vocabulary),\nor with --model-cases language-pair cases for verifiers that draft from q themselves.");
   add_emit_options(emit_cmd);
   add_model_options(emit_cmd);
+  add_batch_option(emit_cmd);
   emit_cmd->add_option("--out", s->cases_out, "cases file to write")->capture_default_str();
   auto* check_cmd = conf->add_subcommand("check", "Judge a samples file (one {\"case_id\", \"accepted\", \"bonus\"} per line) against its cases file.");
   check_cmd->add_option("cases", s->cases_in, "cases.jsonl")->required()->check(CLI::ExistingFile);
@@ -101,6 +129,7 @@ Command register_conformance(CLI::App& app, const engine::RunContext& context) {
       ->check(CLI::ExistingFile);
   add_emit_options(run_cmd);
   add_model_options(run_cmd);
+  add_batch_option(run_cmd);
   run_cmd->add_option("--timeout", s->run_options.timeout_seconds, "seconds to wait for the verifier's next line")->check(CLI::Range(0.1, 86400.0))->capture_default_str();
   for (CLI::App* cmd : {check_cmd, run_cmd}) {
     cmd->add_option("--json", s->json_path, "also write the verdicts as JSON");
@@ -114,9 +143,11 @@ Command register_conformance(CLI::App& app, const engine::RunContext& context) {
   return {conf, [s, emit_cmd, check_cmd, run_cmd, context] {
             if (emit_cmd->parsed()) {
               apply_model_options(*s, *emit_cmd);
-              reports::print_emit_summary(s->model_cases ? conformance::emit_model_conformance_cases(s->model_emit, s->cases_out, context, std::cerr)
-                                                : conformance::emit_conformance_cases(s->emit, s->cases_out, context, std::cerr),
-                                 s->cases_out, std::cout);
+              apply_batch_options(*s, *emit_cmd);
+              reports::print_emit_summary(s->model_cases   ? conformance::emit_model_conformance_cases(s->model_emit, s->cases_out, context, std::cerr)
+                                          : s->emit.batch ? conformance::emit_batch_conformance_cases(s->emit, s->cases_out, context, std::cerr)
+                                                          : conformance::emit_conformance_cases(s->emit, s->cases_out, context, std::cerr),
+                                          s->cases_out, std::cout);
               return 0;
             }
             reports::ResultsWriter json(s->json_path, context);
@@ -124,13 +155,20 @@ Command register_conformance(CLI::App& app, const engine::RunContext& context) {
               if (wants_model_cases(*s, s->cases_in)) {
                 return print_and_write(conformance::judge_model_case_files(s->cases_in, s->samples_in, s->seed, s->policy()), json);
               }
+              if (wants_batches(*s, s->cases_in)) {
+                return print_and_write(conformance::judge_batch_case_files(s->cases_in, s->samples_in, s->seed, s->policy()), json);
+              }
               return print_and_write(conformance::judge_conformance_files(s->cases_in, s->samples_in, s->seed, s->policy()), json);
             }
             apply_model_options(*s, *run_cmd);
+            apply_batch_options(*s, *run_cmd);
             conformance::RunOptions options = s->run_options;
             options.policy = s->policy();
             if (wants_model_cases(*s, s->cases_in)) {
               return print_and_write(conformance::run_model_conformance_verifier(s->cases_in, s->model_emit, options, std::cerr), json);
+            }
+            if (wants_batches(*s, s->cases_in)) {
+              return print_and_write(conformance::run_batch_conformance_verifier(s->cases_in, s->emit, options, std::cerr), json);
             }
             return print_and_write(conformance::run_conformance_verifier(s->cases_in, s->emit, options, std::cerr), json);
           }};

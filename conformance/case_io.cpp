@@ -15,10 +15,16 @@ namespace tev::conformance {
 using nlohmann::json;
 
 Case parse_case(std::string_view line, const std::string& where, const CaseLimits& limits) {
-  const json j = parse_bounded(line, limits.json_values, where);
+  return case_from_json(parse_bounded(line, limits.json_values, where), where, limits);
+}
+
+Case case_from_json(const json& j, const std::string& where, const CaseLimits& limits) {
   const std::int64_t version = format_version(j, where);
   if (is_model_format(version)) {
     fail(where, "format_version " + std::to_string(version) + " is a model case: model cases go in a file of their own (this file's first case is a fixed-tree case, format_version 1 or 3)");
+  }
+  if (version == kBatchFormatVersion) {
+    fail(where, "format_version 5 is a batch case: batch cases go in a file of their own (this file's first case is a fixed-tree case, format_version 1 or 3)");
   }
   if (version != kFormatVersion && version != kEngineFormatVersion) fail(where, "format_version " + std::to_string(version) + " is not supported (expected 1 or 3)");
   const bool engine = version == kEngineFormatVersion;

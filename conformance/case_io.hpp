@@ -31,6 +31,8 @@ inline constexpr int kModelFormatVersion = 2;  // model cases: conformance/model
 // (and the drafter) rows are processed by (core/sampling_params.hpp) before anything is judged.
 inline constexpr int kEngineFormatVersion = 3;
 inline constexpr int kEngineModelFormatVersion = 4;
+// A batch of fixed-tree requests verified together (conformance/batch_case.hpp).
+inline constexpr int kBatchFormatVersion = 5;
 // A cases file holds fixed-tree cases (formats 1 and 3) or model cases (2 and 4), not both.
 inline bool is_model_format(std::int64_t version) { return version == kModelFormatVersion || version == kEngineModelFormatVersion; }
 // Rows in a case must sum to 1 within this (dense), or list at most 1 + this (sparse).
@@ -82,6 +84,8 @@ struct Case {
 // limits.json_values values is refused while it grows, a case of more than limits.cells (N × V)
 // before its rows are allocated.
 Case parse_case(std::string_view line, const std::string& where, const CaseLimits& limits = {});
+// The same from a parsed case object (a request of a batch case, conformance/batch_case.hpp).
+Case case_from_json(const nlohmann::json& j, const std::string& where, const CaseLimits& limits = {});
 
 // Reads one line (without its newline) into `line`; false at the end of the input. A line longer
 // than max_bytes is refused (InputError naming `where` and the limit) without reading further.

@@ -85,6 +85,35 @@ EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const st
   return summary;
 }
 
+EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::string& out_path, const engine::RunContext& context, std::ostream& progress) {
+  const std::vector<std::string> lines = emit_configured(config);
+  std::size_t family = 0;
+  for (std::size_t k = 0; k < lines.size(); ++k) family += static_cast<std::size_t>(config.batch) * static_cast<std::size_t>(config.batch + 1) / 2;
+  const judging::VerdictPolicy policy;
+  const double request_level = policy.identity_level(family, true), pair_level = policy.identity_level(family, false);
+  EmitSummary summary = write_emitted(lines, config.samples, false, out_path, context, progress, [&](const std::string& line, std::size_t k, double, double power) {
+    const BatchCase b = parse_batch_case(line, "emitted batch " + std::to_string(k));
+    std::optional<double> worst = 0.0;
+    const auto add = [&](std::optional<double> tv) { worst = worst && tv ? std::optional(std::max(*worst, *tv)) : std::nullopt; };
+    std::string text = b.id + ": " + std::to_string(b.requests.size()) + " requests (";
+    for (std::size_t i = 0; i < b.requests.size(); ++i) {
+      const Case& r = b.requests[i];
+      add(judging::detectable_tv(r.tree, r.rows, b.samples, request_level, power));
+      text += (i ? ", " : "") + r.id + " " + std::to_string(r.tree.size()) + " nodes";
+      for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
+        const std::vector<double> law = independent_exit_law(r, b.requests[j]);
+        add(judging::detectable_tv(law, node_groups(r.tree.size(), b.requests[j].tree.size()), b.samples, pair_level, power));
+      }
+    }
+    return std::pair{worst, text + "), V = " + std::to_string(b.requests.front().tree.vocab) + ", the largest TV of its requests and pairs"};
+  });
+  summary.what = "batch cases";
+  summary.level_of = "pair test; a request's identity test 0.9 of it";
+  summary.member = "batch, at the largest TV over its requests and pairs,";
+  summary.chi_square_level = pair_level;
+  return summary;
+}
+
 ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options,
                                            std::ostream& progress) {
   return read_cases_and<CaseReader>(cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
@@ -95,6 +124,11 @@ ModelReport run_model_conformance_verifier(const std::string& cases_path, const 
                                            std::ostream& progress) {
   return read_cases_and<ModelCaseReader>(cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
                                          [&](ModelCaseReader& reader) { return run_model_verifier_command(reader, options, progress); });
+}
+
+BatchReport run_batch_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options, std::ostream& progress) {
+  return read_cases_and<BatchCaseReader>(cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
+                                         [&](BatchCaseReader& reader) { return run_batch_verifier_command(reader, options, progress); });
 }
 
 }  // namespace tev::conformance

@@ -18,7 +18,9 @@ namespace tev::conformance {
 // What the emitted cases can detect when `conformance check` judges all of them at the policy's
 // default alpha.
 struct EmitSummary {
-  std::string what = "cases";       // "cases" or "model cases"
+  std::string what = "cases";       // "cases", "model cases" or "batch cases"
+  std::string level_of = "case";    // the test chi_square_level is the level of
+  std::string member = "case";      // what each detectable TV belongs to
   std::size_t cases = 0;
   std::uint64_t samples = 0;        // per case
   judging::VerdictPolicy policy;             // the default policy the levels below come from
@@ -34,6 +36,10 @@ EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& 
 EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const engine::RunContext& context,
                                          std::ostream& progress);
 
+// The same for batch cases (format_version 5, emit.batch requests each): the TVs of every request
+// and every pair's independence test at the levels of one family.
+EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::string& out_path, const engine::RunContext& context, std::ostream& progress);
+
 // `conformance run`: the cases of cases_path, or emitted from `emit` when it is empty, streamed to
 // the verifier subprocess and judged.
 ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options,
@@ -41,5 +47,7 @@ ConformanceReport run_conformance_verifier(const std::string& cases_path, const 
 // The same with model cases: those of cases_path, or emitted from `emit` when it is empty.
 ModelReport run_model_conformance_verifier(const std::string& cases_path, const ModelEmitConfig& emit, const RunOptions& options,
                                            std::ostream& progress);
+// The same with batch cases: those of cases_path, or emitted from `emit` (emit.batch > 0).
+BatchReport run_batch_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options, std::ostream& progress);
 
 }  // namespace tev::conformance

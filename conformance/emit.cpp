@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "conformance/batch_case.hpp"
 #include "conformance/case_io.hpp"
 #include "conformance/model_case.hpp"
 #include "core/compensated_sum.hpp"
@@ -225,6 +226,30 @@ std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
                                         r.sampling, config.samples, &large.listed));
       break;
     }
+  }
+  return lines;
+}
+
+std::vector<std::string> emit_batch_cases(const EmitConfig& config) {
+  if (config.cases < 1) throw std::invalid_argument("at least one batch");
+  if (config.batch < 1 || config.batch > kMaxBatchRequests) throw std::invalid_argument("a batch holds 1 to " + std::to_string(kMaxBatchRequests) + " requests");
+  EmitConfig requests = config;
+  requests.batch = 0;
+  // One kind in 8 has the large vocabulary: 8 cases for every 7 requests, and one cycle to spare.
+  requests.cases = (config.cases * config.batch + 6) / 7 * 8 + 8;
+  std::vector<std::string> lines;
+  std::vector<std::string> batch;
+  std::string kinds;
+  for (const std::string& line : emit_configured(requests)) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j["vocab"].get<std::int64_t>() != config.vocab) continue;
+    batch.push_back(line);
+    kinds += (kinds.empty() ? "" : "; ") + j["label"].get<std::string>();
+    if (static_cast<std::int32_t>(batch.size()) < config.batch) continue;
+    lines.push_back(write_batch_case("k" + std::to_string(lines.size()), std::to_string(config.batch) + " requests: " + kinds, batch, config.samples));
+    batch.clear();
+    kinds.clear();
+    if (static_cast<std::int32_t>(lines.size()) == config.cases) break;
   }
   return lines;
 }

@@ -20,6 +20,7 @@ struct EmitConfig {
   // over its 50,000-token tails needs about 250,000 samples (~100,000 for the small-V cases).
   std::uint64_t large_vocab_sample_factor = 4;
   bool engine_inputs = false;       // emit_engine_cases (format 3) instead of emit_cases
+  std::int32_t batch = 0;           // requests per batch case (format 5, emit_batch_cases); 0: cases one by one
 };
 
 // One JSON line per case, cycling through: random tree; DDTree-built; deep chain (depth ≥ 6);
@@ -59,8 +60,21 @@ std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config);
 // The smallest distance a case writer leaves between a filter's threshold and what it cuts.
 inline constexpr double kMinFilterMargin = 1e-3;
 
-// The cases a config asks for (engine_inputs picks the engine-shaped ones).
-inline std::vector<std::string> emit_configured(const EmitConfig& config) { return config.engine_inputs ? emit_engine_cases(config) : emit_cases(config); }
+// How many batches `emit --batch` writes unless told.
+inline constexpr std::int32_t kDefaultBatches = 2;
+
+// Batch cases (format_version 5): config.cases batches of config.batch requests each, `samples`
+// rounds. The requests are the small-vocabulary cases of emit_cases (emit_engine_cases with
+// engine_inputs) in order, the large-vocabulary kind left out (a batch is one model, one V), so
+// each batch holds different trees, lengths and, engine-shaped, sampling parameters. Batch k's id
+// is "k<k>"; its requests keep their case ids.
+std::vector<std::string> emit_batch_cases(const EmitConfig& config);
+
+// The cases a config asks for (engine_inputs picks the engine-shaped ones, batch batches of them).
+inline std::vector<std::string> emit_configured(const EmitConfig& config) {
+  if (config.batch > 0) return emit_batch_cases(config);
+  return config.engine_inputs ? emit_engine_cases(config) : emit_cases(config);
+}
 inline std::vector<std::string> emit_configured(const ModelEmitConfig& config) {
   return config.engine_inputs ? emit_engine_model_cases(config) : emit_model_cases(config);
 }

@@ -182,6 +182,11 @@ BuiltTree read_tree(const json& parents_j, const json& tokens_j, std::int64_t vo
   }
 }
 
+std::int64_t token_field(const json& j, const std::string& where, const std::string& what) {
+  if (!j.is_number_integer()) throw InputError(where + ": " + what + " must be an integer token, got " + j.dump());
+  return j.get<std::int64_t>();
+}
+
 std::int64_t format_version(const json& j, const std::string& where) {
   if (!j.is_object()) fail(where, "a case must be a JSON object");
   return any_integer(field(j, "format_version", where), where, "format_version");

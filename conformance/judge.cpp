@@ -4,19 +4,13 @@
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 
+#include "conformance/json_input.hpp"
 #include "core/exit_law.hpp"
 #include "core/statistics.hpp"
 
 namespace tev::conformance {
 
-namespace {
 using nlohmann::json;
-
-std::int64_t token_field(const json& j, const std::string& where, const std::string& what) {
-  if (!j.is_number_integer()) throw InputError(where + ": " + what + " must be an integer token, got " + j.dump());
-  return j.get<std::int64_t>();
-}
-}  // namespace
 
 CaseJudge::CaseJudge(const Case& c, std::uint32_t completion_seed, std::uint32_t case_index)
     : case_(&c),
@@ -64,15 +58,17 @@ ResolvedBlock resolve_block(const Case& c, std::span<const std::int64_t> path, s
   return {cell, ""};
 }
 
-void CaseJudge::add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where) {
+std::optional<Block> CaseJudge::add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where) {
   ++lines_;
   const ResolvedBlock resolved = resolve_block(*case_, path, bonus);
   if (!resolved.problem.empty()) {
     impossible_.record(index, where, [&] { return resolved.problem; });
-    return;
+    return std::nullopt;
   }
   completion_.restart({seed_, Stream::completion, case_index_, index});
-  counts_.add(case_->tree, *resolved.cell, complete_block(case_->tree, case_->rows, *resolved.cell, completion_));
+  const Block completed = complete_block(case_->tree, case_->rows, *resolved.cell, completion_);
+  counts_.add(case_->tree, *resolved.cell, completed);
+  return completed;
 }
 
 void CaseJudge::merge(const CaseJudge& other) {
@@ -86,28 +82,31 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::Ver
   if (!exact.empty() && exact.size() != judges.size()) throw std::invalid_argument("one exact law (or none) per case");
   ConformanceReport report;
   report.policy = policy;
-  const double level = report.policy.identity_level(judges.size(), true);
   std::vector<judging::TreeEvidence> evidence;
-  for (const CaseJudge& judge : judges) {
-    const Case& c = judge.spec();
-    require_all_samples(judge);
-    CaseResult r;
-    r.id = c.id;
-    r.label = c.label;
-    r.samples = judge.lines();
-    r.impossible = judge.impossible();
-    r.first_impossible = judge.first_impossible();
-    r.evidence = judging::sampled_evidence(c.tree, c.rows, judge.counts(), report.policy.identity_test_level(judges.size(), evidence.size(), true));
-    r.evidence.invalid = judge.impossible();
-    r.evidence.detectable_tv = judging::detectable_tv(c.tree, c.rows, c.samples, level, report.policy.required_power);
-    if (!exact.empty() && exact[evidence.size()]) {
-      judging::add_exact_evidence(r.evidence, c.tree, c.rows, *exact[evidence.size()], c.samples, level, report.policy.exact_tolerance);
-    }
-    evidence.push_back(r.evidence);
-    report.cases.push_back(std::move(r));
+  for (std::size_t k = 0; k < judges.size(); ++k) {
+    report.cases.push_back(case_result(judges[k], policy, judges.size(), k, exact.empty() ? std::nullopt : exact[k]));
+    evidence.push_back(report.cases.back().evidence);
   }
   report.saturation_tests = decide_into(report, evidence).saturation_tests;
   return report;
+}
+
+CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index,
+                       const std::optional<ExactOutcome>& exact) {
+  const Case& c = judge.spec();
+  require_all_samples(judge);
+  const double level = policy.identity_level(family, true);
+  CaseResult r;
+  r.id = c.id;
+  r.label = c.label;
+  r.samples = judge.lines();
+  r.impossible = judge.impossible();
+  r.first_impossible = judge.first_impossible();
+  r.evidence = judging::sampled_evidence(c.tree, c.rows, judge.counts(), policy.identity_test_level(family, index, true));
+  r.evidence.invalid = judge.impossible();
+  r.evidence.detectable_tv = judging::detectable_tv(c.tree, c.rows, c.samples, level, policy.required_power);
+  if (exact) judging::add_exact_evidence(r.evidence, c.tree, c.rows, *exact, c.samples, level, policy.exact_tolerance);
+  return r;
 }
 
 }  // namespace tev::conformance

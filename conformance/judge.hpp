@@ -66,8 +66,9 @@ class CaseJudge {
   // zero target probability is an impossible event: counted, and the first one kept with `where`.
   void add_line(std::string_view line, const std::string& where);
   // The same for a block given as tokens (the in-process API, api/): `index` is the sample's index
-  // within its case, which keys its completion draws; samples may come in any order.
-  void add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where);
+  // within its case, which keys its completion draws; samples may come in any order. Returns the
+  // completed block, none for an impossible one.
+  std::optional<Block> add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where);
   // Adds another judge's samples of the same case (a thread's share): counts add, and the first
   // impossible event kept is the one of the smaller sample index.
   void merge(const CaseJudge& other);
@@ -146,5 +147,11 @@ judging::SubjectVerdict decide_into(Report& report, std::span<const judging::Tre
 // `exact`, when given, holds per case the verifier's exact law (by enumeration, api/), or nothing
 // where enumeration did not apply; the verdict policy then holds sampling and enumeration alike.
 ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::VerdictPolicy& policy, std::span<const std::optional<ExactOutcome>> exact = {});
+
+// One case's evidence before the policy decides: its identity test held to the level of member
+// `index` of an exactness family of `family` members (judge's cases, or a batch's requests and
+// pairs). InputError when the judge lacks samples.
+CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index,
+                       const std::optional<ExactOutcome>& exact = std::nullopt);
 
 }  // namespace tev::conformance

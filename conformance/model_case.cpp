@@ -79,6 +79,9 @@ ModelCase parse_model_case(std::string_view line, const std::string& where, cons
   if (version == kFormatVersion || version == kEngineFormatVersion) {
     fail(where, "format_version " + std::to_string(version) + " is a fixed-tree case: it goes in a file of its own (this file's first case is a model case, format_version 2 or 4)");
   }
+  if (version == kBatchFormatVersion) {
+    fail(where, "format_version 5 is a batch case: it goes in a file of its own (this file's first case is a model case, format_version 2 or 4)");
+  }
   if (!is_model_format(version)) fail(where, "format_version " + std::to_string(version) + " is not supported (expected 2 or 4)");
   const bool engine = version == kEngineModelFormatVersion;
   std::string id, label;

@@ -69,7 +69,7 @@ std::string write_model_case(const std::string& id, const std::string& label, co
 std::string write_engine_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair, const std::optional<drafts::Drafting>& drafting,
                                     const SamplingParams& target, const SamplingParams& drafter, std::uint64_t samples);
 
-// The format_version of a cases file's first case (1, 3: fixed trees; 2, 4: model cases).
+// The format_version of a cases file's first case (1, 3: fixed trees; 2, 4: model cases; 5: batches).
 std::int64_t cases_file_version(const std::string& path);
 
 }  // namespace tev::conformance

@@ -50,4 +50,9 @@ ModelReport judge_model_case_files(const std::string& cases_path, const std::str
   return judge_files<ModelCases>(cases_path, samples_path, completion_seed, policy);
 }
 
+BatchReport judge_batch_case_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
+                                   const judging::VerdictPolicy& policy) {
+  return judge_files<BatchCases>(cases_path, samples_path, completion_seed, policy);
+}
+
 }  // namespace tev::conformance

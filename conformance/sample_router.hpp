@@ -1,7 +1,8 @@
 #pragma once
 // `tevsuite conformance check`'s reader: the cases file, then the samples file, each sample line
-// routed to its case's judge by case_id, since samples may come in any order. One router for both
-// case formats: fixed trees (format_version 1) and model cases (format_version 2).
+// routed to its case's judge by case_id, since samples may come in any order. One router for every
+// case format: fixed trees (format_version 1, 3), model cases (2, 4) and batches (5), whose sample
+// lines are rounds.
 #include <cstdint>
 #include <deque>
 #include <iosfwd>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conformance/batch_judge.hpp"
 #include "conformance/case_io.hpp"
 #include "conformance/judge.hpp"
 #include "conformance/model_case.hpp"
@@ -29,6 +31,12 @@ struct ModelCases {
   using Judge = ModelCaseJudge;
   using Report = ModelReport;
   static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) { return judge_models(judges, policy); }
+};
+struct BatchCases {
+  using Reader = BatchCaseReader;
+  using Judge = BatchJudge;
+  using Report = BatchReport;
+  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) { return judge_batches(judges, policy); }
 };
 
 // The case_id of a sample line, or nothing for a blank line; InputError (naming `where`) when the
@@ -81,11 +89,14 @@ class BasicSampleRouter {
 };
 using SampleRouter = BasicSampleRouter<FixedTreeCases>;
 using ModelSampleRouter = BasicSampleRouter<ModelCases>;
+using BatchSampleRouter = BasicSampleRouter<BatchCases>;
 
 // The cases file and the samples file judged together (InputError names file:line on bad input).
 ConformanceReport judge_conformance_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
                                           const judging::VerdictPolicy& policy);
 ModelReport judge_model_case_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
+                                   const judging::VerdictPolicy& policy);
+BatchReport judge_batch_case_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
                                    const judging::VerdictPolicy& policy);
 
 }  // namespace tev::conformance

@@ -192,4 +192,8 @@ ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions&
   return stream_cases<ModelCaseReader, ModelCaseJudge>(cases, options, progress, judge_models);
 }
 
+BatchReport run_batch_verifier_command(BatchCaseReader& cases, const RunOptions& options, std::ostream& progress) {
+  return stream_cases<BatchCaseReader, BatchJudge>(cases, options, progress, judge_batches);
+}
+
 }  // namespace tev::conformance

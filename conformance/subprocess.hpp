@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "conformance/batch_judge.hpp"
 #include "conformance/case_io.hpp"
 #include "conformance/judge.hpp"
 #include "conformance/model_judge.hpp"
@@ -62,5 +63,7 @@ struct RunOptions {
 ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress);
 // The same for model cases: the verifier drafts and verifies each sample itself.
 ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions& options, std::ostream& progress);
+// The same for batch cases: `samples` round lines per batch, each one block per request.
+BatchReport run_batch_verifier_command(BatchCaseReader& cases, const RunOptions& options, std::ostream& progress);
 
 }  // namespace tev::conformance

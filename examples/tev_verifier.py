@@ -3,6 +3,8 @@
 
 Reads one case per line on stdin and writes exactly `samples` sample lines back for it:
     {"case_id": "c0", "accepted": [t1, t2, ...], "bonus": y}
+For a batch case (format_version 5) each line is one round, a block per request in the batch's order:
+    {"case_id": "k0", "blocks": [{"request": "c0", "accepted": [...], "bonus": y}, ...]}
 Engine-shaped cases (format_version 3) give logit rows and sampling parameters: the rows are
 processed as an engine does (engine_sampling.py) before the tree is verified.
 Standard library only. Run it through the suite with
@@ -19,7 +21,14 @@ Standard library only. Run it through the suite with
   and two that live in how logits become the target (format_version 3 cases):
     unprocessed-target         the sampling parameters are ignored
     temperature-after-softmax  top-k/top-p/min-p on softmax(logits), temperature applied after
+  and three that live in a batch's flattened layout (format_version 5 cases):
+    neighbour-rows       each request reads the rows at the next request's offset
+    position-off-by-one  each request reads its rows one position late (the last one its neighbour's root)
+    shared-uniforms      one uniform per round draws every request's exit node (each request's law is
+                         right; the requests are not independent)
     crash | hang | garbage   misbehave as a process (for the suite's own tests)
+    short-round | swapped-requests | unknown-request   answer a batch's round without its last
+                             request, with its first two requests swapped, or for a request not in it
 """
 import argparse
 import bisect
@@ -83,55 +92,109 @@ class Row:
         return draw
 
 
-def verify(case, rng, bug):
-    vocab, parents, tokens = case["vocab"], case["parents"], case["tokens"]
-    n = len(parents)
+def case_rows(case, bug):
+    """The case's target rows, one Row per node (engine-shaped cases processed first)."""
+    vocab = case["vocab"]
     if case["format_version"] == 3:
         sampling = case.get("sampling", {})
-        rows = [Row(process(logit_row(r, vocab), sampling, bug), vocab) for r in case["logits"]]
-    else:
-        rows = [Row(r, vocab) for r in case["probs"]]
-    children = [[] for _ in range(n)]
-    for v in range(1, n):
-        children[parents[v]].append(v)
-    # Prefix probabilities P(v) and exit weights w(v) = P(v) * rho(v), with rho(v) the target
-    # mass at v outside its drafted children, summed directly (not as 1 - sum of children).
-    prefix, order = [0.0] * n, [0]
-    prefix[0] = 1.0
-    for v in order:
-        for c in children[v]:
-            prefix[c] = prefix[v] * rows[v].prob(tokens[c])
-            order.append(c)
-    exit_cumulative, total = [], 0.0
-    bonus = []
-    for v in range(n):
-        child_tokens = {tokens[c] for c in children[v]}
-        row = rows[v]
-        rho = sum(p for t, p in row.listed.items() if t not in child_tokens) + row.rest_each * (vocab - len(row.listed))
-        total += prefix[v] * rho
-        exit_cumulative.append(total)
-        excluded = set() if bug == "full-row-bonus" else child_tokens
-        bonus.append(row.sampler(excluded, rng, bug))
-    paths = []
-    for v in range(n):
-        path, u = [], v
-        while u != 0:
-            path.append(tokens[u])
-            u = parents[u]
-        paths.append(path[::-1])
+        return [Row(process(logit_row(r, vocab), sampling, bug), vocab) for r in case["logits"]]
+    return [Row(r, vocab) for r in case["probs"]]
+
+
+class Tev:
+    """TEV on one tree: the exit weights w(v) = P(v) * rho(v), each node's bonus sampler and path."""
+
+    def __init__(self, case, rows, rng, bug):
+        vocab, parents, tokens = case["vocab"], case["parents"], case["tokens"]
+        n = len(parents)
+        children = [[] for _ in range(n)]
+        for v in range(1, n):
+            children[parents[v]].append(v)
+        # Prefix probabilities P(v) and exit weights w(v) = P(v) * rho(v), with rho(v) the target
+        # mass at v outside its drafted children, summed directly (not as 1 - sum of children).
+        prefix, order = [0.0] * n, [0]
+        prefix[0] = 1.0
+        for v in order:
+            for c in children[v]:
+                prefix[c] = prefix[v] * rows[v].prob(tokens[c])
+                order.append(c)
+        self.exit_cumulative, self.total = [], 0.0
+        self.bonus = []
+        for v in range(n):
+            child_tokens = {tokens[c] for c in children[v]}
+            row = rows[v]
+            rho = sum(p for t, p in row.listed.items() if t not in child_tokens) + row.rest_each * (vocab - len(row.listed))
+            self.total += prefix[v] * rho
+            self.exit_cumulative.append(self.total)
+            excluded = set() if bug == "full-row-bonus" else child_tokens
+            self.bonus.append(row.sampler(excluded, rng, bug))
+        self.paths = []
+        for v in range(n):
+            path, u = [], v
+            while u != 0:
+                path.append(tokens[u])
+                u = parents[u]
+            self.paths.append(path[::-1])
+
+    def block(self, u):
+        """The block for uniform u: the exit node by inverse CDF of w, then its bonus."""
+        cumulative = self.exit_cumulative
+        v = min(bisect.bisect_right(cumulative, u * self.total), len(cumulative) - 1)
+        while cumulative[v] == (cumulative[v - 1] if v else 0.0):
+            v -= 1  # never land on a zero-weight node through a rounding tie
+        return self.paths[v], self.bonus[v]()
+
+
+def verify(case, rng, bug):
+    tev = Tev(case, case_rows(case, bug), rng, bug)
     out = []
     for _ in range(case["samples"]):
-        v = min(bisect.bisect_right(exit_cumulative, rng.random() * total), n - 1)
-        while exit_cumulative[v] == (exit_cumulative[v - 1] if v else 0.0):
-            v -= 1  # never land on a zero-weight node through a rounding tie
-        out.append(json.dumps({"case_id": case["case_id"], "accepted": paths[v], "bonus": bonus[v]()}))
+        accepted, bonus = tev.block(rng.random())
+        out.append(json.dumps({"case_id": case["case_id"], "accepted": accepted, "bonus": bonus}))
+    return out
+
+
+def verify_batch(batch, rng, bug):
+    """A batch case (format_version 5): the requests' rows laid out flat, as an engine batches
+    them ([total nodes, V], request k's node v at offsets[k] + v), and one block per request per
+    round. The batch bugs misuse that layout or the batch's randomness."""
+    requests = batch["requests"]
+    flat, offsets = [], []
+    for request in requests:
+        offsets.append(len(flat))
+        flat += case_rows(request, bug)
+    tevs = []
+    for k, request in enumerate(requests):
+        n = len(request["parents"])
+        start = offsets[k]
+        if bug == "neighbour-rows":
+            start = offsets[(k + 1) % len(requests)]  # the next request's offset
+        if bug == "position-off-by-one":
+            start += 1
+        rows = [flat[(start + v) % len(flat)] for v in range(n)]
+        tevs.append(Tev(request, rows, rng, bug))
+    out = []
+    for _ in range(batch["samples"]):
+        shared = rng.random()  # shared-uniforms: one uniform for every request's exit
+        blocks = []
+        for request, tev in zip(requests, tevs):
+            accepted, bonus = tev.block(shared if bug == "shared-uniforms" else rng.random())
+            blocks.append({"request": request["case_id"], "accepted": accepted, "bonus": bonus})
+        if bug == "short-round":
+            blocks.pop()
+        if bug == "swapped-requests" and len(blocks) > 1:
+            blocks[0], blocks[1] = blocks[1], blocks[0]
+        if bug == "unknown-request":
+            blocks[0]["request"] = "nobody"
+        out.append(json.dumps({"case_id": batch["case_id"], "blocks": blocks}))
     return out
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bug", choices=["full-row-bonus", "first-unlisted", "top-k-bonus", "truncated-ids", "unprocessed-target",
-                                          "temperature-after-softmax", "crash", "hang", "garbage"])
+                                          "temperature-after-softmax", "neighbour-rows", "position-off-by-one", "shared-uniforms", "short-round",
+                                          "swapped-requests", "unknown-request", "crash", "hang", "garbage"])
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -146,7 +209,8 @@ def main():
         if args.bug == "garbage":
             print("this is not a sample", flush=True)
             continue
-        print("\n".join(verify(case, rng, args.bug)), flush=True)
+        answer = verify_batch if case["format_version"] == 5 else verify
+        print("\n".join(answer(case, rng, args.bug)), flush=True)
 
 
 if __name__ == "__main__":

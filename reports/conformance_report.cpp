@@ -1,5 +1,6 @@
 #include "reports/conformance_report.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <ostream>
 
@@ -16,6 +17,31 @@ using nlohmann::json;
 
 std::string tv_text(const std::optional<double>& tv) { return tv ? num(*tv) : "none"; }
 
+// One row per fixed-tree case (a batch's request), then its impossible events; `width` fits the ids.
+void print_case_rows(const std::vector<CaseResult>& cases, std::size_t width, std::ostream& out) {
+  out << std::left << std::setw(static_cast<int>(width)) << "case" << std::setw(10) << "samples" << std::setw(11) << "impossible" << std::setw(12)
+      << "in-tree bon" << std::setw(11) << "exact p(H)" << std::setw(10) << "sat p(H)" << std::setw(9) << "mean L" << std::setw(9)
+      << "1+C_p" << std::setw(11) << "TV@99%" << std::setw(23) << "verdict" << "what it exercises\n";
+  for (const CaseResult& r : cases) {
+    out << std::left << std::setw(static_cast<int>(width)) << r.id << std::setw(10) << r.samples << std::setw(11) << r.impossible << std::setw(12)
+        << r.evidence.completions << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(10) << num(r.decision.saturation_p_holm)
+        << std::setw(9) << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling) << std::setw(11)
+        << tv_text(r.evidence.detectable_tv) << std::setw(23) << verdict_text(r.decision.verdict) << r.label << '\n';
+  }
+  for (const CaseResult& r : cases) {
+    if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
+  }
+}
+
+json case_json(const CaseResult& r) {
+  json c = evidence_json(r.evidence, r.decision);
+  c["case_id"] = r.id;
+  c["label"] = r.label;
+  c["first_impossible"] = r.first_impossible;
+  c["prefix"] = r.evidence.prefix;
+  return c;
+}
+
 }  // namespace
 
 json conformance_json(const ConformanceReport& report) {
@@ -30,30 +56,12 @@ json conformance_json(const ConformanceReport& report) {
   j["overall"] = verdict_text(report.overall);
   j["exit_code"] = judging::verdict_exit_code(report.overall);
   j["first_failing_case"] = report.first_failing;
-  for (const CaseResult& r : report.cases) {
-    json c = evidence_json(r.evidence, r.decision);
-    c["case_id"] = r.id;
-    c["label"] = r.label;
-    c["first_impossible"] = r.first_impossible;
-    c["prefix"] = r.evidence.prefix;
-    j["cases"].push_back(std::move(c));
-  }
+  for (const CaseResult& r : report.cases) j["cases"].push_back(case_json(r));
   return j;
 }
 
 int print_conformance(const ConformanceReport& report, std::ostream& out) {
-  out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11) << "impossible" << std::setw(12)
-      << "in-tree bon" << std::setw(11) << "exact p(H)" << std::setw(10) << "sat p(H)" << std::setw(9) << "mean L" << std::setw(9)
-      << "1+C_p" << std::setw(11) << "TV@99%" << std::setw(23) << "verdict" << "what it exercises\n";
-  for (const CaseResult& r : report.cases) {
-    out << std::left << std::setw(6) << r.id << std::setw(10) << r.samples << std::setw(11) << r.impossible << std::setw(12)
-        << r.evidence.completions << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(10) << num(r.decision.saturation_p_holm)
-        << std::setw(9) << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling) << std::setw(11)
-        << tv_text(r.evidence.detectable_tv) << std::setw(23) << verdict_text(r.decision.verdict) << r.label << '\n';
-  }
-  for (const CaseResult& r : report.cases) {
-    if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
-  }
+  print_case_rows(report.cases, 6, out);
   const judging::VerdictPolicy& p = report.policy;
   out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests
       << " cases: identity test, E[L] and acceptance above their ceilings), " << p.saturation_alpha() << " for saturation (Holm over "
@@ -136,11 +144,76 @@ void print_emit_summary(const EmitSummary& s, const std::string& out_path, std::
   out << "wrote " << s.cases << " " << s.what << " to " << out_path << " (" << s.samples << " samples each)\n";
   const std::vector<double>& tvs = s.detectable_tvs;
   if (!tvs.empty()) {
-    out << "judged at family alpha " << s.policy.alpha << " (identity-test level " << num(s.chi_square_level) << " per case), each case "
+    out << "judged at family alpha " << s.policy.alpha << " (identity-test level " << num(s.chi_square_level) << " per " << s.level_of << "), each "
+        << s.member << " "
         << "rejects every law at TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " (median " << num(tvs[tvs.size() / 2])
         << "), in any direction, with 99 % power\n";
   }
   if (s.undetectable > 0) out << s.undetectable << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
+}
+
+int print_batch_conformance(const BatchReport& report, std::ostream& out) {
+  std::size_t width = 6;
+  for (const CaseResult& r : report.requests) width = std::max(width, r.id.size() + 2);
+  print_case_rows(report.requests, width, out);
+  out << "\nindependence of the requests within a round: joint law of two requests' completed exit nodes against the product of\n"
+         "their canonical exit laws (a leak between them, or a request that is itself not exact, moves it off)\n";
+  std::size_t pair_width = 6;
+  for (const PairResult& r : report.pairs) pair_width = std::max(pair_width, r.id.size() + 2);
+  out << std::left << std::setw(static_cast<int>(pair_width)) << "pair" << std::setw(10) << "rounds" << std::setw(12) << "chi2 p" << std::setw(11)
+      << "exact p(H)" << std::setw(11) << "TV@99%" << "finding\n";
+  for (const PairResult& r : report.pairs) {
+    out << std::left << std::setw(static_cast<int>(pair_width)) << r.id << std::setw(10) << r.evidence.samples << std::setw(12) << num(r.evidence.chi_square.p_value)
+        << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(11) << tv_text(r.evidence.detectable_tv) << r.finding
+        << '\n';
+  }
+  const judging::VerdictPolicy& p = report.policy;
+  const std::size_t family = report.requests.size() + report.pairs.size();
+  out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests << " tests: "
+      << report.requests.size() << " requests' identity, E[L] and acceptance tests and " << report.pairs.size() << " pairs' independence tests), "
+      << p.saturation_alpha() << " for saturation (Holm over " << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\n"
+      << "TV@99%: every law at least this far from the canonical one (a request's) or from the product of the two exit laws (a pair's),\n"
+      << "in any direction, tails included, is rejected with " << p.required_power * 100 << " % power at the test's level ("
+      << num(p.identity_level(family, true)) << " a request, " << num(p.identity_level(family, false)) << " a pair); a request or pair that\n"
+      << "cannot guarantee TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give the batch more rounds.\n";
+  out << "overall: " << verdict_text(report.overall);
+  if (!report.first_failing.empty()) out << " (first such request or pair: " << report.first_failing << ")";
+  out << '\n';
+  return judging::verdict_exit_code(report.overall);
+}
+
+json batch_conformance_json(const BatchReport& report) {
+  json j;
+  j["format_version"] = 2;
+  j["command"] = "conformance";
+  j["kind"] = results_kind_name(ResultsKind::conformance_batch);
+  j["cases_format_version"] = kBatchFormatVersion;
+  j["alpha"] = report.policy.alpha;
+  j["policy"] = policy_json(report.policy, report.requests.size() + report.pairs.size());
+  j["exactness_tests"] = report.exactness_tests;
+  j["saturation_tests"] = report.saturation_tests;
+  j["overall"] = verdict_text(report.overall);
+  j["exit_code"] = judging::verdict_exit_code(report.overall);
+  j["first_failing_case"] = report.first_failing;
+  j["cases"] = json::array();
+  for (const CaseResult& r : report.requests) j["cases"].push_back(case_json(r));
+  j["pairs"] = json::array();
+  for (const PairResult& r : report.pairs) {
+    j["pairs"].push_back({{"pair", r.id},
+                          {"batch", r.batch},
+                          {"first", r.first},
+                          {"second", r.second},
+                          {"rounds", r.evidence.samples},
+                          {"chi2", r.evidence.chi_square.statistic},
+                          {"dof", r.evidence.chi_square.dof},
+                          {"chi2_p", r.evidence.chi_square.p_value},
+                          {"exactness_p_holm", r.decision.exactness_p_holm},
+                          {"detectable_tv", optional_json(r.evidence.detectable_tv)},
+                          {"powered", r.decision.powered},
+                          {"verdict", verdict_text(r.decision.verdict)},
+                          {"finding", r.finding}});
+  }
+  return j;
 }
 
 }  // namespace tev::reports

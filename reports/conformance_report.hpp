@@ -16,6 +16,10 @@ nlohmann::json conformance_json(const conformance::ConformanceReport& report);
 // (0 exact (marginally), 1 not exact, 4 inconclusive).
 int print_model_conformance(const conformance::ModelReport& report, std::ostream& out);
 nlohmann::json model_conformance_json(const conformance::ModelReport& report);
+// Batch cases (format_version 5): every request as a fixed-tree case, every pair's independence
+// within a round, and overall; returns the verdict's exit code.
+int print_batch_conformance(const conformance::BatchReport& report, std::ostream& out);
+nlohmann::json batch_conformance_json(const conformance::BatchReport& report);
 void print_emit_summary(const conformance::EmitSummary& summary, const std::string& out_path, std::ostream& out);
 
 }  // namespace tev::reports

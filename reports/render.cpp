@@ -176,11 +176,11 @@ std::string shell_quote(const std::string& s) {
 ResultsKind results_kind(const json& results) {
   constexpr ResultsKind kinds[] = {ResultsKind::theorem1, ResultsKind::exittrain, ResultsKind::check, ResultsKind::sampled_check,
                                    ResultsKind::live, ResultsKind::live_sampled, ResultsKind::conformance,
-                                   ResultsKind::conformance_model};
+                                   ResultsKind::conformance_model, ResultsKind::conformance_batch};
   std::string accepted;
   for (ResultsKind k : kinds) accepted += (accepted.empty() ? "" : ", ") + std::string(results_kind_name(k));
   const std::string why = "not a results file tevsuite report renders: it accepts the JSON of theorem1, exittrain --json, check --json, "
-                          "check --drafts sampled --json, live --json, live --drafts sampled --json and conformance check|run --json, fixed-tree or model cases (\"kind\": " + accepted + ")";
+                          "check --drafts sampled --json, live --json, live --drafts sampled --json and conformance check|run --json, fixed-tree, model or batch cases (\"kind\": " + accepted + ")";
   if (!results.is_object()) throw std::invalid_argument(why + "; this is not a JSON object");
   std::string name = results.value("kind", "");
   if (name.empty()) {  // written before "kind": the command says it, and check's drafts
@@ -212,6 +212,7 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
       figures = {"acceptance_vs_prefix.png"};
       break;
     case ResultsKind::conformance:
+    case ResultsKind::conformance_batch:
       doc = conformance_document(results);
       figures = {"acceptance_vs_prefix.png"};
       break;

@@ -349,10 +349,31 @@ Document conformance_document(const json& r) {
   }
   reports::table(d, ct);
 
+  // Batch cases: the cases are the batches' requests, and every pair of a batch's requests is
+  // tested for independence within a round.
+  const json no_pairs = json::array();
+  const json& pairs = r.contains("pairs") ? r.at("pairs") : no_pairs;
+  if (r.contains("pairs")) {
+    reports::heading(d, "Independence of the requests within a round");
+    reports::paragraph(d, "Per pair of a batch's requests: the joint law of their completed blocks' exit nodes in one round against the product "
+                          "of their canonical exit laws (identity test over N_i x N_j cells), in the exactness family with the requests. "
+                          "A dependent pair is a leak: one request reading another's rows or uniforms.");
+    Table pt{{"pair", "rounds", "chi2 (dof)", "p", "Holm p exactness", "TV@99%", "finding"}, {}};
+    for (const json& p : pairs) {
+      pt.rows.push_back({text(p, "pair"), count(p.at("rounds")), fixed(p.at("chi2").get<double>(), 1) + " (" + std::to_string(p.at("dof").get<int>()) + ")",
+                         num(p.at("chi2_p").get<double>()), num(p.at("exactness_p_holm").get<double>()), tv_text(p.at("detectable_tv")), text(p, "finding")});
+    }
+    reports::table(d, pt);
+  }
+
   reports::heading(d, "First failing case");
   const std::string first = text(r, "first_failing_case");
   const auto failing = std::find_if(cases.begin(), cases.end(), [&](const json& c) { return text(c, "case_id") == first; });
-  if (first.empty() || failing == cases.end()) {
+  const auto failing_pair = std::find_if(pairs.begin(), pairs.end(), [&](const json& p) { return text(p, "pair") == first; });
+  if (!first.empty() && failing_pair != pairs.end()) {
+    reports::paragraph(d, "Pair **" + first + "**: " + text(*failing_pair, "finding") + "; its chi-square p " + num(failing_pair->at("chi2_p").get<double>()) +
+                              ", Holm p " + num(failing_pair->at("exactness_p_holm").get<double>()) + ".");
+  } else if (first.empty() || failing == cases.end()) {
     reports::paragraph(d, "None: every case is exact and saturated.");
   } else {
     reports::paragraph(d, "Case **" + first + "** (" + text(*failing, "label") + "), the first case with the overall verdict.");
@@ -513,7 +534,9 @@ Document live_sampled_document(const json& r) {
 }
 
 VerdictSummary verdict_summary(const json& r, ResultsKind kind) {
-  if (kind == ResultsKind::conformance || kind == ResultsKind::conformance_model) return {"overall: " + text(r, "overall"), r.at("exit_code").get<int>()};
+  if (kind == ResultsKind::conformance || kind == ResultsKind::conformance_model || kind == ResultsKind::conformance_batch) {
+    return {"overall: " + text(r, "overall"), r.at("exit_code").get<int>()};
+  }
   const bool passed = r.at("passed").get<bool>();
   // As the commands decide: live (either drafts) exits 4 when its only unexpected verdicts are inconclusive.
   bool inconclusive = kind == ResultsKind::live_sampled && !passed && r.at("only_inconclusive").get<bool>();

@@ -31,6 +31,7 @@ std::string_view results_kind_name(ResultsKind kind) {
     case ResultsKind::live_sampled: return "live-sampled";
     case ResultsKind::conformance: return "conformance";
     case ResultsKind::conformance_model: return "conformance-model-cases";
+    case ResultsKind::conformance_batch: return "conformance-batch-cases";
   }
   return "unknown";
 }

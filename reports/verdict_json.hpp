@@ -16,7 +16,7 @@ namespace tev::reports {
 
 // What a results file holds: every results file carries its kind's name as "kind", beside
 // "format_version", so that `tevsuite report` knows how to render it.
-enum class ResultsKind { theorem1, exittrain, check, sampled_check, live, live_sampled, conformance, conformance_model };
+enum class ResultsKind { theorem1, exittrain, check, sampled_check, live, live_sampled, conformance, conformance_model, conformance_batch };
 std::string_view results_kind_name(ResultsKind kind);
 
 // A number, or null where there is none (a TV that no budget detects).

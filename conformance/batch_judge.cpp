@@ -1,0 +1,162 @@
+#include "conformance/batch_judge.hpp"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "conformance/json_input.hpp"
+#include "core/exit_law.hpp"
+#include "core/identity_test.hpp"
+
+namespace tev::conformance {
+
+using nlohmann::json;
+
+BatchJudge::BatchJudge(const BatchCase& batch, std::uint32_t completion_seed, std::uint32_t batch_index) : batch_(&batch) {
+  const auto first_index = static_cast<std::uint32_t>(batch_index * kMaxBatchRequests);
+  for (std::size_t k = 0; k < batch.requests.size(); ++k) judges_.emplace_back(batch.requests[k], completion_seed, first_index + static_cast<std::uint32_t>(k));
+  for (std::size_t i = 0; i < batch.requests.size(); ++i) {
+    for (std::size_t j = i + 1; j < batch.requests.size(); ++j) {
+      pair_counts_.emplace_back(static_cast<std::size_t>(batch.requests[i].tree.size()) * static_cast<std::size_t>(batch.requests[j].tree.size()), 0);
+    }
+  }
+}
+
+void BatchJudge::add_line(std::string_view line, const std::string& where) {
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
+    throw InputError(where + ": not valid JSON (" + e.what() + ")");
+  }
+  const std::string at = where + " (batch " + batch_->id + ")";
+  if (!j.is_object() || !j.contains("case_id") || !j.contains("blocks") || !j["blocks"].is_array()) {
+    throw InputError(where + ": a round must be an object with \"case_id\" and a \"blocks\" array");
+  }
+  if (!j["case_id"].is_string() || j["case_id"].get<std::string>() != batch_->id) {
+    throw InputError(where + ": round for case " + j["case_id"].dump() + " where batch \"" + batch_->id + "\" was expected");
+  }
+  const json& blocks = j["blocks"];
+  const std::vector<Case>& requests = batch_->requests;
+  std::vector<RequestBlock> round(blocks.size());
+  for (std::size_t k = 0; k < blocks.size() && k < requests.size(); ++k) {
+    const json& b = blocks[k];
+    const std::string block_at = at + " block " + std::to_string(k);
+    if (!b.is_object() || !b.contains("request") || !b["request"].is_string() || !b.contains("accepted") || !b["accepted"].is_array() ||
+        !b.contains("bonus")) {
+      throw InputError(block_at + ": a block must be an object with a string \"request\", an \"accepted\" array and a \"bonus\"");
+    }
+    const std::string id = b["request"].get<std::string>();
+    if (id != requests[k].id) {
+      const bool in_batch = std::any_of(requests.begin(), requests.end(), [&](const Case& c) { return c.id == id; });
+      throw InputError(block_at + ": " +
+                       (in_batch ? "request \"" + id + "\" out of order: this block is request \"" + requests[k].id + "\"'s (answer in the batch's order)"
+                                 : "request \"" + id + "\" is not in the batch (block " + std::to_string(k) + " is request \"" + requests[k].id + "\"'s)"));
+    }
+    const std::string request_at = block_at + " (request " + id + ")";
+    for (std::size_t t = 0; t < b["accepted"].size(); ++t) {
+      round[k].accepted.push_back(token_field(b["accepted"][t], request_at, "accepted[" + std::to_string(t) + "]"));
+    }
+    round[k].bonus = token_field(b["bonus"], request_at, "bonus");
+  }
+  add_round(round, rounds_, at);
+}
+
+void BatchJudge::add_round(std::span<const RequestBlock> blocks, std::uint64_t round, const std::string& where) {
+  const std::vector<Case>& requests = batch_->requests;
+  if (blocks.size() != requests.size()) {
+    throw InputError(where + ": " + std::to_string(blocks.size()) + " blocks for the batch's " + std::to_string(requests.size()) + " requests" +
+                     (blocks.size() < requests.size() ? " (request \"" + requests[blocks.size()].id + "\" has none)" : ""));
+  }
+  ++rounds_;
+  std::vector<std::optional<Block>> completed(blocks.size());
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    completed[k] = judges_[k].add_sample(blocks[k].accepted, blocks[k].bonus, round, where + " request " + requests[k].id);
+  }
+  std::size_t pair = 0;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    for (std::size_t j = i + 1; j < blocks.size(); ++j, ++pair) {
+      if (!completed[i] || !completed[j]) continue;
+      const auto cell = static_cast<std::size_t>(completed[i]->exit) * static_cast<std::size_t>(requests[j].tree.size()) +
+                        static_cast<std::size_t>(completed[j]->exit);
+      ++pair_counts_[pair][cell];
+    }
+  }
+}
+
+std::vector<double> independent_exit_law(const Case& first, const Case& second) {
+  const std::vector<double> a = ExitLaw::compute(first.tree, first.rows).exit, b = ExitLaw::compute(second.tree, second.rows).exit;
+  std::vector<double> law;
+  law.reserve(a.size() * b.size());
+  for (double x : a) {
+    for (double y : b) law.push_back(x * y);
+  }
+  return law;
+}
+
+BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::VerdictPolicy& policy) {
+  BatchReport report;
+  report.policy = policy;
+  std::size_t family = 0;
+  for (const BatchJudge& judge : judges) {
+    const std::size_t k = judge.spec().requests.size();
+    family += k + k * (k - 1) / 2;
+  }
+  std::vector<judging::TreeEvidence> evidence;
+  for (const BatchJudge& judge : judges) {
+    const BatchCase& b = judge.spec();
+    if (judge.lines() != b.samples) {
+      throw InputError("batch " + b.id + ": " + std::to_string(judge.lines()) + " rounds, the batch asks for " + std::to_string(b.samples));
+    }
+    for (const CaseJudge& request : judge.requests()) {
+      CaseResult r = case_result(request, policy, family, evidence.size());
+      r.id = b.id + "/" + r.id;
+      evidence.push_back(r.evidence);
+      report.requests.push_back(std::move(r));
+    }
+  }
+  const double pair_level = policy.identity_level(family, false);
+  for (const BatchJudge& judge : judges) {
+    const BatchCase& b = judge.spec();
+    std::size_t pair = 0;
+    for (std::size_t i = 0; i < b.requests.size(); ++i) {
+      for (std::size_t j = i + 1; j < b.requests.size(); ++j, ++pair) {
+        const Case &first = b.requests[i], &second = b.requests[j];
+        const std::vector<double> law = independent_exit_law(first, second);
+        const std::vector<std::int32_t> groups = node_groups(first.tree.size(), second.tree.size());
+        const std::vector<std::uint64_t>& counts = judge.pair_counts()[pair];
+        PairResult p{b.id + "/" + first.id + " x " + second.id, b.id, first.id, second.id, {}, {}};
+        for (std::uint64_t c : counts) p.evidence.samples += c;
+        p.evidence.chi_square = identity_test(counts, law, groups, policy.identity_test_level(family, evidence.size(), false),
+                                              judging::kReportedDeviations, &p.evidence.largest_deviations);
+        p.evidence.detectable_tv = judging::detectable_tv(law, groups, b.samples, pair_level, policy.required_power);
+        evidence.push_back(p.evidence);
+        report.pairs.push_back(std::move(p));
+      }
+    }
+  }
+  const judging::SubjectVerdict decision = judging::decide(evidence, policy);
+  report.overall = decision.verdict;
+  report.exactness_tests = decision.exactness_tests;
+  report.saturation_tests = decision.saturation_tests;
+  for (std::size_t k = 0; k < report.requests.size(); ++k) report.requests[k].decision = decision.cases[k];
+  std::map<std::string, judging::Verdict, std::less<>> request_verdict;
+  for (const CaseResult& r : report.requests) request_verdict[r.id] = r.decision.verdict;
+  for (std::size_t k = 0; k < report.pairs.size(); ++k) {
+    PairResult& p = report.pairs[k];
+    p.decision = decision.cases[report.requests.size() + k];
+    std::string off;
+    for (const std::string& request : {p.first, p.second}) {
+      if (request_verdict[p.batch + "/" + request] == judging::Verdict::not_exact) off = request;
+    }
+    p.finding = p.decision.verdict == judging::Verdict::inconclusive ? "inconclusive"
+                : p.decision.verdict != judging::Verdict::not_exact  ? "independent"
+                : off.empty()                                        ? "dependent (a leak)"
+                                                                     : "off the product: request " + off + " is not exact";
+  }
+  report.first_failing = first_case_with(report.requests, report.overall);
+  if (report.first_failing.empty()) report.first_failing = first_case_with(report.pairs, report.overall);
+  return report;
+}
+
+}  // namespace tev::conformance

@@ -1,0 +1,87 @@
+#pragma once
+// Judges a verifier's answers to batch cases (conformance/batch_case.hpp). Each request is judged
+// as a fixed-tree case of its own (its completed blocks against its canonical law, E[L] and
+// per-node acceptance against its ceiling), and every pair of a batch's requests is tested for
+// independence: the joint law of their completed blocks' exit nodes within a round against the
+// product of their canonical exit laws, w_i ⊗ w_j, by the identity test (core/identity_test.hpp)
+// over N_i × N_j cells grouped by request i's exit. Requests and pairs form one exactness family
+// of the verdict policy (Holm at α/2), each pair powered as a case is: it must detect every joint
+// law at TV max_detectable_tv from the product, in any direction, or the verdict is inconclusive.
+// Under an exact verifier whose requests do not share randomness the completed exits of two
+// requests are independent (each is completed on its own stream), so a rejection is a leak: a
+// request reading another's rows or uniforms.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conformance/batch_case.hpp"
+#include "conformance/judge.hpp"
+
+namespace tev::conformance {
+
+// One request's block in a round, as tokens.
+struct RequestBlock {
+  std::vector<std::int64_t> accepted;
+  std::int64_t bonus = 0;
+};
+
+class BatchJudge {
+ public:
+  // Request k's completion stream is keyed by completion_seed and batch_index · kMaxBatchRequests + k.
+  BatchJudge(const BatchCase& batch, std::uint32_t completion_seed, std::uint32_t batch_index);
+
+  // One round line {"case_id", "blocks": [{"request", "accepted", "bonus"}, ...]}. InputError,
+  // naming `where`, the batch and the request, for malformed JSON, a blocks array shorter or longer
+  // than the batch, a block for a request not in the batch, or one out of the batch's order; an
+  // impossible block is counted against its request.
+  void add_line(std::string_view line, const std::string& where);
+  // One round as tokens, the batch's order: `round` keys the completion draws.
+  void add_round(std::span<const RequestBlock> blocks, std::uint64_t round, const std::string& where);
+
+  const BatchCase& spec() const { return *batch_; }
+  const std::vector<CaseJudge>& requests() const { return judges_; }
+  // (N_i, N_j) joint counts of the completed exit nodes of requests i < j, pairs in (0,1), (0,2),
+  // ..., (1,2), ... order, over the rounds where both blocks were possible.
+  const std::vector<std::vector<std::uint64_t>>& pair_counts() const { return pair_counts_; }
+  std::uint64_t lines() const { return rounds_; }
+
+ private:
+  const BatchCase* batch_;
+  std::vector<CaseJudge> judges_;
+  std::vector<std::vector<std::uint64_t>> pair_counts_;
+  std::uint64_t rounds_ = 0;
+};
+
+// One pair of a batch's requests: their independence within a round.
+struct PairResult {
+  std::string id;                  // "batch/first x second"
+  std::string batch, first, second;
+  judging::TreeEvidence evidence;  // samples, chi_square, detectable_tv (no tree tests)
+  judging::CaseVerdict decision;
+  // The decision in the pair's own words: "independent"; "inconclusive"; "dependent (a leak)" when
+  // it is rejected while both requests are exact; or, when a request is itself not exact (its own
+  // law moves the joint law off the product), "off the product: request X is not exact".
+  std::string finding;
+};
+
+struct BatchReport {
+  std::vector<CaseResult> requests;  // every batch's requests in order, ids "batch/request"
+  std::vector<PairResult> pairs;
+  judging::Verdict overall = judging::Verdict::exact_saturated;
+  std::string first_failing;  // the first request or pair with the overall verdict, when not saturated
+  judging::VerdictPolicy policy;
+  std::size_t exactness_tests = 0;  // requests and pairs
+  std::size_t saturation_tests = 0;
+};
+
+// The verdicts of every batch's requests and pairs under the policy; InputError when a batch
+// lacks rounds.
+BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::VerdictPolicy& policy);
+
+// The product law w_i ⊗ w_j of two requests' canonical exit laws, (N_i, N_j) row-major.
+std::vector<double> independent_exit_law(const Case& first, const Case& second);
+
+}  // namespace tev::conformance

@@ -1,0 +1,293 @@
+// Batch cases (format 5): the reader's refusals, the round reader's refusals, and the judge on
+// emitted batches with a C++ TEV that verifies every request of a round from a flattened row
+// layout, correct and with the batch bugs (a request reading its neighbour's rows, its rows one
+// position late, one uniform shared by every request). Default budgets: 2 batches of 4 requests,
+// 100,000 rounds, family α 1e-3, fixed seeds. Each bug's exact TV is derived and printed for the
+// table in docs/commands/conformance.md.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <numeric>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "conformance/batch_judge.hpp"
+#include "conformance/emit.hpp"
+#include "conformance/tests/test_helpers.hpp"
+#include "core/exit_law.hpp"
+#include "core/format.hpp"
+#include "core/philox.hpp"
+#include "core/sampling.hpp"
+
+namespace tev::conformance {
+namespace {
+
+using nlohmann::json;
+using test_helpers::message_of;
+
+std::vector<BatchCase> default_batches() {
+  std::vector<BatchCase> out;
+  for (const std::string& line : emit_configured(EmitConfig{.cases = kDefaultBatches, .batch = 4})) out.push_back(parse_batch_case(line, "emitted"));
+  return out;
+}
+
+std::string small_batch(const std::string& requests, std::int64_t samples = 10) {
+  return R"({"format_version": 5, "case_id": "k0", "samples": )" + std::to_string(samples) + R"(, "requests": )" + requests + "}";
+}
+const std::string kRequest = R"({"format_version": 1, "case_id": "a", "vocab": 2, "parents": [-1, 0], "tokens": [null, 0], "probs": [[0.5, 0.5], [0.5, 0.5]]})";
+std::string request(const std::string& id, int vocab = 2) {
+  json r = json::parse(kRequest);
+  r["case_id"] = id;
+  r["vocab"] = vocab;
+  r["probs"] = json::array({std::vector<double>(static_cast<std::size_t>(vocab), 1.0 / vocab), std::vector<double>(static_cast<std::size_t>(vocab), 1.0 / vocab)});
+  return r.dump();
+}
+
+TEST(BatchCase, EmittedBatchesHoldDifferentTreesOfOneVocabulary) {
+  const std::vector<BatchCase> batches = default_batches();
+  ASSERT_EQ(batches.size(), 2u);
+  for (const BatchCase& b : batches) {
+    ASSERT_EQ(b.requests.size(), 4u);
+    EXPECT_EQ(b.samples, 100000u);
+    for (const Case& r : b.requests) {
+      EXPECT_EQ(r.tree.vocab, 16);
+      EXPECT_EQ(r.samples, b.samples);
+    }
+  }
+  EXPECT_NE(batches[1].requests[0].tree.size(), batches[1].requests[1].tree.size());  // the 4-ary tree beside a 13-node one
+  const std::vector<std::string> engine = emit_configured(EmitConfig{.cases = 1, .engine_inputs = true, .batch = 3});
+  const BatchCase e = parse_batch_case(engine.front(), "emitted");
+  EXPECT_EQ(e.requests[0].format_version, kEngineFormatVersion);
+  EXPECT_NE(e.requests[0].sampling, e.requests[1].sampling);
+}
+
+TEST(BatchCase, RefusesWhatIsNotABatchOfOneModelsRequests) {
+  const auto refused = [](const std::string& line, const CaseLimits& limits = {}) {
+    return message_of([&] { parse_batch_case(line, "b.jsonl:1", limits); });
+  };
+  EXPECT_EQ(refused(small_batch("[" + request("a") + ", " + request("b") + "]")), "");
+  EXPECT_NE(refused(small_batch("[]")).find("\"requests\" must be an array of 1 to 64 fixed-tree cases"), std::string::npos);
+  std::string many = "[";
+  for (int k = 0; k < 65; ++k) many += (k ? ", " : "") + request("r" + std::to_string(k));
+  EXPECT_NE(refused(small_batch(many + "]")).find("1 to 64"), std::string::npos);
+  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("a") + "]")).find("(case k0) request 1: request id \"a\" already used by request 0"),
+            std::string::npos);
+  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("b", 3) + "]")).find("vocab 3 differs from the batch's first request's 2"),
+            std::string::npos);
+  json with_samples = json::parse(request("a"));
+  with_samples["samples"] = 11;
+  EXPECT_NE(refused(small_batch("[" + with_samples.dump() + "]")).find("b.jsonl:1 (case k0) request 0: a request's samples are the batch's rounds (10)"),
+            std::string::npos);
+  json model = json::parse(request("a"));
+  model["format_version"] = 2;
+  EXPECT_NE(refused(small_batch("[" + model.dump() + "]")).find("format_version 2 is not a fixed-tree case"), std::string::npos);
+  EXPECT_NE(refused(kRequest).find("it goes in a file of its own"), std::string::npos);
+  // Two requests of 2 nodes: 4 cells each of rows, 4 of joint counts.
+  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("b") + "]"), CaseLimits{.cells = 3}).find("joint exit-node counts"),
+            std::string::npos);
+  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("b") + "]"), CaseLimits{.cells = 10}).find("cells"), std::string::npos);
+  EXPECT_EQ(refused(small_batch("[" + request("a") + ", " + request("b") + "]"), CaseLimits{.cells = 12}), "");
+  // A batch line where fixed-tree cases are read.
+  EXPECT_NE(message_of([] { parse_case(small_batch("[" + request("a") + "]"), "c.jsonl:1"); }).find("format_version 5 is a batch case"),
+            std::string::npos);
+}
+
+TEST(BatchJudge, RefusesRoundsThatAreShortOutOfOrderOrForAnotherRequest) {
+  const BatchCase b = parse_batch_case(small_batch("[" + request("a") + ", " + request("b") + "]"), "b.jsonl:1");
+  BatchJudge judge(b, 1, 0);
+  const auto refused = [&](const std::string& line) { return message_of([&] { judge.add_line(line, "out:7"); }); };
+  const std::string block_a = R"({"request": "a", "accepted": [], "bonus": 1})", block_b = R"({"request": "b", "accepted": [0], "bonus": 1})";
+  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_a + ", " + block_b + "]}"), "");
+  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_a + "]}"), "out:7 (batch k0): 1 blocks for the batch's 2 requests (request \"b\" has none)");
+  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_a + ", " + block_b + ", " + block_b + "]}"), "out:7 (batch k0): 3 blocks for the batch's 2 requests");
+  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_b + ", " + block_a + "]}"),
+            "out:7 (batch k0) block 0: request \"b\" out of order: this block is request \"a\"'s (answer in the batch's order)");
+  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [{"request": "z", "accepted": [], "bonus": 1}, )" + block_b + "]}"),
+            "out:7 (batch k0) block 0: request \"z\" is not in the batch (block 0 is request \"a\"'s)");
+  EXPECT_NE(refused(R"({"case_id": "k1", "blocks": []})").find("where batch \"k0\" was expected"), std::string::npos);
+  EXPECT_NE(refused(R"({"case_id": "k0"})").find("a \"blocks\" array"), std::string::npos);
+  EXPECT_NE(refused(R"({"case_id": "k0", "blocks": [{"request": "a", "accepted": [0.5], "bonus": 1}, )" + block_b + "]}")
+                .find("block 0 (request a): accepted[0] must be an integer token"),
+            std::string::npos);
+  EXPECT_NE(refused("not json").find("not valid JSON"), std::string::npos);
+  // An impossible block is its request's event, not bad input.
+  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [{"request": "a", "accepted": [1], "bonus": 1}, )" + block_b + "]}"), "");
+  EXPECT_EQ(judge.requests()[0].impossible(), 1u);
+  EXPECT_EQ(judge.lines(), 2u);
+}
+
+enum class BatchBug { none, neighbour_rows, position_off_by_one, shared_uniforms };
+
+// The rows request k's verifier reads from the flattened layout (every request's rows stacked,
+// request k's node v at offsets[k] + v): its own, or the bug's.
+std::vector<TargetRows> believed_rows(const BatchCase& b, BatchBug bug) {
+  std::vector<double> flat;
+  std::vector<std::size_t> offsets;
+  const auto vocab = static_cast<std::size_t>(b.requests.front().tree.vocab);
+  for (const Case& r : b.requests) {
+    offsets.push_back(flat.size() / vocab);
+    flat.insert(flat.end(), r.rows.data().begin(), r.rows.data().end());
+  }
+  const std::size_t rows = flat.size() / vocab;
+  std::vector<TargetRows> out;
+  for (std::size_t k = 0; k < b.requests.size(); ++k) {
+    std::size_t start = bug == BatchBug::neighbour_rows ? offsets[(k + 1) % offsets.size()] : offsets[k];
+    if (bug == BatchBug::position_off_by_one) ++start;
+    const NodeId n = b.requests[k].tree.size();
+    std::vector<double> mine;
+    for (NodeId v = 0; v < n; ++v) {
+      const auto at = flat.begin() + static_cast<std::ptrdiff_t>(((start + static_cast<std::size_t>(v)) % rows) * vocab);
+      mine.insert(mine.end(), at, at + static_cast<std::ptrdiff_t>(vocab));
+    }
+    out.push_back(TargetRows::from_probabilities(mine, n, static_cast<std::int32_t>(vocab)));
+  }
+  return out;
+}
+
+// TEV on one request: exit node by inverse CDF of w over the tree's node order, bonus from the
+// exit's residual (on the believed rows).
+struct RequestTev {
+  std::vector<double> exit_cumulative;      // (N)
+  std::vector<std::vector<double>> residual;  // (N)(V)
+  std::vector<std::vector<std::int64_t>> paths;  // (N)
+};
+
+RequestTev request_tev(const DraftTree& tree, const TargetRows& rows) {
+  const ExitLaw law = ExitLaw::compute(tree, rows);
+  RequestTev t;
+  double total = 0.0;
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    total += law.exit[static_cast<std::size_t>(v)];
+    t.exit_cumulative.push_back(total);
+    std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
+    masked_row(tree, rows, v, residual);
+    t.residual.push_back(std::move(residual));
+    std::vector<std::int64_t> path;
+    for (NodeId u = v; u != 0; u = tree.parent[u]) path.insert(path.begin(), tree.token[u]);
+    t.paths.push_back(std::move(path));
+  }
+  return t;
+}
+
+std::int64_t pick(std::span<const double> weights, double u) {
+  std::vector<double> cumulative(weights.size());
+  cumulate(weights.data(), static_cast<std::int32_t>(weights.size()), cumulative.data());
+  return pick_cumulative(cumulative.data(), static_cast<std::int32_t>(weights.size()), u);
+}
+
+BatchReport check_batches(BatchBug bug) {
+  const std::vector<BatchCase> batches = default_batches();
+  std::vector<BatchJudge> judges;
+  for (std::size_t i = 0; i < batches.size(); ++i) judges.emplace_back(batches[i], kDefaultSeed, static_cast<std::uint32_t>(i));
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const BatchCase& b = batches[i];
+    const std::vector<TargetRows> rows = believed_rows(b, bug);
+    std::vector<RequestTev> tevs;
+    for (std::size_t k = 0; k < b.requests.size(); ++k) tevs.push_back(request_tev(b.requests[k].tree, rows[k]));
+    std::vector<RequestBlock> round(b.requests.size());
+    for (std::uint64_t s = 0; s < b.samples; ++s) {
+      DrawCounter shared({20261204, Stream::verifier, static_cast<std::uint32_t>(i), s});  // a stream no request draws from
+      const double shared_u = shared.next();
+      for (std::size_t k = 0; k < b.requests.size(); ++k) {
+        DrawCounter draws({20261203, Stream::verifier, static_cast<std::uint32_t>(i * kMaxBatchRequests + k), s});
+        const RequestTev& t = tevs[k];
+        const double u = bug == BatchBug::shared_uniforms ? shared_u : draws.next();
+        const auto node = static_cast<std::size_t>(pick_cumulative(t.exit_cumulative.data(), static_cast<std::int32_t>(t.exit_cumulative.size()), u));
+        round[k] = {t.paths[node], pick(t.residual[node], draws.next())};
+      }
+      judges[i].add_round(round, s, "round " + std::to_string(s));
+    }
+  }
+  return judge_batches(judges, judging::VerdictPolicy{});
+}
+
+// Exact TVs. A request's: TEV on the rows it believes in has their canonical law (Corollary 2),
+// from the canonical law of its own rows. A pair's under shared uniforms: both exits are one
+// uniform's inverse CDFs, so the joint mass of (a, b) is the overlap of their CDF intervals.
+std::vector<double> request_tvs(const BatchCase& b, BatchBug bug) {
+  std::vector<double> out;
+  const std::vector<TargetRows> believed = believed_rows(b, bug);
+  for (std::size_t k = 0; k < b.requests.size(); ++k) {
+    const Case& r = b.requests[k];
+    out.push_back(total_variation(canonical_block_law(r.tree, believed[k], ExitLaw::compute(r.tree, believed[k])),
+                                  canonical_block_law(r.tree, r.rows, ExitLaw::compute(r.tree, r.rows))));
+  }
+  return out;
+}
+
+double shared_uniform_tv(const Case& first, const Case& second) {
+  const std::vector<double> a = ExitLaw::compute(first.tree, first.rows).exit, b = ExitLaw::compute(second.tree, second.rows).exit;
+  const double ta = std::accumulate(a.begin(), a.end(), 0.0), tb = std::accumulate(b.begin(), b.end(), 0.0);
+  const std::vector<double> product = independent_exit_law(first, second);
+  std::vector<double> joint(product.size());
+  double a0 = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double a1 = a0 + a[i] / ta;
+    double b0 = 0.0;
+    for (std::size_t j = 0; j < b.size(); ++j) {
+      const double b1 = b0 + b[j] / tb;
+      joint[i * b.size() + j] = std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+      b0 = b1;
+    }
+    a0 = a1;
+  }
+  return total_variation(joint, product);
+}
+
+void print_tvs(const char* name, const std::vector<double>& tvs) {
+  std::cout << name << ": exact TV";
+  for (double tv : tvs) std::cout << ' ' << num(tv);
+  std::cout << '\n';
+}
+
+TEST(BatchJudge, TevOnEveryRequestIsExactSaturatedAndIndependent) {
+  const BatchReport report = check_batches(BatchBug::none);
+  EXPECT_EQ(report.overall, judging::Verdict::exact_saturated) << report.first_failing;
+  EXPECT_EQ(report.requests.size(), 8u);
+  ASSERT_EQ(report.pairs.size(), 12u);
+  for (const PairResult& p : report.pairs) {
+    EXPECT_EQ(p.finding, "independent") << p.id;
+    ASSERT_TRUE(p.evidence.detectable_tv.has_value()) << p.id;
+    EXPECT_LE(*p.evidence.detectable_tv, 0.05) << p.id;  // powered at the default budget
+  }
+}
+
+TEST(BatchJudge, ARequestReadingItsNeighboursRowsIsNotExact) {
+  for (const BatchBug bug : {BatchBug::neighbour_rows, BatchBug::position_off_by_one}) {
+    const BatchReport report = check_batches(bug);
+    std::vector<double> tvs;
+    for (const BatchCase& b : default_batches()) {
+      const std::vector<double> mine = request_tvs(b, bug);
+      tvs.insert(tvs.end(), mine.begin(), mine.end());
+    }
+    print_tvs(bug == BatchBug::neighbour_rows ? "neighbour rows, per request" : "position off by one, per request", tvs);
+    EXPECT_EQ(report.overall, judging::Verdict::not_exact);
+    for (std::size_t k = 0; k < report.requests.size(); ++k) {
+      EXPECT_GT(tvs[k], 0.05) << report.requests[k].id;
+      EXPECT_EQ(report.requests[k].decision.verdict, judging::Verdict::not_exact) << report.requests[k].id;
+    }
+  }
+}
+
+TEST(BatchJudge, SharedUniformsAreCaughtByTheIndependenceTestsAlone) {
+  const BatchReport report = check_batches(BatchBug::shared_uniforms);
+  EXPECT_EQ(report.overall, judging::Verdict::not_exact);
+  for (const CaseResult& r : report.requests) EXPECT_EQ(r.decision.verdict, judging::Verdict::exact_saturated) << r.id;
+  std::vector<double> tvs;
+  for (const BatchCase& b : default_batches()) {
+    for (std::size_t i = 0; i < b.requests.size(); ++i) {
+      for (std::size_t j = i + 1; j < b.requests.size(); ++j) tvs.push_back(shared_uniform_tv(b.requests[i], b.requests[j]));
+    }
+  }
+  print_tvs("shared uniforms, per pair", tvs);
+  ASSERT_EQ(tvs.size(), report.pairs.size());
+  for (std::size_t k = 0; k < tvs.size(); ++k) {
+    EXPECT_EQ(report.pairs[k].finding, "dependent (a leak)") << report.pairs[k].id;
+    EXPECT_GT(tvs[k], *report.pairs[k].evidence.detectable_tv) << report.pairs[k].id;
+  }
+}
+
+}  // namespace
+}  // namespace tev::conformance
