@@ -4,6 +4,7 @@
 #include <tevsuite/check.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include "conformance/in_process.hpp"
@@ -131,14 +132,13 @@ Report public_report(const tc::ModelReport& r) {
 }
 
 // A batch's rows as blocks, each checked: the batch's size, tokens in [0, V), −1 padding only
-// after a row's last accepted token.
-std::vector<tc::TokenBlock> checked_blocks(const BlockBatch& batch, std::string_view id, std::int32_t vocab, std::uint64_t first,
-                                             std::uint64_t count) {
-  const auto where = [&](std::uint64_t i) { return "case " + std::string(id) + ", sample " + std::to_string(first + i) + ": "; };
+// after a row's last accepted token. `rows` names the batch's rows in messages, `row(i)` row i.
+std::vector<tc::TokenBlock> checked_blocks(const BlockBatch& batch, std::int32_t vocab, std::uint64_t count, const std::string& rows,
+                                             const std::function<std::string(std::uint64_t)>& row) {
+  const auto where = [&](std::uint64_t i) { return row(i) + ": "; };
   const auto width = static_cast<std::size_t>(std::max(batch.width, 0));
   if (batch.bonus.size() != count || batch.accepted.size() != count * width) {
-    throw std::invalid_argument("case " + std::string(id) + ", samples " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
-                                ": a batch of " + std::to_string(count) + " needs " + std::to_string(count) + " bonus tokens and " +
+    throw std::invalid_argument(rows + ": a batch of " + std::to_string(count) + " needs " + std::to_string(count) + " bonus tokens and " +
                                 std::to_string(count) + " x width accepted entries, got " + std::to_string(batch.bonus.size()) + " and " +
                                 std::to_string(batch.accepted.size()));
   }
@@ -158,6 +158,30 @@ std::vector<tc::TokenBlock> checked_blocks(const BlockBatch& batch, std::string_
     blocks[i] = {std::vector<std::int32_t>(row, row + length), batch.bonus[i]};
   }
   return blocks;
+}
+
+std::string samples_name(std::string_view id, std::uint64_t first, std::uint64_t count) {
+  return "case " + std::string(id) + ", samples " + std::to_string(first) + ".." + std::to_string(first + count - 1);
+}
+std::function<std::string(std::uint64_t)> sample_name(std::string_view id, std::uint64_t first) {
+  return [id, first](std::uint64_t i) { return "case " + std::string(id) + ", sample " + std::to_string(first + i); };
+}
+
+Report public_report(const tc::BatchReport& r) {
+  Report out{public_verdict(r.overall), tev::judging::verdict_text(r.overall), r.policy.alpha, r.policy.exact_tolerance, {}, tc::describe(r)};
+  for (const tc::CaseResult& c : r.requests) {
+    const tev::judging::TreeEvidence& e = c.evidence;
+    out.cases.push_back({c.id, c.label, public_verdict(c.decision.verdict), c.samples, c.impossible, e.chi_square.p_value,
+                         c.decision.exactness_p_holm, c.decision.saturation_p_holm, e.detectable_tv, std::nullopt, finite(e.mean_length),
+                         finite(e.ceiling), "a batch's request: sampling only"});
+  }
+  for (const tc::PairResult& p : r.pairs) {
+    const tev::judging::TreeEvidence& e = p.evidence;
+    out.cases.push_back({p.id, "independence within a round: " + p.finding, public_verdict(p.decision.verdict), e.samples, 0, e.chi_square.p_value,
+                         p.decision.exactness_p_holm, std::nullopt, e.detectable_tv, std::nullopt, std::nullopt, std::nullopt,
+                         "a pair of requests: sampling only"});
+  }
+  return out;
 }
 
 std::uint64_t batch_seed(const tev::DrawSite& site) { return tc::Randomness(site).bits(); }
@@ -246,7 +270,8 @@ Report check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptio
 Report check_tree_verifier_batched(const TreeBatchVerifier& verifier, const TreeCheckOptions& options, std::uint64_t batch) {
   return public_report(tc::check_tree_verifier_batched(
       [&](const tc::TreeCaseView& view, std::uint64_t first, std::uint64_t count, const tev::DrawSite& site) {
-        return checked_blocks(verifier(public_view(view), first, count, batch_seed(site)), view.id, view.vocab, first, count);
+        return checked_blocks(verifier(public_view(view), first, count, batch_seed(site)), view.vocab, count, samples_name(view.id, first, count),
+                              sample_name(view.id, first));
       },
       internal_options(options), batch));
 }
@@ -255,9 +280,31 @@ Report check_model_verifier_batched(const ModelBatchVerifier& verifier, const Mo
   return public_report(tc::check_model_verifier_batched(
       [&](const tc::ModelCaseView& view, std::uint64_t first, std::uint64_t count, const tev::DrawSite& site) {
         const PairRows rows(view);
-        return checked_blocks(verifier(public_model_case(view, rows), first, count, batch_seed(site)), view.id, view.vocab, first, count);
+        return checked_blocks(verifier(public_model_case(view, rows), first, count, batch_seed(site)), view.vocab, count,
+                              samples_name(view.id, first, count), sample_name(view.id, first));
       },
       internal_options(options), batch));
+}
+
+Report check_batch_verifier(const RequestBatchVerifier& verifier, const BatchCheckOptions& options) {
+  tc::BatchCheckOptions internal;
+  internal.batches.cases = options.batches;
+  internal.batches.batch = options.requests;
+  internal.batches.samples = options.rounds;
+  internal.batches.engine_inputs = options.engine_inputs;
+  internal.alpha = options.alpha;
+  internal.seed = options.seed;
+  return public_report(tc::check_batch_verifier(
+      [&](std::string_view batch, std::span<const tc::TreeCaseView> views, const tev::DrawSite& site) {
+        std::vector<TreeCase> requests;
+        for (const tc::TreeCaseView& v : views) requests.push_back(public_view(v));
+        tc::Randomness r(site);
+        SampleRandomness randomness(r);
+        const std::string round = "batch " + std::string(batch) + ", round " + std::to_string(site.sample);
+        return checked_blocks(verifier(requests, randomness), views.front().vocab, views.size(), round,
+                              [&](std::uint64_t k) { return round + ", request " + std::string(views[k].id); });
+      },
+      internal));
 }
 
 ExactLaw exact_law(const DrawingVerifier& verifier, const OwnedTreeCase& owned_case) {

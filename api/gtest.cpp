@@ -137,6 +137,19 @@ template <class Verifier>
   return tree_check_meets(requirement, verifier, options, &verifier);
 }
 
+::testing::AssertionResult batch_verifier_meets(Requirement requirement, const RequestBatchVerifier& verifier, const BatchCheckOptions& options) {
+  Report report;
+  try {
+    report = check_batch_verifier(verifier, options);
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "the check could not run: " << e.what();
+  }
+  if (meets(requirement, report.verdict)) return ::testing::AssertionSuccess() << describe(report);
+  return ::testing::AssertionFailure() << "the batch verifier is required to be " << (requirement == Requirement::exact ? "exact" : "exact and saturated")
+                                     << ", its requests independent\n"
+                                     << describe(report) << (report.verdict == Verdict::inconclusive ? "(inconclusive: raise BatchCheckOptions::rounds)\n" : "");
+}
+
 ::testing::AssertionResult model_verifier_meets(const ModelVerifier& verifier, const ModelCheckOptions& options) {
   Report report;
   try {

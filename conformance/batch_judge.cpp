@@ -23,12 +23,7 @@ BatchJudge::BatchJudge(const BatchCase& batch, std::uint32_t completion_seed, st
 }
 
 void BatchJudge::add_line(std::string_view line, const std::string& where) {
-  json j;
-  try {
-    j = json::parse(line);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-    throw InputError(where + ": not valid JSON (" + e.what() + ")");
-  }
+  json j = parse_sample_line(line, where);
   const std::string at = where + " (batch " + batch_->id + ")";
   if (!j.is_object() || !j.contains("case_id") || !j.contains("blocks") || !j["blocks"].is_array()) {
     throw InputError(where + ": a round must be an object with \"case_id\" and a \"blocks\" array");
@@ -125,7 +120,7 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::
         const std::vector<double> law = independent_exit_law(first, second);
         const std::vector<std::int32_t> groups = node_groups(first.tree.size(), second.tree.size());
         const std::vector<std::uint64_t>& counts = judge.pair_counts()[pair];
-        PairResult p{b.id + "/" + first.id + " x " + second.id, b.id, first.id, second.id, {}, {}};
+        PairResult p{b.id + "/" + first.id + " x " + second.id, b.id, first.id, second.id, {}, {}, {}};
         for (std::uint64_t c : counts) p.evidence.samples += c;
         p.evidence.chi_square = identity_test(counts, law, groups, policy.identity_test_level(family, evidence.size(), false),
                                               judging::kReportedDeviations, &p.evidence.largest_deviations);

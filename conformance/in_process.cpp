@@ -314,4 +314,45 @@ std::string describe(const ModelReport& report) {
   return out.str();
 }
 
+BatchReport check_batch_verifier(const BatchRoundFn& verifier, const BatchCheckOptions& options) {
+  if (options.batches.batch < 1) throw std::invalid_argument("a batch check needs batches of at least one request");
+  const std::deque<BatchCase> batches = read_back<BatchCase, parse_batch_case>(emit_configured(options.batches));
+  std::vector<BatchJudge> judges;
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const BatchCase& b = batches[i];
+    judges.emplace_back(b, options.seed, static_cast<std::uint32_t>(i));
+    std::vector<TreeCaseView> views;
+    for (const Case& r : b.requests) views.push_back(view_of(r));
+    std::vector<RequestBlock> round(b.requests.size());
+    for (std::uint64_t s = 0; s < b.samples; ++s) {
+      const std::string where = "batch " + b.id + ", round " + std::to_string(s);
+      const std::vector<TokenBlock> blocks = verifier(b.id, views, DrawSite{options.seed, Stream::verifier, static_cast<std::uint32_t>(i), s});
+      if (blocks.size() != views.size()) {
+        throw std::invalid_argument(where + ": " + std::to_string(blocks.size()) + " blocks for the batch's " + std::to_string(views.size()) + " requests");
+      }
+      for (std::size_t k = 0; k < blocks.size(); ++k) round[k] = {{blocks[k].accepted.begin(), blocks[k].accepted.end()}, blocks[k].bonus};
+      judges.back().add_round(round, s, where);
+    }
+  }
+  return judge_batches(judges, judging::VerdictPolicy{.alpha = options.alpha});
+}
+
+std::string describe(const BatchReport& report) {
+  std::ostringstream out;
+  out << "overall: " << verdict_text(report.overall) << " (" << report.requests.size() << " requests and " << report.pairs.size()
+      << " pairs of requests, alpha " << num(report.policy.alpha) << ": " << report.exactness_tests << " exactness and " << report.saturation_tests
+      << " saturation tests, Holm)\n";
+  for (const CaseResult& r : report.requests) {
+    if (r.id == report.first_failing) append_case(out, r);
+  }
+  for (const PairResult& p : report.pairs) {
+    if (p.id != report.first_failing) continue;
+    out << "first failing pair: " << p.id << ": " << p.finding << "\n";
+    out << "  rounds " << p.evidence.samples << "; joint law of the two requests' completed exit nodes against the product of their exit laws: "
+        << "chi-square p " << num(p.evidence.chi_square.p_value) << ", Holm-adjusted p " << num(p.decision.exactness_p_holm) << "\n";
+    out << "  power: detects TV " << (p.evidence.detectable_tv ? num(*p.evidence.detectable_tv) : std::string("(none)")) << " with 99% power at its level\n";
+  }
+  return out.str();
+}
+
 }  // namespace tev::conformance

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "conformance/batch_judge.hpp"
 #include "conformance/case_io.hpp"
 #include "conformance/emit.hpp"
 #include "conformance/judge.hpp"
@@ -177,6 +178,23 @@ ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const Mod
 // cell deviations, observed against expected.
 std::string describe(const TreeReport& report);
 std::string describe(const ModelReport& report);
+
+// Batch cases (conformance/batch_case.hpp) in process: the verifier is called once per round of a
+// batch with the batch's id and every request's view, in the batch's order, and the round's randomness site (keyed by
+// the check's seed, the batch and the round); it returns one block per request, judged as
+// `conformance run --batch` judges them (per request, and every pair's independence). Rounds run
+// in order, one batch after another. Throws std::invalid_argument naming the batch and round on a
+// wrong number of blocks.
+struct BatchCheckOptions {
+  EmitConfig batches{.cases = kDefaultBatches, .batch = 4};  // `conformance emit --batch 4`'s defaults
+  double alpha = 1e-3;
+  std::uint32_t seed = kDefaultSeed;
+};
+using BatchRoundFn =
+    std::function<std::vector<TokenBlock>(std::string_view batch, std::span<const TreeCaseView> requests, const DrawSite& round)>;
+BatchReport check_batch_verifier(const BatchRoundFn& verifier, const BatchCheckOptions& options = {});
+// The overall verdict and the first failing request (spelled out as a case) or pair.
+std::string describe(const BatchReport& report);
 
 // The cases the checks run on (for an engine's own diagnostics), and a case as the verifier sees it.
 std::vector<Case> tree_cases(const EmitConfig& config);

@@ -182,6 +182,14 @@ BuiltTree read_tree(const json& parents_j, const json& tokens_j, std::int64_t vo
   }
 }
 
+json parse_sample_line(std::string_view line, const std::string& where) {
+  try {
+    return json::parse(line);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
+    throw InputError(where + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
 std::int64_t token_field(const json& j, const std::string& where, const std::string& what) {
   if (!j.is_number_integer()) throw InputError(where + ": " + what + " must be an integer token, got " + j.dump());
   return j.get<std::int64_t>();

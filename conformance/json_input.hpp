@@ -32,6 +32,10 @@ nlohmann::json parse_bounded(std::string_view line, std::int64_t max_values, con
 // n ≤ kMaxNodes): every integer range-checked, tokens[0] null, then validated and level-ordered.
 BuiltTree read_tree(const nlohmann::json& parents_j, const nlohmann::json& tokens_j, std::int64_t vocab, const std::string& at);
 
+// A sample line (fixed-tree, model or batch round) parsed: InputError naming `where` when it is not
+// valid JSON (numbers like 1e999 included).
+nlohmann::json parse_sample_line(std::string_view line, const std::string& where);
+
 // A sample's token: any JSON integer (a value outside the vocabulary is the judge's impossible
 // event, not bad input); InputError naming `where` and `what` otherwise.
 std::int64_t token_field(const nlohmann::json& j, const std::string& where, const std::string& what);

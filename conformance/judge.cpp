@@ -20,12 +20,7 @@ CaseJudge::CaseJudge(const Case& c, std::uint32_t completion_seed, std::uint32_t
       completion_({completion_seed, Stream::completion, case_index, 0}) {}
 
 void CaseJudge::add_line(std::string_view line, const std::string& where) {
-  json j;
-  try {
-    j = json::parse(line);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-    throw InputError(where + ": not valid JSON (" + e.what() + ")");
-  }
+  json j = parse_sample_line(line, where);
   if (!j.is_object() || !j.contains("case_id") || !j.contains("accepted") || !j.contains("bonus")) {
     throw InputError(where + ": a sample must be an object with \"case_id\", \"accepted\" and \"bonus\"");
   }

@@ -53,12 +53,7 @@ ModelCaseJudge::ModelCaseJudge(const ModelCase& c, std::uint32_t completion_seed
       completion_({completion_seed, Stream::completion, case_index, 0}) {}
 
 void ModelCaseJudge::add_line(std::string_view line, const std::string& where) {
-  json j;
-  try {
-    j = json::parse(line);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-    fail(where, std::string("not valid JSON (") + e.what() + ")");
-  }
+  json j = parse_sample_line(line, where);
   if (!j.is_object() || !j.contains("case_id") || !j.contains("accepted") || !j.contains("bonus")) {
     fail(where, "a sample must be an object with \"case_id\", \"accepted\" and \"bonus\"");
   }

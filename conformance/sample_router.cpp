@@ -3,6 +3,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "conformance/json_input.hpp"
+
 namespace tev::conformance {
 
 namespace {
@@ -30,12 +32,7 @@ typename Format::Report judge_files(const std::string& cases_path, const std::st
 
 std::optional<std::string> sample_case_id(std::string_view line, const std::string& where) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) return std::nullopt;
-  json j;
-  try {
-    j = json::parse(line);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-    throw InputError(where + ": not valid JSON (" + e.what() + ")");
-  }
+  json j = parse_sample_line(line, where);
   if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string()) throw InputError(where + ": a sample needs a string \"case_id\"");
   return j["case_id"].get<std::string>();
 }

@@ -33,6 +33,29 @@ void print_case_rows(const std::vector<CaseResult>& cases, std::size_t width, st
   }
 }
 
+// The fields every conformance results file has: its kind, the policy at a family of `family`
+// tests, the overall verdict and the first failing case.
+json results_header(ResultsKind kind, const judging::VerdictPolicy& policy, std::size_t family, std::size_t exactness_tests, const std::string& overall,
+                    judging::Verdict verdict, const std::string& first_failing) {
+  return {{"format_version", 2},
+          {"command", "conformance"},
+          {"kind", results_kind_name(kind)},
+          {"alpha", policy.alpha},
+          {"policy", policy_json(policy, family)},
+          {"exactness_tests", exactness_tests},
+          {"overall", overall},
+          {"exit_code", judging::verdict_exit_code(verdict)},
+          {"first_failing_case", first_failing}};
+}
+
+// The last line of every conformance table; returns the verdict's exit code.
+int print_overall(std::ostream& out, const std::string& text, judging::Verdict overall, const char* member, const std::string& first_failing) {
+  out << "overall: " << text;
+  if (!first_failing.empty()) out << " (first such " << member << ": " << first_failing << ")";
+  out << '\n';
+  return judging::verdict_exit_code(overall);
+}
+
 json case_json(const CaseResult& r) {
   json c = evidence_json(r.evidence, r.decision);
   c["case_id"] = r.id;
@@ -45,17 +68,9 @@ json case_json(const CaseResult& r) {
 }  // namespace
 
 json conformance_json(const ConformanceReport& report) {
-  json j;
-  j["format_version"] = 2;
-  j["command"] = "conformance";
-  j["kind"] = results_kind_name(ResultsKind::conformance);
-  j["alpha"] = report.policy.alpha;
-  j["policy"] = policy_json(report.policy, report.cases.size());
-  j["exactness_tests"] = report.exactness_tests;
+  json j = results_header(ResultsKind::conformance, report.policy, report.cases.size(), report.exactness_tests, verdict_text(report.overall),
+                          report.overall, report.first_failing);
   j["saturation_tests"] = report.saturation_tests;
-  j["overall"] = verdict_text(report.overall);
-  j["exit_code"] = judging::verdict_exit_code(report.overall);
-  j["first_failing_case"] = report.first_failing;
   for (const CaseResult& r : report.cases) j["cases"].push_back(case_json(r));
   return j;
 }
@@ -71,10 +86,7 @@ int print_conformance(const ConformanceReport& report, std::ostream& out) {
       << "; 'none': no TV below 1 is.\nA case that cannot guarantee TV " << p.max_detectable_tv
       << " is 'inconclusive' (exit 4): give it more samples; one whose E[L] test cannot see a shortfall of " << p.max_detectable_shortfall
       << " tokens is 'exact, saturation inconclusive' (exit 5).\n";
-  out << "overall: " << verdict_text(report.overall);
-  if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
-  out << '\n';
-  return judging::verdict_exit_code(report.overall);
+  return print_overall(out, verdict_text(report.overall), report.overall, "case", report.first_failing);
 }
 
 int print_model_conformance(const ModelReport& report, std::ostream& out) {
@@ -99,25 +111,13 @@ int print_model_conformance(const ModelReport& report, std::ostream& out) {
       << "TV@99%: every law over the H-token sequences at least this far from p's, in any direction, tails included, is rejected\n"
       << "with " << p.required_power * 100 << " % power by the case's identity test at its level " << num(p.identity_level(report.cases.size(), false))
       << "; a case that cannot guarantee TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
-  out << "overall: " << model_verdict_text(report.overall);
-  if (!report.first_failing.empty()) out << " (first such case: " << report.first_failing << ")";
-  out << '\n';
-  return judging::verdict_exit_code(report.overall);
+  return print_overall(out, model_verdict_text(report.overall), report.overall, "case", report.first_failing);
 }
 
 json model_conformance_json(const ModelReport& report) {
-  const judging::VerdictPolicy& p = report.policy;
-  json j;
-  j["format_version"] = 2;
-  j["command"] = "conformance";
-  j["kind"] = results_kind_name(ResultsKind::conformance_model);
+  json j = results_header(ResultsKind::conformance_model, report.policy, report.cases.size(), report.exactness_tests,
+                          model_verdict_text(report.overall), report.overall, report.first_failing);
   j["cases_format_version"] = kModelFormatVersion;
-  j["alpha"] = p.alpha;
-  j["policy"] = policy_json(p, report.cases.size());
-  j["exactness_tests"] = report.exactness_tests;
-  j["overall"] = model_verdict_text(report.overall);
-  j["exit_code"] = judging::verdict_exit_code(report.overall);
-  j["first_failing_case"] = report.first_failing;
   for (const ModelCaseResult& r : report.cases) {
     j["cases"].push_back({{"case_id", r.id},
                           {"label", r.label},
@@ -176,25 +176,14 @@ int print_batch_conformance(const BatchReport& report, std::ostream& out) {
       << "in any direction, tails included, is rejected with " << p.required_power * 100 << " % power at the test's level ("
       << num(p.identity_level(family, true)) << " a request, " << num(p.identity_level(family, false)) << " a pair); a request or pair that\n"
       << "cannot guarantee TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give the batch more rounds.\n";
-  out << "overall: " << verdict_text(report.overall);
-  if (!report.first_failing.empty()) out << " (first such request or pair: " << report.first_failing << ")";
-  out << '\n';
-  return judging::verdict_exit_code(report.overall);
+  return print_overall(out, verdict_text(report.overall), report.overall, "request or pair", report.first_failing);
 }
 
 json batch_conformance_json(const BatchReport& report) {
-  json j;
-  j["format_version"] = 2;
-  j["command"] = "conformance";
-  j["kind"] = results_kind_name(ResultsKind::conformance_batch);
+  json j = results_header(ResultsKind::conformance_batch, report.policy, report.requests.size() + report.pairs.size(), report.exactness_tests,
+                          verdict_text(report.overall), report.overall, report.first_failing);
   j["cases_format_version"] = kBatchFormatVersion;
-  j["alpha"] = report.policy.alpha;
-  j["policy"] = policy_json(report.policy, report.requests.size() + report.pairs.size());
-  j["exactness_tests"] = report.exactness_tests;
   j["saturation_tests"] = report.saturation_tests;
-  j["overall"] = verdict_text(report.overall);
-  j["exit_code"] = judging::verdict_exit_code(report.overall);
-  j["first_failing_case"] = report.first_failing;
   j["cases"] = json::array();
   for (const CaseResult& r : report.requests) j["cases"].push_back(case_json(r));
   j["pairs"] = json::array();

@@ -244,6 +244,36 @@ TEST(PublicCaseLines, EmittedLinesReadBackAsTheCasesTheCheckRuns) {
   EXPECT_THROW(read_tree_case("{\"format_version\": 1}"), std::invalid_argument);
 }
 
+// Batches of requests on the defaults (2 batches of 4 requests, 100,000 rounds): 8 requests and
+// 12 pairs. One seed for every request's generator leaves each request exact and is caught by
+// the pairs alone.
+TEST(PublicBatchCheck, IndependentRequestsPassAndOneSeedForTheBatchIsCaught) {
+  const Report exact = check_batch_verifier([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests, r, false); });
+  EXPECT_EQ(exact.verdict, Verdict::exact_saturated) << describe(exact);
+  ASSERT_EQ(exact.cases.size(), 20u);
+  EXPECT_EQ(exact.cases[0].id, "k0/c0");
+  EXPECT_EQ(exact.cases[8].id, "k0/c0 x c1");
+  const Report bug = check_batch_verifier([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests, r, true); });
+  EXPECT_EQ(bug.verdict, Verdict::not_exact);
+  for (std::size_t k = 0; k < 8; ++k) EXPECT_EQ(bug.cases[k].verdict, Verdict::exact_saturated) << bug.cases[k].id;
+  for (std::size_t k = 8; k < bug.cases.size(); ++k) {
+    EXPECT_EQ(bug.cases[k].verdict, Verdict::not_exact) << bug.cases[k].id;
+    EXPECT_EQ(bug.cases[k].label, "independence within a round: dependent (a leak)");
+  }
+  EXPECT_NE(describe(bug).find("first failing pair: k0/c0 x c1: dependent (a leak)"), std::string::npos) << describe(bug);
+}
+
+TEST(PublicBatchCheck, ABatchOfOtherThanOneRowPerRequestIsRefused) {
+  BatchCheckOptions options;
+  options.rounds = 10;
+  try {
+    check_batch_verifier([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests.first(3), r, false); }, options);
+    FAIL() << "a batch of 3 rows for 4 requests was judged";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("batch k0, round 0: a batch of 4 needs 4 bonus tokens"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PublicVerdict, NumberedAsTheExitCodes) {
   EXPECT_EQ(static_cast<int>(Verdict::exact_not_saturated), 3);
   EXPECT_EQ(verdict_text(Verdict::not_exact), "not exact");

@@ -61,4 +61,15 @@ TEST(GTestAssertions, ModelVerifierAssertion) {
   EXPECT_NONFATAL_FAILURE(EXPECT_MODEL_VERIFIER_EXACT(bonus_from_q, options), "required to be exact (marginally)");
 }
 
+// Batches at 20,000 rounds (every request and pair still detects TV 0.05): the independent walks
+// pass; one seed for the whole batch fails with its first dependent pair named.
+TEST(GTestAssertions, BatchVerifierAssertion) {
+  BatchCheckOptions options;
+  options.rounds = 20000;
+  EXPECT_BATCH_VERIFIER_EXACT_AND_SATURATED([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests, r, false); }, options);
+  EXPECT_NONFATAL_FAILURE(
+      EXPECT_BATCH_VERIFIER_EXACT([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests, r, true); }, options),
+      "first failing pair: k0/c0 x c1: dependent (a leak)");
+}
+
 }  // namespace

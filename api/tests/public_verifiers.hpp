@@ -82,6 +82,24 @@ inline tevsuite::BlockBatch target_walk_batch(const tevsuite::TreeCase& c, std::
   return batch;
 }
 
+// A batch of requests verified together: every request walks its own tree with its own generator,
+// seeded from the round's randomness. The planted bug seeds every request's generator with one
+// seed, as an engine that hands the whole batch one random stream: each request's law is right,
+// the requests are not independent.
+inline tevsuite::BlockBatch batch_walk(std::span<const tevsuite::TreeCase> requests, tevsuite::Randomness& round, bool one_seed) {
+  tevsuite::BlockBatch batch;
+  for (const tevsuite::TreeCase& c : requests) batch.width = std::max(batch.width, c.nodes() - 1);
+  batch.accepted.assign(requests.size() * static_cast<std::size_t>(batch.width), -1);
+  const std::uint64_t shared = round.bits();
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    SeededDraws draws(one_seed ? shared : round.bits());
+    const tevsuite::Block b = target_walk(requests[k], draws);
+    std::copy(b.accepted.begin(), b.accepted.end(), batch.accepted.begin() + static_cast<std::ptrdiff_t>(k * static_cast<std::size_t>(batch.width)));
+    batch.bonus.push_back(b.bonus);
+  }
+  return batch;
+}
+
 // A token of `row` by inverse CDF at u (the last token when rounding leaves u above the total).
 inline std::int32_t draw_from(std::span<const double> row, double u) {
   double below = 0.0;

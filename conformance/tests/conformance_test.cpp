@@ -58,7 +58,7 @@ TEST(CaseFormat, RejectsEveryKindOfMalformedCase) {
   expect_rejected([](json& j) { j["probs"][0] = {{"tokens", {0, 1, 5}}, {"probs", {0.3, 0.3, 0.1}}}; }, "sparse token 2 is 5, outside [0, 2]");
   expect_rejected([](json& j) { j["vocab"] = 1; }, "vocab is 1, outside [2, 16777216]");
   expect_rejected([](json& j) { j["format_version"] = 2; }, "format_version 2 is a model case");
-  expect_rejected([](json& j) { j["format_version"] = 5; }, "format_version 5 is not supported (expected 1 or 3)");
+  expect_rejected([](json& j) { j["format_version"] = 6; }, "format_version 6 is not supported (expected 1 or 3)");
   expect_rejected([](json& j) { j.erase("samples"); }, "missing field \"samples\"");
   expect_rejected([](json& j) { j["samples"] = 0; }, "samples is 0, outside [1, 9007199254740992]");
   expect_rejected([](json& j) { j["probs"] = {{0.5, 0.3, 0.2}}; }, "one entry per node");

@@ -98,7 +98,7 @@ TEST(EngineCases, TheTreeReaderRefusesWhatAnEngineCouldNotMean) {
   expect_tree_refused([](json& j) { j["sampling"]["order"] = "top_p_first"; }, "order must be min_p_first or min_p_last");
   expect_tree_refused([](json& j) { j["sampling"] = 0.7; }, "sampling must be an object");
   expect_tree_refused([](json& j) { j["format_version"] = 4; }, "is a model case");
-  expect_tree_refused([](json& j) { j["format_version"] = 5; }, "format_version 5 is not supported (expected 1 or 3)");
+  expect_tree_refused([](json& j) { j["format_version"] = 6; }, "format_version 6 is not supported (expected 1 or 3)");
 }
 
 TEST(EngineCases, TheModelReaderRefusesWhatAnEngineCouldNotMean) {

@@ -3,6 +3,7 @@
 // block back, one engine RNG per sample seeded from tevsuite's randomness.
 #include <tevsuite/check.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,27 @@ inline tevsuite::TreeVerifier tree_verifier(TreeBug bug) {
   return [bug](const tevsuite::TreeCase& c, tevsuite::Randomness& randomness) {
     Rng rng(randomness.bits());
     return emitted(verify_tree(engine_view(c), rng, bug));
+  };
+}
+
+// A batch of requests in one call, as the engine's scheduler verifies them: each request with its
+// own Rng, seeded from the round's randomness. The planted bug seeds every request's Rng with one
+// seed (the batch shares one random stream): each request is exact, the requests are not
+// independent.
+enum class BatchBug { none, one_seed_for_the_batch };
+inline tevsuite::RequestBatchVerifier batch_verifier(BatchBug bug) {
+  return [bug](std::span<const tevsuite::TreeCase> requests, tevsuite::Randomness& round) {
+    tevsuite::BlockBatch batch;
+    for (const tevsuite::TreeCase& c : requests) batch.width = std::max(batch.width, c.nodes() - 1);
+    batch.accepted.assign(requests.size() * static_cast<std::size_t>(batch.width), -1);
+    const std::uint64_t batch_seed = round.bits();
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+      Rng rng(bug == BatchBug::one_seed_for_the_batch ? batch_seed : round.bits());
+      const Block b = verify_tree(engine_view(requests[k]), rng, TreeBug::none);
+      std::copy(b.accepted.begin(), b.accepted.end(), batch.accepted.begin() + static_cast<std::ptrdiff_t>(k * static_cast<std::size_t>(batch.width)));
+      batch.bonus.push_back(b.bonus);
+    }
+    return batch;
   };
 }
 

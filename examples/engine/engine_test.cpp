@@ -44,6 +44,17 @@ TEST(EngineTreeVerifier, TemperatureAfterSoftmaxIsCaught) {
                           "not exact");
 }
 
+// A batch of requests verified together (2 batches of 4, 100,000 rounds): exact, independent; one
+// seed for the whole batch is caught by the independence of two requests, not by either alone.
+TEST(EngineBatchVerifier, RequestsVerifiedTogetherAreExactAndIndependent) {
+  EXPECT_BATCH_VERIFIER_EXACT_AND_SATURATED(engine::batch_verifier(engine::BatchBug::none), tevsuite::BatchCheckOptions{});
+}
+
+TEST(EngineBatchVerifier, OneSeedForTheBatchIsCaught) {
+  EXPECT_NONFATAL_FAILURE(EXPECT_BATCH_VERIFIER_EXACT(engine::batch_verifier(engine::BatchBug::one_seed_for_the_batch), tevsuite::BatchCheckOptions{}),
+                          "dependent (a leak)");
+}
+
 TEST(EngineChainVerifier, IsExactMarginally) {
   EXPECT_MODEL_VERIFIER_EXACT(engine::chain_verifier(ChainBug::none), tevsuite::ModelCheckOptions{});
 }

@@ -179,6 +179,12 @@ struct BlockBatch {
 using TreeBatchVerifier = std::function<BlockBatch(const TreeCase&, std::uint64_t first, std::uint64_t count, std::uint64_t seed)>;
 using ModelBatchVerifier = std::function<BlockBatch(const ModelCase&, std::uint64_t first, std::uint64_t count, std::uint64_t seed)>;
 
+// A verifier that verifies a batch of requests together, as an engine's kernel does (`tevsuite
+// conformance emit --batch`): called once per round with every request of the batch, in the
+// batch's order, and that round's randomness (keyed by the check's seed, the batch and the round;
+// sample() is the round); row k of the returned BlockBatch is request k's block.
+using RequestBatchVerifier = std::function<BlockBatch(std::span<const TreeCase> requests, Randomness& round)>;
+
 inline constexpr std::uint32_t kDefaultSeed = 20261130;
 
 // The defaults are `tevsuite conformance emit`'s: 8 cases cycling through its recipes (random tree,
@@ -207,6 +213,18 @@ struct ModelCheckOptions {
   std::uint32_t seed = kDefaultSeed;
   int threads = 0;
   bool engine_inputs = false;  // logit rows, the target's and the drafter's sampling parameters
+};
+
+// `tevsuite conformance emit --batch 4`'s defaults: 2 batches of 4 requests (the small-vocabulary
+// kinds of TreeCheckOptions' cases, in order: different trees and lengths, and with engine_inputs
+// different sampling parameters; one vocabulary a batch), 100,000 rounds.
+struct BatchCheckOptions {
+  std::int32_t batches = 2;
+  std::int32_t requests = 4;  // per batch, 1 to 64
+  std::uint64_t rounds = 100000;
+  double alpha = 1e-3;
+  std::uint32_t seed = kDefaultSeed;
+  bool engine_inputs = false;
 };
 
 // One case's result. The p-values are valid at every level; p_holm is the exactness p adjusted
@@ -257,6 +275,14 @@ Report check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptio
 // (std::invalid_argument naming the case and sample), never judged.
 Report check_tree_verifier_batched(const TreeBatchVerifier& verifier, const TreeCheckOptions& options = {}, std::uint64_t batch = 0);
 Report check_model_verifier_batched(const ModelBatchVerifier& verifier, const ModelCheckOptions& options = {}, std::uint64_t batch = 0);
+// Batches of requests, round by round: each request is judged as a case (its CaseResult id
+// "batch/request"), and every two requests of a batch are tested for independence within a round
+// (the joint law of their completed exit nodes against the product of their exit laws), one
+// CaseResult per pair after the requests (id "batch/first x second", label saying what it found;
+// p_value, p_holm and detectable_tv as a case's). Requests and pairs form one exactness family. A
+// BlockBatch of other than one row per request, a token outside [0, V) or a row whose −1 padding
+// is followed by a token is refused (std::invalid_argument naming the batch, round and request).
+Report check_batch_verifier(const RequestBatchVerifier& verifier, const BatchCheckOptions& options = {});
 
 // A drawing verifier's exact law on one case of your own, by enumeration: its TV from the
 // canonical law (a block off the tree, outside the vocabulary or of zero target probability is

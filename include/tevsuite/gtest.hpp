@@ -3,6 +3,8 @@
 //   EXPECT_TREE_VERIFIER_EXACT(verifier, options)
 //   EXPECT_TREE_VERIFIER_EXACT_AND_SATURATED(verifier, options)
 //   EXPECT_MODEL_VERIFIER_EXACT(model_verifier, model_options)   (marginally, on model cases)
+//   EXPECT_BATCH_VERIFIER_EXACT(batch_verifier, batch_options)   (every request, and independent)
+//   EXPECT_BATCH_VERIFIER_EXACT_AND_SATURATED(batch_verifier, batch_options)
 // (and ASSERT_ forms), where verifier is a tevsuite::TreeVerifier (seeded) or drawing(f) (drawn
 // through tevsuite's Draws) and options a tevsuite::TreeCheckOptions. They run the check and pass
 // only on the verdict asked for: "inconclusive" (too few samples for the policy's power) is a
@@ -24,6 +26,9 @@ enum class Requirement { exact, exact_and_saturated };
 // The assertions behind the macros: the check's verdict meets the requirement.
 ::testing::AssertionResult tree_verifier_meets(Requirement requirement, const TreeVerifier& verifier, const TreeCheckOptions& options);
 ::testing::AssertionResult tree_verifier_meets(Requirement requirement, const DrawingVerifier& verifier, const TreeCheckOptions& options);
+// The batch check: every request meets the requirement and no two requests of a batch depend on
+// each other within a round.
+::testing::AssertionResult batch_verifier_meets(Requirement requirement, const RequestBatchVerifier& verifier, const BatchCheckOptions& options);
 // The model-case check passes only on "exact (marginally)".
 ::testing::AssertionResult model_verifier_meets(const ModelVerifier& verifier, const ModelCheckOptions& options);
 
@@ -44,3 +49,11 @@ std::string shrunk_counterexample(const DrawingVerifier& verifier, Requirement r
   ASSERT_TRUE(::tevsuite::testing::tree_verifier_meets(::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
 #define EXPECT_MODEL_VERIFIER_EXACT(verifier, options) EXPECT_TRUE(::tevsuite::testing::model_verifier_meets((verifier), (options)))
 #define ASSERT_MODEL_VERIFIER_EXACT(verifier, options) ASSERT_TRUE(::tevsuite::testing::model_verifier_meets((verifier), (options)))
+#define EXPECT_BATCH_VERIFIER_EXACT(verifier, options) \
+  EXPECT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact, (verifier), (options)))
+#define EXPECT_BATCH_VERIFIER_EXACT_AND_SATURATED(verifier, options) \
+  EXPECT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
+#define ASSERT_BATCH_VERIFIER_EXACT(verifier, options) \
+  ASSERT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact, (verifier), (options)))
+#define ASSERT_BATCH_VERIFIER_EXACT_AND_SATURATED(verifier, options) \
+  ASSERT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
