@@ -122,8 +122,11 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::
         const std::vector<std::uint64_t>& counts = judge.pair_counts()[pair];
         PairResult p{b.id + "/" + first.id + " x " + second.id, b.id, first.id, second.id, {}, {}, {}};
         for (std::uint64_t c : counts) p.evidence.samples += c;
-        p.evidence.chi_square = identity_test(counts, law, groups, policy.identity_test_level(family, evidence.size(), false),
-                                              judging::kReportedDeviations, &p.evidence.largest_deviations);
+        // No round with both blocks possible (a request impossible every round, not exact): no test.
+        if (p.evidence.samples > 0) {
+          p.evidence.chi_square = identity_test(counts, law, groups, policy.identity_test_level(family, evidence.size(), false),
+                                                judging::kReportedDeviations, &p.evidence.largest_deviations);
+        }
         p.evidence.detectable_tv = judging::detectable_tv(law, groups, b.samples, pair_level, policy.required_power);
         evidence.push_back(p.evidence);
         report.pairs.push_back(std::move(p));
@@ -143,6 +146,11 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::
     std::string off;
     for (const std::string& request : {p.first, p.second}) {
       if (request_verdict[p.batch + "/" + request] == judging::Verdict::not_exact) off = request;
+    }
+    if (p.evidence.samples == 0) {
+      p.decision.verdict = judging::Verdict::inconclusive;
+      p.finding = "untested: no round where both blocks were possible";
+      continue;
     }
     p.finding = p.decision.verdict == judging::Verdict::inconclusive ? "inconclusive"
                 : p.decision.verdict != judging::Verdict::not_exact  ? "independent"

@@ -63,7 +63,8 @@ struct PairResult {
   judging::CaseVerdict decision;
   // The decision in the pair's own words: "independent"; "inconclusive"; "dependent (a leak)" when
   // it is rejected while both requests are exact; or, when a request is itself not exact (its own
-  // law moves the joint law off the product), "off the product: request X is not exact".
+  // law moves the joint law off the product), "off the product: request X is not exact"; or
+  // "untested" when no round had both blocks possible (then a request is not exact).
   std::string finding;
 };
 

@@ -118,6 +118,23 @@ TEST(BatchJudge, RefusesRoundsThatAreShortOutOfOrderOrForAnotherRequest) {
   EXPECT_EQ(judge.lines(), 2u);
 }
 
+// A request whose every block is impossible leaves its pairs no round to count: the verdict is
+// not exact (the request's impossible events), never an error.
+TEST(BatchJudge, ARequestImpossibleEveryRoundLeavesItsPairsUntested) {
+  const BatchCase b = parse_batch_case(small_batch("[" + request("a") + ", " + request("b") + "]", 2), "b.jsonl:1");
+  std::vector<BatchJudge> judges;
+  judges.emplace_back(b, 1, 0);
+  for (int s = 0; s < 2; ++s) {
+    judges[0].add_line(R"({"case_id": "k0", "blocks": [{"request": "a", "accepted": [], "bonus": 1}, {"request": "b", "accepted": [], "bonus": 9}]})", "out");
+  }
+  const BatchReport report = judge_batches(judges, judging::VerdictPolicy{});
+  EXPECT_EQ(report.overall, judging::Verdict::not_exact);
+  EXPECT_EQ(report.first_failing, "k0/b");
+  ASSERT_EQ(report.pairs.size(), 1u);
+  EXPECT_EQ(report.pairs[0].evidence.samples, 0u);
+  EXPECT_EQ(report.pairs[0].finding, "untested: no round where both blocks were possible");
+}
+
 enum class BatchBug { none, neighbour_rows, position_off_by_one, shared_uniforms };
 
 // The rows request k's verifier reads from the flattened layout (every request's rows stacked,
