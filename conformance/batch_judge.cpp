@@ -1,8 +1,8 @@
 #include "conformance/batch_judge.hpp"
 
 #include <algorithm>
-#include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "conformance/json_input.hpp"
 #include "core/exit_law.hpp"
@@ -79,12 +79,17 @@ void BatchJudge::add_round(std::span<const RequestBlock> blocks, std::uint64_t r
   }
 }
 
-std::vector<double> independent_exit_law(const Case& first, const Case& second) {
-  const std::vector<double> a = ExitLaw::compute(first.tree, first.rows).exit, b = ExitLaw::compute(second.tree, second.rows).exit;
+std::vector<std::vector<double>> request_exit_laws(const BatchCase& batch) {
+  std::vector<std::vector<double>> laws;
+  for (const Case& r : batch.requests) laws.push_back(ExitLaw::compute(r.tree, r.rows).exit);
+  return laws;
+}
+
+std::vector<double> independent_exit_law(std::span<const double> first, std::span<const double> second) {
   std::vector<double> law;
-  law.reserve(a.size() * b.size());
-  for (double x : a) {
-    for (double y : b) law.push_back(x * y);
+  law.reserve(first.size() * second.size());
+  for (double x : first) {
+    for (double y : second) law.push_back(x * y);
   }
   return law;
 }
@@ -111,13 +116,18 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::
     }
   }
   const double pair_level = policy.identity_level(family, false);
+  // Where each pair's requests sit in report.requests.
+  std::vector<std::pair<std::size_t, std::size_t>> pair_requests;
+  std::size_t batch_offset = 0;
   for (const BatchJudge& judge : judges) {
     const BatchCase& b = judge.spec();
+    const std::vector<std::vector<double>> exit_laws = request_exit_laws(b);
     std::size_t pair = 0;
     for (std::size_t i = 0; i < b.requests.size(); ++i) {
       for (std::size_t j = i + 1; j < b.requests.size(); ++j, ++pair) {
         const Case &first = b.requests[i], &second = b.requests[j];
-        const std::vector<double> law = independent_exit_law(first, second);
+        pair_requests.emplace_back(batch_offset + i, batch_offset + j);
+        const std::vector<double> law = independent_exit_law(exit_laws[i], exit_laws[j]);
         const std::vector<std::int32_t> groups = node_groups(first.tree.size(), second.tree.size());
         const std::vector<std::uint64_t>& counts = judge.pair_counts()[pair];
         PairResult p{b.id + "/" + first.id + " x " + second.id, b.id, first.id, second.id, {}, {}, {}};
@@ -132,21 +142,19 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::
         report.pairs.push_back(std::move(p));
       }
     }
+    batch_offset += b.requests.size();
   }
   const judging::SubjectVerdict decision = judging::decide(evidence, policy);
   report.overall = decision.verdict;
   report.exactness_tests = decision.exactness_tests;
   report.saturation_tests = decision.saturation_tests;
   for (std::size_t k = 0; k < report.requests.size(); ++k) report.requests[k].decision = decision.cases[k];
-  std::map<std::string, judging::Verdict, std::less<>> request_verdict;
-  for (const CaseResult& r : report.requests) request_verdict[r.id] = r.decision.verdict;
+  const auto not_exact = [&](std::size_t request) { return report.requests[request].decision.verdict == judging::Verdict::not_exact; };
   for (std::size_t k = 0; k < report.pairs.size(); ++k) {
     PairResult& p = report.pairs[k];
     p.decision = decision.cases[report.requests.size() + k];
-    std::string off;
-    for (const std::string& request : {p.first, p.second}) {
-      if (request_verdict[p.batch + "/" + request] == judging::Verdict::not_exact) off = request;
-    }
+    const auto [first, second] = pair_requests[k];
+    const std::string off = not_exact(second) ? p.second : not_exact(first) ? p.first : "";
     if (p.evidence.samples == 0) {
       p.decision.verdict = judging::Verdict::inconclusive;
       p.finding = "untested: no round where both blocks were possible";

@@ -82,7 +82,9 @@ struct BatchReport {
 // lacks rounds.
 BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::VerdictPolicy& policy);
 
-// The product law w_i ⊗ w_j of two requests' canonical exit laws, (N_i, N_j) row-major.
-std::vector<double> independent_exit_law(const Case& first, const Case& second);
+// Each request's canonical exit law w, (K)(N_k): computed once per batch, for all its pairs.
+std::vector<std::vector<double>> request_exit_laws(const BatchCase& batch);
+// The product law w_i ⊗ w_j of two requests' exit laws, (N_i, N_j) row-major.
+std::vector<double> independent_exit_law(std::span<const double> first, std::span<const double> second);
 
 }  // namespace tev::conformance

@@ -87,8 +87,8 @@ EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const st
 
 EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::string& out_path, const engine::RunContext& context, std::ostream& progress) {
   const std::vector<std::string> lines = emit_configured(config);
-  std::size_t family = 0;
-  for (std::size_t k = 0; k < lines.size(); ++k) family += static_cast<std::size_t>(config.batch) * static_cast<std::size_t>(config.batch + 1) / 2;
+  // Every batch has config.batch requests and as many pairs as two of them make.
+  const std::size_t family = lines.size() * static_cast<std::size_t>(config.batch) * static_cast<std::size_t>(config.batch + 1) / 2;
   const judging::VerdictPolicy policy;
   const double request_level = policy.identity_level(family, true), pair_level = policy.identity_level(family, false);
   EmitSummary summary = write_emitted(lines, config.samples, false, out_path, context, progress, [&](const std::string& line, std::size_t k, double, double power) {
@@ -96,12 +96,13 @@ EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::st
     std::optional<double> worst = 0.0;
     const auto add = [&](std::optional<double> tv) { worst = worst && tv ? std::optional(std::max(*worst, *tv)) : std::nullopt; };
     std::string text = b.id + ": " + std::to_string(b.requests.size()) + " requests (";
+    const std::vector<std::vector<double>> exit_laws = request_exit_laws(b);
     for (std::size_t i = 0; i < b.requests.size(); ++i) {
       const Case& r = b.requests[i];
       add(judging::detectable_tv(r.tree, r.rows, b.samples, request_level, power));
       text += (i ? ", " : "") + r.id + " " + std::to_string(r.tree.size()) + " nodes";
       for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
-        const std::vector<double> law = independent_exit_law(r, b.requests[j]);
+        const std::vector<double> law = independent_exit_law(exit_laws[i], exit_laws[j]);
         add(judging::detectable_tv(law, node_groups(r.tree.size(), b.requests[j].tree.size()), b.samples, pair_level, power));
       }
     }

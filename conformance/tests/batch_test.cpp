@@ -237,7 +237,7 @@ std::vector<double> request_tvs(const BatchCase& b, BatchBug bug) {
 double shared_uniform_tv(const Case& first, const Case& second) {
   const std::vector<double> a = ExitLaw::compute(first.tree, first.rows).exit, b = ExitLaw::compute(second.tree, second.rows).exit;
   const double ta = std::accumulate(a.begin(), a.end(), 0.0), tb = std::accumulate(b.begin(), b.end(), 0.0);
-  const std::vector<double> product = independent_exit_law(first, second);
+  const std::vector<double> product = independent_exit_law(a, b);
   std::vector<double> joint(product.size());
   double a0 = 0.0;
   for (std::size_t i = 0; i < a.size(); ++i) {
