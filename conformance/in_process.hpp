@@ -180,11 +180,11 @@ std::string describe(const TreeReport& report);
 std::string describe(const ModelReport& report);
 
 // Batch cases (conformance/batch_case.hpp) in process: the verifier is called once per round of a
-// batch with the batch's id and every request's view, in the batch's order, and the round's randomness site (keyed by
-// the check's seed, the batch and the round); it returns one block per request, judged as
-// `conformance run --batch` judges them (per request, and every pair's independence). Rounds run
-// in order, one batch after another. Throws std::invalid_argument naming the batch and round on a
-// wrong number of blocks.
+// batch with the batch's id, every request's view in the batch's order, and the round's randomness
+// site (keyed by the check's seed, the batch and the round); it returns one block per request,
+// judged as `conformance run --batch` judges them (per request, and every pair's independence).
+// Rounds run in order, one batch after another. Throws std::invalid_argument naming the batch and
+// round on a wrong number of blocks.
 struct BatchCheckOptions {
   EmitConfig batches{.cases = kDefaultBatches, .batch = 4};  // `conformance emit --batch 4`'s defaults
   double alpha = 1e-3;
