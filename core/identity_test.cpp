@@ -6,7 +6,6 @@
 #include <boost/math/distributions/non_central_chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/beta.hpp>
-#include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -27,17 +26,13 @@ namespace {
 // bounds decide strong rejections without simulation; the Monte Carlo p-value decides the rest.
 constexpr double kBoundWeight = 0.1;
 constexpr double kCantelliWeight = 0.01;
-constexpr double kMonteCarloWeight = 0.89;
-// Simulated p-values stop after this many replicates reach the observed statistic, and draw at
-// most kReplicatesPerLevel / (kMonteCarloWeight · level) replicates: a rejection then allows one
-// exceedance, so a true p-value at a twentieth of the level is rejected with probability 0.995
-// (see power_level). Each replicate more per level would shrink that factor and cost as much again.
-constexpr std::uint64_t kExceedances = 20;
+static_assert(kBoundWeight + kCantelliWeight + kMonteCarloWeight <= 1.0);
+// Simulated p-values draw at most kReplicatesPerLevel / (kMonteCarloWeight · level) replicates: a
+// rejection then allows one exceedance, so a true p-value at a twentieth of the level is rejected
+// with probability 0.995 (see power_level). Each replicate more per level would raise that
+// twentieth and cost as much again.
 constexpr double kReplicatesPerLevel = 2.0;
 constexpr std::uint64_t kMaxReplicates = 20'000'000;
-// Powers are stated for the test as run: the Monte Carlo p-value rejects with probability at least
-// 1 − kMonteCarloMiss whenever the true p-value lies below the level powers are computed at.
-constexpr double kMonteCarloMiss = 0.005;
 // Cells expected fewer times than this are pooled, per bin, into one cell of the rare-cell
 // statistic: alone, one collision there would add 2/(n·p_i), a jump that says nothing about their
 // shares (the cut of Acharya, Daskalakis & Kamath); pooled, a law that moves mass into or out of
@@ -263,20 +258,6 @@ bool far_above(double asymptotic, double level, double largest) { return asympto
 // The p-value of the bounds alone (weighted), valid at every n.
 double bounds_p_value(double bound, double cantelli_bound) { return std::min({1.0, bound / kBoundWeight, cantelli_bound / kCantelliWeight}); }
 
-std::uint64_t monte_carlo_cap(double level) {
-  return static_cast<std::uint64_t>(std::min(static_cast<double>(kMaxReplicates), std::ceil(kReplicatesPerLevel / (kMonteCarloWeight * level))));
-}
-
-// The level a test's power is computed at: the largest true p-value at which the Monte Carlo
-// p-value (its cap, its weight) rejects at `level` with probability ≥ 1 − kMonteCarloMiss (then
-// at most `allowed` exceedances among the cap's replicates, a Poisson count). 0: it never can.
-double power_level(double level) {
-  const auto cap = static_cast<double>(monte_carlo_cap(level));
-  const double allowed = std::floor(kMonteCarloWeight * level * (cap + 1.0) - 1.0);
-  if (allowed < 0.0) return 0.0;
-  return std::min(kMonteCarloWeight * level, boost::math::gamma_q_inva(allowed + 1.0, 1.0 - kMonteCarloMiss) / cap);
-}
-
 // The p-value a verdict may use (see the header): the asymptotic one far above every level it
 // can meet, else the weighted Bonferroni of the bounds and, when they do not already decide, the
 // sequential Monte Carlo p-value.
@@ -285,8 +266,7 @@ double valid_p_value(double asymptotic, double bounds, double level, double larg
   if (level <= 0.0 || far_above(asymptotic, level, largest)) return asymptotic;
   if (bounds <= level) return bounds;
   simulated = true;
-  const SequentialPValue mc = sequential_monte_carlo_p(observed, replicate, kExceedances, monte_carlo_cap(level));
-  return std::min(bounds, mc.p_value / kMonteCarloWeight);
+  return std::min(bounds, weighted_monte_carlo_p(observed, replicate, level));
 }
 
 // The variance of Pearson's χ² over B bins under the multinomial null (exact at n):
@@ -404,6 +384,20 @@ double smallest_reaching(Power&& power, double hi, double target) {
 int tests_in(const Layout& layout) { return layout.shared.empty() ? 1 : 2; }
 
 }  // namespace
+
+std::uint64_t monte_carlo_cap(double level) {
+  return static_cast<std::uint64_t>(std::min(static_cast<double>(kMaxReplicates), std::ceil(kReplicatesPerLevel / (kMonteCarloWeight * level))));
+}
+
+double power_level(double level) {
+  const auto cap = static_cast<double>(monte_carlo_cap(level));
+  // The weighted p-value (hits + 1)/((cap + 1)·weight) is ≤ level for at most `allowed` hits.
+  const double allowed = std::floor(kMonteCarloWeight * level * (cap + 1.0) - 1.0);
+  if (allowed < 0.0) return 0.0;
+  if (allowed >= cap) return kMonteCarloWeight * level;
+  // P(Binomial(cap, p) ≤ allowed) = 1 − I_p(allowed + 1, cap − allowed): the p where it is 1 − miss.
+  return std::min(kMonteCarloWeight * level, boost::math::ibeta_inv(allowed + 1.0, cap - allowed, kMonteCarloMiss));
+}
 
 ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<const double> probability,
                               std::span<const std::int32_t> group_of_cell, const TestLevel& level, std::size_t deviations,

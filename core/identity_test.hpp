@@ -97,6 +97,20 @@ struct NullCalibration {
 NullCalibration binned_null_calibration(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples,
                                         double level, double largest_level, std::uint64_t replicates, std::uint32_t seed);
 
+// The Monte Carlo part of a p-value near `level` (see above): Besag & Clifford's sequential
+// p-value with kMonteCarloExceedances exceedances and monte_carlo_cap(level) replicates at most,
+// divided by its weight in the combination, kMonteCarloWeight. A rejection at `level` then allows
+// one exceedance among the cap's replicates.
+inline constexpr double kMonteCarloWeight = 0.89;
+inline constexpr std::uint64_t kMonteCarloExceedances = 20;
+std::uint64_t monte_carlo_cap(double level);
+// The largest true p-value at which that weighted Monte Carlo p-value rejects at `level` with
+// probability ≥ 1 − kMonteCarloMiss (exact binomial: at most the allowed exceedances among the
+// cap's replicates), about a twentieth of the level; 0 when it never can. Powers are computed at
+// this level, so that a stated power of 0.99 holds for the test as run.
+inline constexpr double kMonteCarloMiss = 0.005;
+double power_level(double level);
+
 // The Besag & Clifford (1991) sequential Monte Carlo p-value: replicates are drawn until
 // `exceedances` of them reach the observed statistic (p = exceedances / replicates drawn) or
 // `max_replicates` are drawn (p = (exceedances + 1)/(max_replicates + 1)). Valid at every level.
@@ -128,6 +142,12 @@ SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate
     r += block.size();
   }
   return {(static_cast<double>(hits) + 1.0) / (static_cast<double>(max_replicates) + 1.0), r};
+}
+
+// The weighted Monte Carlo p-value at `level` (see kMonteCarloWeight): valid at every level.
+template <class Replicate>
+double weighted_monte_carlo_p(double observed, Replicate&& replicate, double level) {
+  return sequential_monte_carlo_p(observed, replicate, kMonteCarloExceedances, monte_carlo_cap(level)).p_value / kMonteCarloWeight;
 }
 
 }  // namespace tev

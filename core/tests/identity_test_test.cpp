@@ -107,6 +107,26 @@ TEST(SequentialMonteCarlo, ParallelBlocksGiveTheSequentialAnswer) {
   }
 }
 
+// Powers are stated at power_level(level): where the statistic's true p-value equals it, the
+// weighted Monte Carlo p-value as capped rejects at `level` with probability ≥ 0.995. Simulated on
+// a statistic with a known tail (a uniform replicate; the observed value leaves mass p above it),
+// 4,000 trials per level: at 0.995 the misses are Binomial(4000, 0.005), mean 20, so more than 40
+// (below 99 %) has probability 4e-5. A level taken as 0.89 × the level would reject about 41 %.
+TEST(IdentityTest, PowerLevelIsWhereTheCappedMonteCarloRejects) {
+  constexpr std::uint32_t kTrials = 4000;
+  for (const double level : {1e-2, 1e-3}) {
+    const double p = power_level(level);
+    ASSERT_GT(p, 0.0);
+    EXPECT_LT(p, 0.1 * level) << "a twentieth of the level, give or take";
+    std::uint32_t rejected = 0;
+    for (std::uint32_t trial = 0; trial < kTrials; ++trial) {
+      const auto replicate = [&](std::uint64_t r) { return uniform(DrawSite{kSeed, Stream::null_simulation, trial, r}, 0); };
+      rejected += weighted_monte_carlo_p(1.0 - p, replicate, level) <= level ? 1 : 0;
+    }
+    EXPECT_GE(rejected, 0.99 * kTrials) << "level " << level << ", power level " << p;
+  }
+}
+
 // Near a tiny level a p-value is simulated, not read from the asymptotic tail.
 TEST(IdentityTest, PValuesNearTheLevelAreSimulated) {
   const TailCase t;
@@ -117,6 +137,21 @@ TEST(IdentityTest, PValuesNearTheLevelAreSimulated) {
   EXPECT_FALSE(asymptotic.simulated);
   const ChiSquareResult near = identity_test(sample(mild, 20000, 3), t.null, t.groups, TestLevel{1.0, 1.0, kSeed, 0});
   EXPECT_TRUE(near.simulated);
+}
+
+// A simulated p-value is a function of the run's seed: the same seed gives the same replicates
+// and p, another seed other replicates (so the level holds for each run, not on average over case
+// layouts with one fixed set of replicates).
+TEST(IdentityTest, NullReplicatesAreKeyedByTheRunsSeed) {
+  const TailCase t;
+  std::vector<double> mild = t.null;
+  for (std::size_t i = 0; i + 1 < mild.size(); i += 2) mild[i] *= 1.1, mild[i + 1] *= 0.9;
+  const std::vector<std::uint64_t> counts = sample(mild, 20000, 3);
+  const auto p = [&](std::uint32_t seed) { return identity_test(counts, t.null, t.groups, TestLevel{1.0, 1.0, seed, 0}); };
+  const ChiSquareResult first = p(kSeed), again = p(kSeed), other = p(kSeed + 1);
+  ASSERT_TRUE(first.simulated && other.simulated);
+  EXPECT_EQ(first.p_value, again.p_value);
+  EXPECT_NE(first.p_value, other.p_value);
 }
 
 // The stated worst-direction TV: the flat within-bin law at that TV (half of each bin's cells up,
