@@ -22,7 +22,8 @@ struct ConformanceState {
   std::string cases_out = "cases.jsonl", cases_in, samples_in, json_path;
   double alpha = 1e-3;
   double tv = judging::VerdictPolicy{}.max_detectable_tv;
-  judging::VerdictPolicy policy() const { return {.alpha = alpha, .max_detectable_tv = tv}; }
+  // The null simulations are keyed by the check's seed (--completion-seed; --seed for run).
+  judging::VerdictPolicy policy() const { return {.alpha = alpha, .max_detectable_tv = tv, .seed = seed}; }
   std::uint32_t seed = kDefaultSeed;
   conformance::RunOptions run_options;
 };
@@ -164,6 +165,7 @@ Command register_conformance(CLI::App& app, const engine::RunContext& context) {
             apply_batch_options(*s, *run_cmd);
             conformance::RunOptions options = s->run_options;
             options.policy = s->policy();
+            options.policy.seed = s->emit.seed;
             if (wants_model_cases(*s, s->cases_in)) {
               return print_and_write(conformance::run_model_conformance_verifier(s->cases_in, s->model_emit, options, std::cerr), json);
             }

@@ -324,7 +324,7 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
   // 6. Multi-round composition.
   // Holm over the exact verifiers: the smallest p meets family α / their number, the largest α.
   const TestLevel composition_level{.level = r.family_alpha / static_cast<double>(exact_ids.size()), .largest_level = r.family_alpha,
-                                    .seed = judging::kNullSimulationSeed};
+                                    .seed = options.seed};
   r.composition_config = {.sequences = options.composition_sequences, .seed = options.seed, .threads = options.threads,
                           .ranks = options.ranks, .level = composition_level};
   progress << "composition: " << r.composition_config.sequences << " sequences, V = " << r.composition_config.vocab << ", n = "

@@ -40,7 +40,7 @@ struct JudgingConfig {
   engine::BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&, const engine::MonteCarloPlan&) = engine::run_monte_carlo;
 
   VerdictPolicy policy() const {
-    return {.alpha = verifier_alpha(), .exact_tolerance = exact_tolerance, .max_detectable_tv = max_detectable_tv};
+    return {.alpha = verifier_alpha(), .exact_tolerance = exact_tolerance, .max_detectable_tv = max_detectable_tv, .seed = seed};
   }
 };
 

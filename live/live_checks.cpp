@@ -134,7 +134,7 @@ FirstWordTest first_word_test(const LiveOptions& options, const engine::RunConte
   FirstWordTest test;
   test.samples = options.first_word_samples;
   test.chi_square = identity_test(first_word_counts(first.tree, counts), first.rows.row(0), node_groups(1, first.tree.vocab),
-                                  TestLevel{share_alpha, share_alpha, judging::kNullSimulationSeed, 0});
+                                  TestLevel{share_alpha, share_alpha, options.judging.seed, 0});
   test.holds = test.chi_square.impossible == 0 && test.chi_square.p_value >= share_alpha;
   return test;
 }

@@ -402,7 +402,7 @@ LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSam
       f.kind = drafts::sampled_verifier_info(c.verifier).kind;
       f.counts = sample_first_words(pair, c, stream_of(d, c.drafting.policy), o);
       f.evidence.samples = o.first_word_samples;
-      const TestLevel level{result.chi_square_level, policy.exactness_alpha(), judging::kNullSimulationSeed,
+      const TestLevel level{result.chi_square_level, policy.exactness_alpha(), o.seed,
                             static_cast<std::uint32_t>(result.first_word.size())};
       f.evidence.chi_square = identity_test(f.counts, target_row, groups, level);
       f.evidence.detectable_tv = detectable;
