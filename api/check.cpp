@@ -113,7 +113,7 @@ Report public_report(const tc::TreeReport& r) {
   for (const tc::CaseResult& c : r.cases) {
     const tev::judging::TreeEvidence& e = c.evidence;
     out.cases.push_back({c.id, c.label, public_verdict(c.decision.verdict), c.samples, c.impossible, e.chi_square.p_value,
-                         c.decision.exactness_p_holm, c.decision.saturation_p_holm, e.detectable_tv,
+                         c.decision.exactness_p_holm, c.decision.saturation_p_holm, tev::judging::stated_tv(e),
                          e.enumerated ? std::optional<double>(e.exact_tv) : std::nullopt, finite(e.mean_length), finite(e.ceiling),
                          c.not_enumerated});
   }
@@ -172,7 +172,7 @@ Report public_report(const tc::BatchReport& r) {
   for (const tc::CaseResult& c : r.requests) {
     const tev::judging::TreeEvidence& e = c.evidence;
     out.cases.push_back({c.id, c.label, public_verdict(c.decision.verdict), c.samples, c.impossible, e.chi_square.p_value,
-                         c.decision.exactness_p_holm, c.decision.saturation_p_holm, e.detectable_tv, std::nullopt, finite(e.mean_length),
+                         c.decision.exactness_p_holm, c.decision.saturation_p_holm, tev::judging::stated_tv(e), std::nullopt, finite(e.mean_length),
                          finite(e.ceiling), "a batch's request: sampling only"});
   }
   for (const tc::PairResult& p : r.pairs) {

@@ -15,11 +15,6 @@ using nlohmann::json;
 BatchJudge::BatchJudge(const BatchCase& batch, std::uint32_t completion_seed, std::uint32_t batch_index) : batch_(&batch) {
   const auto first_index = static_cast<std::uint32_t>(batch_index * kMaxBatchRequests);
   for (std::size_t k = 0; k < batch.requests.size(); ++k) judges_.emplace_back(batch.requests[k], completion_seed, first_index + static_cast<std::uint32_t>(k));
-  for (std::size_t i = 0; i < batch.requests.size(); ++i) {
-    for (std::size_t j = i + 1; j < batch.requests.size(); ++j) {
-      pair_counts_.emplace_back(static_cast<std::size_t>(batch.requests[i].tree.size()) * static_cast<std::size_t>(batch.requests[j].tree.size()), 0);
-    }
-  }
 }
 
 void BatchJudge::add_line(std::string_view line, const std::string& where) {
@@ -64,34 +59,16 @@ void BatchJudge::add_round(std::span<const RequestBlock> blocks, std::uint64_t r
                      (blocks.size() < requests.size() ? " (request \"" + requests[blocks.size()].id + "\" has none)" : ""));
   }
   ++rounds_;
-  std::vector<std::optional<Block>> completed(blocks.size());
-  for (std::size_t k = 0; k < blocks.size(); ++k) {
-    completed[k] = judges_[k].add_sample(blocks[k].accepted, blocks[k].bonus, round, where + " request " + requests[k].id);
-  }
-  std::size_t pair = 0;
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    for (std::size_t j = i + 1; j < blocks.size(); ++j, ++pair) {
-      if (!completed[i] || !completed[j]) continue;
-      const auto cell = static_cast<std::size_t>(completed[i]->exit) * static_cast<std::size_t>(requests[j].tree.size()) +
-                        static_cast<std::size_t>(completed[j]->exit);
-      ++pair_counts_[pair][cell];
-    }
-  }
+  for (std::size_t k = 0; k < blocks.size(); ++k) judges_[k].add_sample(blocks[k].accepted, blocks[k].bonus, round, where + " request " + requests[k].id);
 }
 
-std::vector<std::vector<double>> request_exit_laws(const BatchCase& batch) {
-  std::vector<std::vector<double>> laws;
-  for (const Case& r : batch.requests) laws.push_back(ExitLaw::compute(r.tree, r.rows).exit);
-  return laws;
-}
-
-std::vector<double> independent_exit_law(std::span<const double> first, std::span<const double> second) {
-  std::vector<double> law;
-  law.reserve(first.size() * second.size());
-  for (double x : first) {
-    for (double y : second) law.push_back(x * y);
+std::vector<Binning> request_pair_bins(const BatchCase& batch) {
+  std::vector<Binning> bins;
+  for (const Case& r : batch.requests) {
+    const std::vector<double> law = canonical_block_law(r.tree, r.rows, ExitLaw::compute(r.tree, r.rows));
+    bins.push_back(pair_bins(law, node_groups(r.tree.size(), r.tree.vocab), static_cast<double>(batch.samples)));
   }
-  return law;
+  return bins;
 }
 
 BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::VerdictPolicy& policy) {
@@ -115,29 +92,27 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::
       report.requests.push_back(std::move(r));
     }
   }
-  const double pair_level = policy.identity_level(family, false);
   // Where each pair's requests sit in report.requests.
   std::vector<std::pair<std::size_t, std::size_t>> pair_requests;
   std::size_t batch_offset = 0;
   for (const BatchJudge& judge : judges) {
     const BatchCase& b = judge.spec();
-    const std::vector<std::vector<double>> exit_laws = request_exit_laws(b);
+    const std::vector<Binning> bins = request_pair_bins(b);
     std::size_t pair = 0;
     for (std::size_t i = 0; i < b.requests.size(); ++i) {
       for (std::size_t j = i + 1; j < b.requests.size(); ++j, ++pair) {
         const Case &first = b.requests[i], &second = b.requests[j];
         pair_requests.emplace_back(batch_offset + i, batch_offset + j);
-        const std::vector<double> law = independent_exit_law(exit_laws[i], exit_laws[j]);
-        const std::vector<std::int32_t> groups = node_groups(first.tree.size(), second.tree.size());
-        const std::vector<std::uint64_t>& counts = judge.pair_counts()[pair];
-        PairResult p{b.id + "/" + first.id + " x " + second.id, b.id, first.id, second.id, {}, {}, {}};
-        for (std::uint64_t c : counts) p.evidence.samples += c;
-        // No round with both blocks possible (a request impossible every round, not exact): no test.
-        if (p.evidence.samples > 0) {
-          p.evidence.chi_square = identity_test(counts, law, groups, policy.identity_test_level(family, evidence.size(), false),
-                                                judging::kReportedDeviations, &p.evidence.largest_deviations);
-        }
-        p.evidence.detectable_tv = judging::detectable_tv(law, groups, b.samples, pair_level, policy.required_power);
+        const std::string id = b.id + "/" + first.id + " x " + second.id;
+        std::vector<std::int64_t> first_stream = judge.requests()[i].stream(), second_stream = judge.requests()[j].stream();
+        first_stream.resize(b.samples, kNoCell);  // impossible blocks at the end were never stored
+        second_stream.resize(b.samples, kNoCell);
+        const IidTest test = pair_test(first_stream, second_stream, pair_law(bins[i], bins[j]),
+                                       policy.identity_test_level(family, evidence.size(), false), policy.required_power, id);
+        PairResult p{id, b.id, first.id, second.id, {}, {}, {}};
+        p.evidence.samples = test.samples;
+        p.evidence.chi_square = test.result;
+        p.evidence.detectable_tv = test.detectable_tv;
         evidence.push_back(p.evidence);
         report.pairs.push_back(std::move(p));
       }

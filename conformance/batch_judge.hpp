@@ -1,15 +1,16 @@
 #pragma once
 // Judges a verifier's answers to batch cases (conformance/batch_case.hpp). Each request is judged
 // as a fixed-tree case of its own (its completed blocks against its canonical law, E[L] and
-// per-node acceptance against its ceiling), and every pair of a batch's requests is tested for
-// independence: the joint law of their completed blocks' exit nodes within a round against the
-// product of their canonical exit laws, w_i ⊗ w_j, by the identity test (core/identity_test.hpp)
-// over N_i × N_j cells grouped by request i's exit. Requests and pairs form one exactness family
-// of the verdict policy (Holm at α/2), each pair powered as a case is: it must detect every joint
-// law at TV max_detectable_tv from the product, in any direction, or the verdict is inconclusive.
-// Under an exact verifier whose requests do not share randomness the completed exits of two
-// requests are independent (each is completed on its own stream), so a rejection is a leak: a
-// request reading another's rows or uniforms.
+// per-node acceptance against its ceiling, its rounds' stream tested for independence), and every
+// pair of a batch's requests is tested for independence within a round: the joint law of their
+// whole completed blocks (exit node and bonus, each request's cells in its pair bins) against the
+// product of their canonical laws, by the pair test (core/iid_tests.hpp). Requests and pairs form
+// one exactness family of the verdict policy (Holm at α/2), each pair powered as a case is: it
+// must detect every joint law of the two requests' bins at TV max_detectable_tv from the product,
+// in any direction, or the verdict is inconclusive. Under an exact verifier whose requests do not
+// share randomness the completed blocks of two requests are independent (each is completed on its
+// own stream), so a rejection is a leak: a request reading another's rows or uniforms, for its
+// exit or only for its bonus.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -43,15 +44,11 @@ class BatchJudge {
 
   const BatchCase& spec() const { return *batch_; }
   const std::vector<CaseJudge>& requests() const { return judges_; }
-  // (N_i, N_j) joint counts of the completed exit nodes of requests i < j, pairs in (0,1), (0,2),
-  // ..., (1,2), ... order, over the rounds where both blocks were possible.
-  const std::vector<std::vector<std::uint64_t>>& pair_counts() const { return pair_counts_; }
   std::uint64_t lines() const { return rounds_; }
 
  private:
   const BatchCase* batch_;
   std::vector<CaseJudge> judges_;
-  std::vector<std::vector<std::uint64_t>> pair_counts_;
   std::uint64_t rounds_ = 0;
 };
 
@@ -82,9 +79,8 @@ struct BatchReport {
 // lacks rounds.
 BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::VerdictPolicy& policy);
 
-// Each request's canonical exit law w, (K)(N_k): computed once per batch, for all its pairs.
-std::vector<std::vector<double>> request_exit_laws(const BatchCase& batch);
-// The product law w_i ⊗ w_j of two requests' exit laws, (N_i, N_j) row-major.
-std::vector<double> independent_exit_law(std::span<const double> first, std::span<const double> second);
+// Each request's pair bins (core/iid_tests.hpp) at the batch's rounds, (K): computed once per
+// batch, for all its pairs.
+std::vector<Binning> request_pair_bins(const BatchCase& batch);
 
 }  // namespace tev::conformance

@@ -26,7 +26,8 @@ EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t s
   EmitSummary summary;
   summary.cases = lines.size();
   summary.samples = samples;
-  summary.chi_square_level = summary.policy.identity_level(lines.size(), with_tree);
+  // Fixed-tree cases run their tests of independence beside the identity test.
+  summary.chi_square_level = summary.policy.identity_level(lines.size(), with_tree, with_tree);
   for (std::size_t k = 0; k < lines.size(); ++k) {
     if (context.writes_files) file << lines[k] << '\n';
     const auto [tv, line] = describe(lines[k], k, summary.chi_square_level, summary.policy.required_power);
@@ -62,9 +63,10 @@ auto read_cases_and(const std::string& cases_path, const std::vector<std::string
 }  // namespace
 
 EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const engine::RunContext& context, std::ostream& progress) {
-  return write_emitted(emit_configured(config), config.samples, true, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
+  const std::vector<std::string> lines = emit_configured(config);
+  return write_emitted(lines, config.samples, true, out_path, context, progress, [&](const std::string& line, std::size_t k, double, double) {
     const Case c = parse_case(line, "emitted case " + std::to_string(k));
-    return std::pair{judging::detectable_tv(c.tree, c.rows, c.samples, level, power),
+    return std::pair{stated_tv(c, judging::VerdictPolicy{}, lines.size(), k),
                      c.id + ": " + std::to_string(c.tree.size()) + " nodes, depth " + std::to_string(c.tree.max_depth()) + ", V = " +
                          std::to_string(c.tree.vocab) + " - " + c.label};
   });
@@ -82,6 +84,7 @@ EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const st
                              " - " + c.label};
       });
   summary.what = "model cases";
+  summary.law = "the law of the completed sequences";
   return summary;
 }
 
@@ -90,27 +93,29 @@ EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::st
   // Every batch has config.batch requests and as many pairs as two of them make.
   const std::size_t family = lines.size() * static_cast<std::size_t>(config.batch) * static_cast<std::size_t>(config.batch + 1) / 2;
   const judging::VerdictPolicy policy;
-  const double request_level = policy.identity_level(family, true), pair_level = policy.identity_level(family, false);
+  const double pair_level = policy.identity_level(family, false);
   EmitSummary summary = write_emitted(lines, config.samples, false, out_path, context, progress, [&](const std::string& line, std::size_t k, double, double power) {
     const BatchCase b = parse_batch_case(line, "emitted batch " + std::to_string(k));
     std::optional<double> worst = 0.0;
-    const auto add = [&](std::optional<double> tv) { worst = worst && tv ? std::optional(std::max(*worst, *tv)) : std::nullopt; };
     std::string text = b.id + ": " + std::to_string(b.requests.size()) + " requests (";
-    const std::vector<std::vector<double>> exit_laws = request_exit_laws(b);
+    const std::vector<Binning> bins = request_pair_bins(b);
+    // Members of the family in judge_batches' order: every request, then every pair; the index
+    // only keys null simulations, so each request's here is its place among the requests.
     for (std::size_t i = 0; i < b.requests.size(); ++i) {
       const Case& r = b.requests[i];
-      add(judging::detectable_tv(r.tree, r.rows, b.samples, request_level, power));
+      worst = larger_tv(worst, stated_tv(r, policy, family, k * b.requests.size() + i));
       text += (i ? ", " : "") + r.id + " " + std::to_string(r.tree.size()) + " nodes";
       for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
-        const std::vector<double> law = independent_exit_law(exit_laws[i], exit_laws[j]);
-        add(judging::detectable_tv(law, node_groups(r.tree.size(), b.requests[j].tree.size()), b.samples, pair_level, power));
+        const PairLaw law = pair_law(bins[i], bins[j]);
+        worst = larger_tv(worst, judging::detectable_tv(law.product, law.groups, b.samples, pair_level, power));
       }
     }
     return std::pair{worst, text + "), V = " + std::to_string(b.requests.front().tree.vocab) + ", the largest TV of its requests and pairs"};
   });
   summary.what = "batch cases";
-  summary.level_of = "pair test; a request's identity test 0.9 of it";
+  summary.level_of = "pair test; a request's identity test 0.54 of it, each of its four tests of independence 0.09";
   summary.member = "batch, at the largest TV over its requests and pairs,";
+  summary.law = "a request's as a case's; for two requests, the joint law of their blocks' bins within a round against the product";
   summary.chi_square_level = pair_level;
   return summary;
 }

@@ -21,6 +21,8 @@ struct EmitSummary {
   std::string what = "cases";       // "cases", "model cases" or "batch cases"
   std::string level_of = "case";    // the test chi_square_level is the level of
   std::string member = "case";      // what each detectable TV belongs to
+  // what a TV that far is measured on
+  std::string law = "its blocks' law, either half of its stream's, or the joint law of two consecutive blocks' bins against the product";
   std::size_t cases = 0;
   std::uint64_t samples = 0;        // per case
   judging::VerdictPolicy policy;             // the default policy the levels below come from

@@ -116,6 +116,7 @@ void append_case(std::ostringstream& out, const CaseResult& r) {
   if (e.enumerated) out << "; exact TV of the verifier's law " << num(e.exact_tv) << " (enumeration)";
   if (!r.not_enumerated.empty()) out << "; " << r.not_enumerated;
   out << "\n";
+  if (!e.iid_tests.empty()) out << "  tests of independence: " << iid_tests_text(e.iid_tests) << "\n";
   // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
   const std::size_t vocab = e.prefix.empty() ? 1 : e.completed_counts.size() / e.prefix.size();
   append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) {
@@ -217,7 +218,7 @@ TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<Cas
       }
     }
   }
-  TreeReport report = judge(judges, judging::VerdictPolicy{.alpha = options.alpha}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
+  TreeReport report = judge(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
   for (std::size_t k = 0; k < cases.size(); ++k) report.cases[k].not_enumerated = enumerate ? not_enumerated[k] : no_enumeration;
   return report;
 }
@@ -262,7 +263,7 @@ ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheck
         Randomness randomness(site);
         detail::add_model_block(judge, verifier(view_of(c), randomness), site.sample, where);
       });
-  return judge_models(judges, judging::VerdictPolicy{.alpha = options.alpha});
+  return judge_models(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed});
 }
 
 TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options, std::uint64_t batch) {
@@ -282,7 +283,7 @@ ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const Mod
         return verifier(view_of(c), first, count, site);
       },
       detail::add_model_block);
-  return judge_models(judges, judging::VerdictPolicy{.alpha = options.alpha});
+  return judge_models(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed});
 }
 
 std::string describe(const TreeReport& report) {
@@ -334,7 +335,7 @@ BatchReport check_batch_verifier(const BatchRoundFn& verifier, const BatchCheckO
       judges.back().add_round(round, s, where);
     }
   }
-  return judge_batches(judges, judging::VerdictPolicy{.alpha = options.alpha});
+  return judge_batches(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed});
 }
 
 std::string describe(const BatchReport& report) {

@@ -63,12 +63,22 @@ std::optional<Block> CaseJudge::add_sample(std::span<const std::int64_t> path, s
   completion_.restart({seed_, Stream::completion, case_index_, index});
   const Block completed = complete_block(case_->tree, case_->rows, *resolved.cell, completion_);
   counts_.add(case_->tree, *resolved.cell, completed);
+  // Grown as samples come (8 bytes a sample); samples past the case's count are refused when it
+  // is judged (require_all_samples).
+  if (index < case_->samples) {
+    if (index >= stream_.size()) stream_.resize(index + 1, kNoCell);
+    stream_[index] = static_cast<std::int64_t>(completed.exit) * case_->tree.vocab + completed.bonus;
+  }
   return completed;
 }
 
 void CaseJudge::merge(const CaseJudge& other) {
   if (other.case_ != case_) throw std::logic_error("merging the judges of two different cases");
   counts_.merge(other.counts_);
+  if (other.stream_.size() > stream_.size()) stream_.resize(other.stream_.size(), kNoCell);
+  for (std::size_t i = 0; i < other.stream_.size(); ++i) {
+    if (other.stream_[i] != kNoCell) stream_[i] = other.stream_[i];
+  }
   lines_ += other.lines_;
   impossible_.merge(other.impossible_);
 }
@@ -86,19 +96,46 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::Ver
   return report;
 }
 
+namespace {
+
+std::vector<TestLevel> iid_levels(const judging::VerdictPolicy& policy, std::size_t family, std::size_t index) {
+  std::vector<TestLevel> levels;
+  for (std::size_t t = 0; t < kIidTests; ++t) levels.push_back(policy.iid_test_level(family, index, true, t));
+  return levels;
+}
+
+}  // namespace
+
+std::vector<IidTest> iid_tests_of(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index) {
+  const Case& c = judge.spec();
+  std::vector<std::int64_t> stream = judge.stream();
+  stream.resize(c.samples, kNoCell);  // impossible samples at the end were never stored
+  const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
+  return iid_tests(stream, canonical, node_groups(c.tree.size(), c.tree.vocab), iid_levels(policy, family, index), policy.required_power);
+}
+
+std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index) {
+  const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
+  const std::vector<std::int32_t> groups = node_groups(c.tree.size(), c.tree.vocab);
+  const double level = policy.identity_level(family, true, true);
+  return larger_tv(judging::detectable_tv(canonical, groups, c.samples, level, policy.required_power),
+                   iid_detectable_tv(canonical, groups, c.samples, iid_levels(policy, family, index), policy.required_power));
+}
+
 CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index,
                        const std::optional<ExactOutcome>& exact) {
   const Case& c = judge.spec();
   require_all_samples(judge);
-  const double level = policy.identity_level(family, true);
+  const double level = policy.identity_level(family, true, true);
   CaseResult r;
   r.id = c.id;
   r.label = c.label;
   r.samples = judge.lines();
   r.impossible = judge.impossible();
   r.first_impossible = judge.first_impossible();
-  r.evidence = judging::sampled_evidence(c.tree, c.rows, judge.counts(), policy.identity_test_level(family, index, true));
+  r.evidence = judging::sampled_evidence(c.tree, c.rows, judge.counts(), policy.identity_test_level(family, index, true, true));
   r.evidence.invalid = judge.impossible();
+  r.evidence.iid_tests = iid_tests_of(judge, policy, family, index);
   r.evidence.detectable_tv = judging::detectable_tv(c.tree, c.rows, c.samples, level, policy.required_power);
   if (exact) judging::add_exact_evidence(r.evidence, c.tree, c.rows, *exact, c.samples, level, policy.exact_tolerance);
   return r;

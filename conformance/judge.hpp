@@ -12,6 +12,7 @@
 #include "conformance/case_io.hpp"
 #include "core/choosers.hpp"
 #include "core/exact_law.hpp"
+#include "core/iid_tests.hpp"
 #include "judging/verdicts.hpp"
 #include "engine/monte_carlo.hpp"
 
@@ -75,6 +76,9 @@ class CaseJudge {
 
   const Case& spec() const { return *case_; }
   const engine::BlockCounts& counts() const { return counts_; }
+  // (samples) each sample's completed cell (exit · V + bonus) in sample order, for the tests of
+  // independence; kNoCell for an impossible sample.
+  const std::vector<std::int64_t>& stream() const { return stream_; }
   std::uint64_t lines() const { return lines_; }
   std::uint64_t impossible() const { return impossible_.count(); }
   const std::string& first_impossible() const { return impossible_.first(); }
@@ -84,6 +88,7 @@ class CaseJudge {
   std::uint32_t seed_;
   std::uint32_t case_index_;
   engine::BlockCounts counts_;
+  std::vector<std::int64_t> stream_;
   PhiloxChooser completion_;
   std::uint64_t lines_ = 0;
   ImpossibleEvents impossible_;
@@ -151,6 +156,14 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::Ver
 // One case's evidence before the policy decides: its identity test held to the level of member
 // `index` of an exactness family of `family` members (judge's cases, or a batch's requests and
 // pairs). InputError when the judge lacks samples.
+// The tests of independence of one case's sample stream (core/iid_tests.hpp), at the levels of
+// member `index` of an exactness family of `family` members.
+std::vector<IidTest> iid_tests_of(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index);
+
+// What a fixed-tree case's sampling guarantees as member `index` of an exactness family of
+// `family`: the largest worst-direction TV of its identity test and its tests of independence.
+std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index);
+
 CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index,
                        const std::optional<ExactOutcome>& exact = std::nullopt);
 

@@ -21,11 +21,20 @@ Standard library only. Run it through the suite with
   and two that live in how logits become the target (format_version 3 cases):
     unprocessed-target         the sampling parameters are ignored
     temperature-after-softmax  top-k/top-p/min-p on softmax(logits), temperature applied after
-  and three that live in a batch's flattened layout (format_version 5 cases):
+  and two that break the independence of consecutive blocks (each block's own law is right or
+  averages to it; the sequence's is not):
+    alternating-laws          consecutive blocks alternate between two laws, each at TV 0.05 from
+                              the canonical one (mass moved to the first half of the exit order,
+                              then to the second), that average to it
+    counter-every-other-call  the exit uniform is drawn every other call only, as when a seeded
+                              generator's offset is not advanced: blocks 2k and 2k+1 share it
+  and four that live in a batch's flattened layout (format_version 5 cases):
     neighbour-rows       each request reads the rows at the next request's offset
     position-off-by-one  each request reads its rows one position late (the last one its neighbour's root)
     shared-uniforms      one uniform per round draws every request's exit node (each request's law is
                          right; the requests are not independent)
+    shared-bonus-uniform one uniform per round draws every request's bonus (exits independent, each
+                         request's law right; the requests' blocks are not independent)
     crash | hang | garbage   misbehave as a process (for the suite's own tests)
     short-round | swapped-requests | unknown-request   answer a batch's round without its last
                              request, with its first two requests swapped, or for a request not in it
@@ -40,6 +49,7 @@ import time
 from engine_sampling import logit_row, process
 
 TOP_K = 20  # top-k-bonus: tokens the filtered residual keeps
+ALTERNATING_TV = 0.05  # alternating-laws: each block's TV from the canonical law
 ID_LIMIT = 32768  # truncated-ids: the first id a 16-bit index cannot hold
 
 
@@ -77,8 +87,9 @@ class Row:
         unlisted_mass = 0.0 if bug == "top-k-bonus" else self.rest_each * (id_limit - unlisted)
         first_unlisted = next((t for t in range(self.vocab) if t not in self.listed), None)
 
-        def draw():
-            u = rng.random() * (total + unlisted_mass)
+        def draw(shared=None):
+            """A token; `shared`, when given, stands for this draw's first uniform."""
+            u = (rng.random() if shared is None else shared) * (total + unlisted_mass)
             if u < total:
                 # bisect may step past the end when rounding puts u at the total: clamp.
                 return tokens[min(bisect.bisect_right(cumulative, u), len(tokens) - 1)]
@@ -136,20 +147,35 @@ class Tev:
                 u = parents[u]
             self.paths.append(path[::-1])
 
-    def block(self, u):
-        """The block for uniform u: the exit node by inverse CDF of w, then its bonus."""
+    def block(self, u, bonus_u=None):
+        """The block for uniform u: the exit node by inverse CDF of w, then its bonus (from
+        bonus_u when given)."""
         cumulative = self.exit_cumulative
         v = min(bisect.bisect_right(cumulative, u * self.total), len(cumulative) - 1)
         while cumulative[v] == (cumulative[v - 1] if v else 0.0):
             v -= 1  # never land on a zero-weight node through a rounding tie
-        return self.paths[v], self.bonus[v]()
+        return self.paths[v], self.bonus[v](bonus_u)
+
+
+def exit_uniform(s, rng, bug, state):
+    """Sample s's exit uniform. The serial bugs keep `state` across the calls of one case."""
+    if bug == "counter-every-other-call":
+        if s % 2 == 0:
+            state["u"] = rng.random()
+        return state["u"]
+    u = rng.random()
+    if bug == "alternating-laws" and rng.random() < 2 * ALTERNATING_TV:
+        # With probability 2 * TV the exit comes from one half of w's order, alternately: each
+        # block's law is off by TV, and two consecutive blocks average to w.
+        return u / 2 if s % 2 == 0 else 0.5 + u / 2
+    return u
 
 
 def verify(case, rng, bug):
     tev = Tev(case, case_rows(case, bug), rng, bug)
-    out = []
-    for _ in range(case["samples"]):
-        accepted, bonus = tev.block(rng.random())
+    out, state = [], {}
+    for s in range(case["samples"]):
+        accepted, bonus = tev.block(exit_uniform(s, rng, bug, state))
         out.append(json.dumps({"case_id": case["case_id"], "accepted": accepted, "bonus": bonus}))
     return out
 
@@ -176,9 +202,10 @@ def verify_batch(batch, rng, bug):
     out = []
     for _ in range(batch["samples"]):
         shared = rng.random()  # shared-uniforms: one uniform for every request's exit
+        shared_bonus = rng.random() if bug == "shared-bonus-uniform" else None  # ... or bonus
         blocks = []
         for request, tev in zip(requests, tevs):
-            accepted, bonus = tev.block(shared if bug == "shared-uniforms" else rng.random())
+            accepted, bonus = tev.block(shared if bug == "shared-uniforms" else rng.random(), shared_bonus)
             blocks.append({"request": request["case_id"], "accepted": accepted, "bonus": bonus})
         if bug == "short-round":
             blocks.pop()
@@ -193,7 +220,8 @@ def verify_batch(batch, rng, bug):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bug", choices=["full-row-bonus", "first-unlisted", "top-k-bonus", "truncated-ids", "unprocessed-target",
-                                          "temperature-after-softmax", "neighbour-rows", "position-off-by-one", "shared-uniforms", "short-round",
+                                          "temperature-after-softmax", "alternating-laws", "counter-every-other-call", "neighbour-rows",
+                                          "position-off-by-one", "shared-uniforms", "shared-bonus-uniform", "short-round",
                                           "swapped-requests", "unknown-request", "crash", "hang", "garbage"])
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()

@@ -139,15 +139,27 @@ std::vector<double> support_noise(std::span<const double> canonical) {
 
 namespace {
 
-// One p-value per case for the exactness family: a weighted Bonferroni of its identity test
-// (share kIdentityShare) and its Theorem 1 tests (the rest, split evenly); a case with only the
-// identity test gives it whole.
+// One p-value per case for the exactness family: a weighted Bonferroni of its identity test and
+// tests of independence (shares from VerdictPolicy) and its Theorem 1 tests (the rest, split
+// evenly); a model case has no Theorem 1 tests.
 double case_exactness_p(const TreeEvidence& e) {
-  std::vector<double> forbidden = e.acceptance_excess_p;
-  forbidden.push_back(e.excess_p);
-  if (e.acceptance_excess_p.empty() && e.lengths.empty()) return e.chi_square.p_value;  // no tree tests: a model case
-  const double smallest = *std::min_element(forbidden.begin(), forbidden.end());
-  return std::min({1.0, e.chi_square.p_value / kIdentityShare, smallest * static_cast<double>(forbidden.size()) / (1.0 - kIdentityShare)});
+  const bool with_tree = !(e.acceptance_excess_p.empty() && e.lengths.empty());
+  const bool iid = !e.iid_tests.empty();
+  double p = e.chi_square.p_value / VerdictPolicy::identity_share(with_tree, iid);
+  for (const IidTest& t : e.iid_tests) p = std::min(p, t.result.p_value / VerdictPolicy::iid_test_share(with_tree));
+  if (with_tree) {
+    std::vector<double> forbidden = e.acceptance_excess_p;
+    forbidden.push_back(e.excess_p);
+    const double smallest = *std::min_element(forbidden.begin(), forbidden.end());
+    p = std::min(p, smallest * static_cast<double>(forbidden.size()) / (1.0 - kIdentityShare));
+  }
+  return std::min(1.0, p);
+}
+
+// Every test of independence detects the policy's TV (a stream too short for them has none).
+bool iid_powered(const TreeEvidence& e, const VerdictPolicy& policy) {
+  return std::all_of(e.iid_tests.begin(), e.iid_tests.end(),
+                     [&](const IidTest& t) { return t.detectable_tv && *t.detectable_tv <= policy.max_detectable_tv; });
 }
 
 }  // namespace
@@ -187,7 +199,8 @@ SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& 
       c.enumerated_not_exact = e.exact_tv > policy.exact_tolerance;
       c.enumerated_not_saturated = std::abs(e.exact_mean_length - e.ceiling) > policy.exact_tolerance || e.exact_completion > policy.exact_tolerance;
     }
-    c.powered = e.enumerated || (e.detectable_tv && *e.detectable_tv <= policy.max_detectable_tv);
+    // Enumeration sees one block's law, never how blocks depend on each other.
+    c.powered = (e.enumerated || (e.detectable_tv && *e.detectable_tv <= policy.max_detectable_tv)) && iid_powered(e, policy);
     if (!e.lengths.empty()) c.detectable_shortfall = detectable_shortfall(e.lengths, e.length_mass, e.samples, saturation_level, policy.required_power);
     c.saturation_powered = e.enumerated || e.lengths.empty() || (c.detectable_shortfall && *c.detectable_shortfall <= policy.max_detectable_shortfall);
     const bool not_exact = c.sampled_not_exact || c.enumerated_not_exact;
@@ -206,6 +219,18 @@ SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& 
     out.cases.push_back(c);
   }
   return out;
+}
+
+std::optional<double> stated_tv(const TreeEvidence& e) {
+  std::optional<double> tv = e.detectable_tv;
+  for (const IidTest& t : e.iid_tests) tv = larger_tv(tv, t.detectable_tv);
+  return tv;
+}
+
+double smallest_iid_p(const TreeEvidence& e) {
+  double p = 1.0;
+  for (const IidTest& t : e.iid_tests) p = std::min(p, t.result.p_value);
+  return p;
 }
 
 }  // namespace tev::judging

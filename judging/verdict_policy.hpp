@@ -29,6 +29,7 @@
 #include "core/draft_tree.hpp"
 #include "core/exact_law.hpp"
 #include "core/identity_test.hpp"
+#include "core/iid_tests.hpp"
 #include "core/statistics.hpp"
 #include "core/target_rows.hpp"
 #include "engine/monte_carlo.hpp"
@@ -68,6 +69,9 @@ struct TreeEvidence {
   std::vector<double> acceptance_excess_p;   // (N − 1) u ≠ root: one-sided P(X ≥ accepted): above the ceiling P(u) (exactness)
   std::vector<std::uint64_t> completed_counts;  // (N, V) the sampled completed blocks, for two-sample tests
   std::vector<BinDeviation> largest_deviations;  // (≤ kReportedDeviations) χ² bins farthest from the canonical law, for reports
+  // The tests of independence (core/iid_tests.hpp) where the samples' order is known, else empty:
+  // in the exactness family beside the identity test, each powered as it is.
+  std::vector<IidTest> iid_tests;
 };
 
 // How many of a case's χ² bins its evidence keeps for reports (the largest standardized deviations).
@@ -93,8 +97,11 @@ double exact_law_power(std::span<const double> canonical, const ExactOutcome& ex
 // forbids (E[L] and acceptance above their ceilings) share the rest. A model case has only the
 // identity test, which then has the whole level.
 inline constexpr double kIdentityShare = 0.9;
+// Where a case's samples come in a known order (conformance, the library), its tests of
+// independence (core/iid_tests.hpp) take this share of the identity test's, split evenly over them.
+inline constexpr double kIidShare = 0.4;
 
-// The seed of the identity tests' null simulations (Monte Carlo p-values near the level).
+// The null simulations' seed when a policy is not given the run's seed.
 inline constexpr std::uint32_t kNullSimulationSeed = 20261201;
 
 struct VerdictPolicy {
@@ -103,6 +110,9 @@ struct VerdictPolicy {
   double required_power = 0.99;
   double max_detectable_tv = 0.05;  // sampling alone calls a case exact only if every law this far is detected
   double max_detectable_shortfall = 0.05;  // ... and saturated only if an E[L] this many tokens short is detected
+  // The run's seed: keys the identity tests' null simulations (Monte Carlo p-values near the
+  // level), so that each run's p-values are valid for that run, not on average over case layouts.
+  std::uint32_t seed = kNullSimulationSeed;
 
   double exactness_alpha() const { return alpha / 2.0; }
   double saturation_alpha() const { return alpha / 2.0; }
@@ -110,13 +120,23 @@ struct VerdictPolicy {
   // (Holm's first step).
   double chi_square_level(std::size_t cases) const { return exactness_alpha() / static_cast<double>(cases == 0 ? 1 : cases); }
   // The level its identity test is held to, at which its detectable TV is stated; with_tree: a
-  // fixed-tree case (whose Theorem 1 tests share the level).
-  double identity_level(std::size_t cases, bool with_tree) const { return chi_square_level(cases) * (with_tree ? kIdentityShare : 1.0); }
-  // Where case `index` of `cases` runs its identity test, for identity_test.
-  TestLevel identity_test_level(std::size_t cases, std::size_t index, bool with_tree) const {
-    return {identity_level(cases, with_tree), exactness_alpha() * (with_tree ? kIdentityShare : 1.0), kNullSimulationSeed,
-            static_cast<std::uint32_t>(index)};
+  // fixed-tree case (whose Theorem 1 tests share the level); iid: its tests of independence run
+  // beside it.
+  double identity_level(std::size_t cases, bool with_tree, bool iid = false) const {
+    return chi_square_level(cases) * identity_share(with_tree, iid);
   }
+  // Where case `index` of `cases` runs its identity test, for identity_test.
+  TestLevel identity_test_level(std::size_t cases, std::size_t index, bool with_tree, bool iid = false) const {
+    return {identity_level(cases, with_tree, iid), exactness_alpha() * identity_share(with_tree, iid), seed, static_cast<std::uint32_t>(index)};
+  }
+  // Where the same case runs test t of its kIidTests tests of independence (each its own
+  // null-simulation id).
+  TestLevel iid_test_level(std::size_t cases, std::size_t index, bool with_tree, std::size_t t) const {
+    const double share = iid_test_share(with_tree);
+    return {chi_square_level(cases) * share, exactness_alpha() * share, seed, static_cast<std::uint32_t>(index + ((t + 1) << 24))};
+  }
+  static double identity_share(bool with_tree, bool iid) { return (with_tree ? kIdentityShare : 1.0) * (iid ? 1.0 - kIidShare : 1.0); }
+  static double iid_test_share(bool with_tree) { return (with_tree ? kIdentityShare : 1.0) * kIidShare / static_cast<double>(kIidTests); }
 };
 
 // Uniform over the cells where `canonical` is positive (the blocks the target can produce): the
@@ -165,5 +185,11 @@ struct SubjectVerdict {
 };
 
 SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& policy);
+
+// What a case's sampling guarantees: the largest worst-direction TV of its identity test and its
+// tests of independence (none when one of them has none).
+std::optional<double> stated_tv(const TreeEvidence& e);
+// The smallest raw p-value of its tests of independence (1 without them).
+double smallest_iid_p(const TreeEvidence& e);
 
 }  // namespace tev::judging

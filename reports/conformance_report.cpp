@@ -20,16 +20,20 @@ std::string tv_text(const std::optional<double>& tv) { return tv ? num(*tv) : "n
 // One row per fixed-tree case (a batch's request), then its impossible events; `width` fits the ids.
 void print_case_rows(const std::vector<CaseResult>& cases, std::size_t width, std::ostream& out) {
   out << std::left << std::setw(static_cast<int>(width)) << "case" << std::setw(10) << "samples" << std::setw(11) << "impossible" << std::setw(12)
-      << "in-tree bon" << std::setw(11) << "exact p(H)" << std::setw(10) << "sat p(H)" << std::setw(9) << "mean L" << std::setw(9)
-      << "1+C_p" << std::setw(11) << "TV@99%" << std::setw(23) << "verdict" << "what it exercises\n";
+      << "in-tree bon" << std::setw(11) << "exact p(H)" << std::setw(10) << "sat p(H)" << std::setw(10) << "indep p" << std::setw(9) << "mean L"
+      << std::setw(9) << "1+C_p" << std::setw(11) << "TV@99%" << std::setw(23) << "verdict" << "what it exercises\n";
   for (const CaseResult& r : cases) {
     out << std::left << std::setw(static_cast<int>(width)) << r.id << std::setw(10) << r.samples << std::setw(11) << r.impossible << std::setw(12)
         << r.evidence.completions << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(10) << num(r.decision.saturation_p_holm)
-        << std::setw(9) << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling) << std::setw(11)
-        << tv_text(r.evidence.detectable_tv) << std::setw(23) << verdict_text(r.decision.verdict) << r.label << '\n';
+        << std::setw(10) << (r.evidence.iid_tests.empty() ? "-" : num(judging::smallest_iid_p(r.evidence))) << std::setw(9)
+        << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling) << std::setw(11) << tv_text(judging::stated_tv(r.evidence))
+        << std::setw(23) << verdict_text(r.decision.verdict) << r.label << '\n';
   }
   for (const CaseResult& r : cases) {
     if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
+    if (r.decision.verdict == judging::Verdict::not_exact && !r.evidence.iid_tests.empty()) {
+      out << "case " << r.id << ", tests of independence: " << iid_tests_text(r.evidence.iid_tests) << '\n';
+    }
   }
 }
 
@@ -79,11 +83,14 @@ int print_conformance(const ConformanceReport& report, std::ostream& out) {
   print_case_rows(report.cases, 6, out);
   const judging::VerdictPolicy& p = report.policy;
   out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests
-      << " cases: identity test, E[L] and acceptance above their ceilings), " << p.saturation_alpha() << " for saturation (Holm over "
-      << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\nTV@99%: every law at least this far from the "
-      << "canonical one, in any direction, tails included, is rejected with " << p.required_power * 100
-      << " % power by the case's identity test at its level " << num(p.identity_level(report.cases.size(), true))
-      << "; 'none': no TV below 1 is.\nA case that cannot guarantee TV " << p.max_detectable_tv
+      << " cases: identity test, tests of independence, E[L] and acceptance above their ceilings), " << p.saturation_alpha()
+      << " for saturation (Holm over " << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\n"
+      << "indep p: the smallest p of the case's tests of independence (each half of its sample stream against the canonical law; the\n"
+      << "joint law of consecutive blocks' bins against the product, pairs (2k, 2k+1) and (2k+1, 2k+2)).\n"
+      << "TV@99%: every law at least this far from the canonical one (or a half's law, or consecutive blocks' joint law this far from the\n"
+      << "product), in any direction, tails included, is rejected with " << p.required_power * 100
+      << " % power by the case's tests at their levels (identity test " << num(p.identity_level(report.cases.size(), true, true))
+      << "); 'none': no TV below 1 is.\nA case that cannot guarantee TV " << p.max_detectable_tv
       << " is 'inconclusive' (exit 4): give it more samples; one whose E[L] test cannot see a shortfall of " << p.max_detectable_shortfall
       << " tokens is 'exact, saturation inconclusive' (exit 5).\n";
   return print_overall(out, verdict_text(report.overall), report.overall, "case", report.first_failing);
@@ -147,7 +154,7 @@ void print_emit_summary(const EmitSummary& s, const std::string& out_path, std::
     out << "judged at family alpha " << s.policy.alpha << " (identity-test level " << num(s.chi_square_level) << " per " << s.level_of << "), each "
         << s.member << " "
         << "rejects every law at TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " (median " << num(tvs[tvs.size() / 2])
-        << "), in any direction, with 99 % power\n";
+        << "), in any direction, with 99 % power (" << s.law << ")\n";
   }
   if (s.undetectable > 0) out << s.undetectable << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
 }
@@ -156,8 +163,9 @@ int print_batch_conformance(const BatchReport& report, std::ostream& out) {
   std::size_t width = 6;
   for (const CaseResult& r : report.requests) width = std::max(width, r.id.size() + 2);
   print_case_rows(report.requests, width, out);
-  out << "\nindependence of the requests within a round: joint law of two requests' completed exit nodes against the product of\n"
-         "their canonical exit laws (a leak between them, or a request that is itself not exact, moves it off)\n";
+  out << "\nindependence of the requests within a round: joint law of two requests' completed blocks (exit node and bonus, in each\n"
+         "request's pair bins) against the product of their canonical laws (a leak between them, in an exit or only in a bonus, or a\n"
+         "request that is itself not exact, moves it off)\n";
   std::size_t pair_width = 6;
   for (const PairResult& r : report.pairs) pair_width = std::max(pair_width, r.id.size() + 2);
   out << std::left << std::setw(static_cast<int>(pair_width)) << "pair" << std::setw(10) << "rounds" << std::setw(12) << "chi2 p" << std::setw(11)
@@ -172,9 +180,10 @@ int print_batch_conformance(const BatchReport& report, std::ostream& out) {
   out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests << " tests: "
       << report.requests.size() << " requests' identity, E[L] and acceptance tests and " << report.pairs.size() << " pairs' independence tests), "
       << p.saturation_alpha() << " for saturation (Holm over " << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\n"
-      << "TV@99%: every law at least this far from the canonical one (a request's) or from the product of the two exit laws (a pair's),\n"
-      << "in any direction, tails included, is rejected with " << p.required_power * 100 << " % power at the test's level ("
-      << num(p.identity_level(family, true)) << " a request, " << num(p.identity_level(family, false)) << " a pair); a request or pair that\n"
+      << "TV@99%: every law at least this far from the canonical one (a request's, and each of its tests of independence as a case's)\n"
+      << "or every joint law of the pair's bins this far from the product (a pair's), in any direction, tails included, is rejected with\n"
+      << p.required_power * 100 << " % power at the test's level (" << num(p.identity_level(family, true, true)) << " a request's identity test, "
+      << num(p.identity_level(family, false)) << " a pair); a request or pair that\n"
       << "cannot guarantee TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give the batch more rounds.\n";
   return print_overall(out, verdict_text(report.overall), report.overall, "request or pair", report.first_failing);
 }

@@ -355,9 +355,10 @@ Document conformance_document(const json& r) {
   const json& pairs = r.contains("pairs") ? r.at("pairs") : no_pairs;
   if (r.contains("pairs")) {
     reports::heading(d, "Independence of the requests within a round");
-    reports::paragraph(d, "Per pair of a batch's requests: the joint law of their completed blocks' exit nodes in one round against the product "
-                          "of their canonical exit laws (identity test over N_i x N_j cells), in the exactness family with the requests. "
-                          "A dependent pair is a leak: one request reading another's rows or uniforms.");
+    reports::paragraph(d, "Per pair of a batch's requests: the joint law of their completed blocks (exit node and bonus, each request's cells "
+                          "in at most " + std::to_string(kPairBins) + " bins in cell order) in one round against the product of their canonical laws (identity test over "
+                          "the pairs of bins), in the exactness family with the requests. A dependent pair is a leak: one request reading "
+                          "another's rows or uniforms, for its exit node or only for its bonus.");
     Table pt{{"pair", "rounds", "chi2 (dof)", "p", "Holm p exactness", "TV@99%", "finding"}, {}};
     for (const json& p : pairs) {
       pt.rows.push_back({text(p, "pair"), count(p.at("rounds")), fixed(p.at("chi2").get<double>(), 1) + " (" + std::to_string(p.at("dof").get<int>()) + ")",

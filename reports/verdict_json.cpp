@@ -77,6 +77,16 @@ nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::Case
     const nlohmann::json token = d.cell >= 0 ? nlohmann::json(static_cast<std::size_t>(d.cell) % vocab) : nlohmann::json(nullptr);
     j["largest_deviations"].push_back(deviation_json(d, {{"node", index_or_null(d.group)}, {"token", token}}));
   }
+  j["iid_tests"] = nlohmann::json::array();
+  for (const IidTest& t : e.iid_tests) {
+    j["iid_tests"].push_back({{"test", t.name},
+                              {"samples", t.samples},
+                              {"chi2", t.result.statistic},
+                              {"dof", t.result.dof},
+                              {"p", t.result.p_value},
+                              {"detectable_tv", optional_json(t.detectable_tv)}});
+  }
+  j["stated_tv"] = optional_json(judging::stated_tv(e));
   if (e.enumerated) {
     j["exact_tv"] = e.exact_tv;
     j["exact_mean_L"] = e.exact_mean_length;

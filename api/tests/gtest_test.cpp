@@ -14,7 +14,7 @@ using namespace public_verifiers;
 
 TreeCheckOptions quick() {
   TreeCheckOptions options;
-  options.samples = 20000;
+  options.samples = 40000;  // the fewest at which the tests of independence guarantee TV 0.05
   options.large_vocab = 64;  // the bug's full-row draw enumerates token by token: keep V small
   options.threads = 2;
   return options;
@@ -61,11 +61,11 @@ TEST(GTestAssertions, ModelVerifierAssertion) {
   EXPECT_NONFATAL_FAILURE(EXPECT_MODEL_VERIFIER_EXACT(bonus_from_q, options), "required to be exact (marginally)");
 }
 
-// Batches at 20,000 rounds (every request and pair still detects TV 0.05): the independent walks
+// Batches at 40,000 rounds (every request, its rounds' independence and every pair still detect TV 0.05): the independent walks
 // pass; one seed for the whole batch fails with its first dependent pair named.
 TEST(GTestAssertions, BatchVerifierAssertion) {
   BatchCheckOptions options;
-  options.rounds = 20000;
+  options.rounds = 40000;
   EXPECT_BATCH_VERIFIER_EXACT_AND_SATURATED([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests, r, false); }, options);
   EXPECT_NONFATAL_FAILURE(
       EXPECT_BATCH_VERIFIER_EXACT([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests, r, true); }, options),

@@ -49,6 +49,31 @@ inline tevsuite::RequestBatchVerifier batch_verifier(BatchBug bug) {
   };
 }
 
+// The engine's vectorized path: one call per batch of a case's samples, each sample verified with
+// an Rng at its own offset of the batch's stream (the engine's counter, one step a sample; a step
+// jumps 2^32 draws ahead, so no sample's draws reach the next one's: with a step of one draw,
+// sample k's first draw would be sample k − 1's second, and the tests of independence see it). The
+// planted bug advances the offset every other sample only, as when one step's increment is lost:
+// samples 2k and 2k + 1 draw the same numbers, so each block is exact and the pair is not
+// independent.
+enum class OffsetBug { none, advanced_every_other_sample };
+inline tevsuite::TreeBatchVerifier batched_tree_verifier(OffsetBug bug) {
+  return [bug](const tevsuite::TreeCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t seed) {
+    tevsuite::BlockBatch batch;
+    batch.width = c.nodes() - 1;
+    batch.accepted.assign(count * static_cast<std::size_t>(batch.width), -1);
+    std::uint64_t offset = 0;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      Rng rng(seed + (offset << 32) * 0x9E3779B97F4A7C15ULL);
+      const Block b = verify_tree(engine_view(c), rng, TreeBug::none);
+      std::copy(b.accepted.begin(), b.accepted.end(), batch.accepted.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(batch.width)));
+      batch.bonus.push_back(b.bonus);
+      offset += bug == OffsetBug::advanced_every_other_sample ? (first + i) % 2 : 1;
+    }
+    return batch;
+  };
+}
+
 inline SamplingParams engine_params(const tevsuite::SamplingParams& s) { return {s.temperature, s.top_k, s.top_p, s.min_p, s.min_p_last}; }
 
 // An engine-shaped case (logits and sampling parameters): the engine processes every row with its

@@ -55,6 +55,31 @@ TEST(EngineBatchVerifier, OneSeedForTheBatchIsCaught) {
                           "dependent (a leak)");
 }
 
+// The vectorized path, 4,096 samples a call, on 40,000 samples a case and the sparse case over
+// V = 64 (the engine's walk reads whole dense rows): exact and saturated. With its offset advanced
+// every other sample each block keeps the canonical law, and only the tests of independence
+// (consecutive blocks, pairs (2k, 2k+1)) can see it.
+tevsuite::TreeCheckOptions vectorized_options() {
+  tevsuite::TreeCheckOptions options;
+  options.samples = 40000;
+  options.large_vocab = 64;
+  options.large_vocab_factor = 1;
+  return options;
+}
+
+TEST(EngineBatchedTreeVerifier, IsExactAndSaturated) {
+  const tevsuite::Report report =
+      tevsuite::check_tree_verifier_batched(engine::batched_tree_verifier(engine::OffsetBug::none), vectorized_options(), 4096);
+  EXPECT_EQ(report.verdict, tevsuite::Verdict::exact_saturated) << report.description;
+}
+
+TEST(EngineBatchedTreeVerifier, AnOffsetAdvancedEveryOtherSampleIsCaught) {
+  const tevsuite::Report report =
+      tevsuite::check_tree_verifier_batched(engine::batched_tree_verifier(engine::OffsetBug::advanced_every_other_sample), vectorized_options(), 4096);
+  EXPECT_EQ(report.verdict, tevsuite::Verdict::not_exact) << report.description;
+  EXPECT_NE(report.description.find("pairs (2k, 2k+1) p"), std::string::npos) << report.description;
+}
+
 TEST(EngineChainVerifier, IsExactMarginally) {
   EXPECT_MODEL_VERIFIER_EXACT(engine::chain_verifier(ChainBug::none), tevsuite::ModelCheckOptions{});
 }

@@ -238,7 +238,11 @@ struct CaseResult {
   double p_value = 0.0;                         // the case's χ² identity test against the canonical law
   double p_holm = 0.0;                          // its Holm-adjusted exactness p
   std::optional<double> saturation_p_holm;      // fixed-tree cases: the Holm-adjusted saturation p
-  std::optional<double> detectable_tv;          // the TV detected in every direction with 99 % power at its level
+  // What the case's tests guarantee at their levels: every law at least this far, in any direction,
+  // is rejected with 99 % power. Fixed-tree cases: its blocks' law from the canonical one, either
+  // half of its sample stream's (over its pair bins), or two consecutive blocks' joint bins from
+  // the product; a pair of requests: their joint bins from the product.
+  std::optional<double> detectable_tv;
   std::optional<double> exact_tv;               // a drawing verifier's exact TV from the canonical law (enumeration)
   std::optional<double> mean_length;            // E[L] observed (fixed-tree cases)
   std::optional<double> ceiling;                // 1 + C_p (fixed-tree cases)

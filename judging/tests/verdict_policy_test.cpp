@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "judging/selftest.hpp"
@@ -93,6 +94,36 @@ TEST(VerdictPolicy, OutOfRangeSettingsAreRefused) {
   EXPECT_THROW(validate(VerdictPolicy{.max_detectable_tv = 1.0}), std::invalid_argument);
   EXPECT_THROW(validate(VerdictPolicy{.required_power = 1.5}), std::invalid_argument);
   EXPECT_THROW(validate(VerdictPolicy{.alpha = 0.0}), std::invalid_argument);
+}
+
+// A case's tests of independence: in its exactness p (at their shares), and in its power rule.
+TEST(VerdictPolicy, TestsOfIndependenceDecideAndMustBePowered) {
+  TreeEvidence e = clean_case();
+  e.iid_tests.assign(kIidTests, IidTest{"t", 1000, {}, 0.01});
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::exact_saturated);
+  // p at its share of the case's level: rejected once p / share falls below α/2.
+  const double share = VerdictPolicy::iid_test_share(true);
+  e.iid_tests[3].result.p_value = 0.9 * share * VerdictPolicy{}.exactness_alpha();
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::not_exact);
+  e.iid_tests[3].result.p_value = 1.1 * share * VerdictPolicy{}.exactness_alpha();
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::exact_saturated);
+  e.iid_tests[1].detectable_tv = 0.2;  // not powered at the policy's TV: never a pass
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::inconclusive);
+  e.enumerated = true;  // enumeration sees one block's law, not the independence of two
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::inconclusive);
+  EXPECT_NEAR(VerdictPolicy::identity_share(true, true) + kIidTests * share, kIdentityShare, 1e-15);
+}
+
+// Null simulations are keyed by the run's seed, and every test of a case has its own id.
+TEST(VerdictPolicy, NullSimulationsAreKeyedByTheRunsSeed) {
+  const VerdictPolicy a{.seed = 7}, b{.seed = 8};
+  EXPECT_EQ(a.identity_test_level(8, 3, true, true).seed, 7u);
+  EXPECT_EQ(b.identity_test_level(8, 3, true, true).seed, 8u);
+  EXPECT_EQ(a.iid_test_level(8, 3, true, 2).seed, 7u);
+  std::vector<std::uint32_t> ids = {a.identity_test_level(8, 3, true, true).id};
+  for (std::size_t t = 0; t < kIidTests; ++t) ids.push_back(a.iid_test_level(8, 3, true, t).id);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
 }
 
 TEST(VerdictPolicy, InvalidPathsAndImpossibleCellsFailAtOnce) {
