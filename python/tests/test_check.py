@@ -183,3 +183,18 @@ def test_per_sample_out_of_range_and_non_integer_answers():
         tevsuite.check_tree(lambda c, r: ([], 0.5), **SMALL)
     with pytest.raises(TypeError, match="exactly one of verify"):
         tevsuite.check_tree()
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [("alpha", float("nan")), ("alpha", 0.0), ("alpha", -0.1), ("alpha", 1.5), ("alpha", "0.01"), ("samples", 0), ("samples", -1),
+     ("samples", 2**32 + 1), ("samples", 100.5), ("cases", 0), ("seed", -1), ("seed", 2**32), ("batch", -1), ("batch", True)],
+)
+def test_options_outside_their_ranges_are_refused_before_anything_runs(option, value):
+    def never(*args):
+        raise AssertionError("the verifier ran")
+
+    for check in (lambda: tevsuite.check_tree(never, **{option: value}), lambda: tevsuite.check_model(verify_batch=never, **{option: value})):
+        with pytest.raises(ValueError, match=rf"^{option} must lie in \[") as raised:
+            check()
+        assert not isinstance(raised.value, VerifierError)

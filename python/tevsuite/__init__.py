@@ -28,8 +28,12 @@ verifier must process the rows as an engine does; it is judged against the proce
 
 Runs are reproducible: the same seed gives the same verdicts and p-values. Bad answers (wrong
 shapes, non-integer arrays, tokens out of range, a raising callable) raise ``VerifierError``
-naming the case and sample; they never become a verdict.
+naming the case and sample; they never become a verdict. Options outside their ranges
+(``tevsuite conformance``'s: ``cases`` 1 to 100,000, ``samples`` 1 to 2**32, ``alpha`` in
+[1e-12, 0.5]; a 32-bit ``seed``, ``batch`` >= 0) raise ``ValueError`` before anything runs.
 """
+import numbers
+
 import numpy as np
 
 from ._tevsuite import (
@@ -43,6 +47,10 @@ from ._tevsuite import (
     _check_tree,
     _check_tree_batched,
     kDefaultSeed,
+    kMaxAlpha,
+    kMaxCases,
+    kMaxSamples,
+    kMinAlpha,
     process_logits,
 )
 
@@ -140,6 +148,19 @@ def _one_of(verify, verify_batch):
         raise TypeError("give exactly one of verify (per sample) and verify_batch (batched)")
 
 
+# The options' ranges: the library's (``tevsuite conformance``'s), and where it has none the C
+# type's (a 32-bit seed, a 64-bit batch size), checked here before any of them is converted.
+_RANGES = dict(cases=(1, kMaxCases), samples=(1, kMaxSamples), alpha=(kMinAlpha, kMaxAlpha), seed=(0, 2**32 - 1), batch=(0, 2**64 - 1))
+
+
+def _check_options(**options):
+    for name, value in options.items():
+        low, high = _RANGES[name]
+        kind = numbers.Real if isinstance(low, float) else numbers.Integral
+        if isinstance(value, bool) or not isinstance(value, kind) or not low <= value <= high:  # NaN fails the comparison
+            raise ValueError(f"{name} must lie in [{low}, {high}], not {value!r}")
+
+
 def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, large_vocab=50_000, large_vocab_factor=4,
                alpha=1e-3, seed=DEFAULT_SEED, threads=0, batch=0, engine_inputs=False):
     """Checks a fixed-tree verifier on ``tevsuite conformance emit``'s cases; returns a Report.
@@ -149,6 +170,7 @@ def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, larg
     complete and judge a batch's blocks; a per-sample verifier is called from one thread).
     """
     _one_of(verify, verify_batch)
+    _check_options(cases=cases, samples=samples, alpha=alpha, seed=seed, batch=batch)
     options = dict(cases=cases, samples=samples, large_vocab=large_vocab, large_vocab_factor=large_vocab_factor, alpha=alpha,
                    seed=seed, threads=threads, engine_inputs=engine_inputs)
     if verify is not None:
@@ -161,6 +183,7 @@ def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alph
     """Checks a verifier that drafts its own tree from q on the model cases (exactness is
     marginal, over the drafts); returns a Report whose verdict reads "exact (marginally)"."""
     _one_of(verify, verify_batch)
+    _check_options(cases=cases, samples=samples, alpha=alpha, seed=seed, batch=batch)
     options = dict(cases=cases, samples=samples, alpha=alpha, seed=seed, threads=threads, engine_inputs=engine_inputs)
     if verify is not None:
         return _check_model(_per_sample(verify), **{**options, "threads": 1})
