@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 
+#include "conformance/batch_case.hpp"
 #include "conformance/in_process.hpp"
 #include "core/exit_law.hpp"
 #include "core/statistics.hpp"
@@ -84,9 +86,23 @@ auto internal_drawing(const DrawingVerifier& verifier) {
   });
 }
 
-// The fields both kinds of options share.
+static_assert(kMaxRequests == tc::kMaxBatchRequests);
+
+// Refuses an option outside its range (check.hpp's), naming it; NaN is outside every range.
+template <class T>
+void check_range(const char* name, T value, T low, T high) {
+  if (value >= low && value <= high) return;
+  std::ostringstream message;
+  message << name << " must lie in [" << low << ", " << high << "], not " << value;
+  throw std::invalid_argument(message.str());
+}
+
+// The fields both kinds of options share, checked.
 template <class Internal, class Public>
 Internal common_options(const Public& o) {
+  check_range<std::int32_t>("cases", o.cases, 1, kMaxCases);
+  check_range<std::uint64_t>("samples", o.samples, 1, kMaxSamples);
+  check_range<double>("alpha", o.alpha, kMinAlpha, kMaxAlpha);
   Internal out;
   out.cases.cases = o.cases;
   out.cases.samples = o.samples;
@@ -287,6 +303,10 @@ Report check_model_verifier_batched(const ModelBatchVerifier& verifier, const Mo
 }
 
 Report check_batch_verifier(const RequestBatchVerifier& verifier, const BatchCheckOptions& options) {
+  check_range<std::int32_t>("batches", options.batches, 1, kMaxCases);
+  check_range<std::int32_t>("requests", options.requests, 1, kMaxRequests);
+  check_range<std::uint64_t>("rounds", options.rounds, 1, kMaxSamples);
+  check_range<double>("alpha", options.alpha, kMinAlpha, kMaxAlpha);
   tc::BatchCheckOptions internal;
   internal.batches.cases = options.batches;
   internal.batches.batch = options.requests;

@@ -160,6 +160,11 @@ BlockBatch batch_of(const py::object& answer) {
 PYBIND11_MODULE(_tevsuite, m) {
   m.doc() = "tevsuite's in-process conformance check (the C++ library behind the tevsuite package)";
   m.attr("kDefaultSeed") = kDefaultSeed;
+  // The options' ranges, which the Python layer checks before it converts anything.
+  m.attr("kMaxCases") = kMaxCases;
+  m.attr("kMaxSamples") = kMaxSamples;
+  m.attr("kMinAlpha") = kMinAlpha;
+  m.attr("kMaxAlpha") = kMaxAlpha;
 
   py::enum_<Verdict>(m, "Verdict", "The verdicts, numbered as tevsuite's exit codes.")
       .value("EXACT_SATURATED", Verdict::exact_saturated)

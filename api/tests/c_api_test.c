@@ -112,6 +112,18 @@ int main(void) {
   CHECK(tev_result_verdict(missing) == TEV_ERROR);
   tev_result_free(missing);
 
+  /* Options outside their ranges are errors naming them, before the verifier is called. */
+  tev_check_options bad = options;
+  bad.alpha = NAN;
+  tev_check_result* bad_alpha = tev_check_tree_verifier(failing, NULL, &bad);
+  CHECK(tev_result_verdict(bad_alpha) == TEV_ERROR && strstr(tev_result_description(bad_alpha), "alpha must lie in [1e-12, 0.5]") != NULL);
+  tev_result_free(bad_alpha);
+  bad = tev_model_check_defaults();
+  bad.samples = 0;
+  tev_check_result* bad_samples = tev_check_model_verifier(model_root_bonus, NULL, &bad);
+  CHECK(tev_result_verdict(bad_samples) == TEV_ERROR && strstr(tev_result_description(bad_samples), "samples must lie in [1, 4294967296]") != NULL);
+  tev_result_free(bad_samples);
+
   tev_check_result* model = tev_check_model_verifier(model_root_bonus, NULL, NULL);
   CHECK(tev_result_verdict(model) == TEV_EXACT_SATURATED);
   tev_result_free(model);

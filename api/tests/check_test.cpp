@@ -275,6 +275,51 @@ TEST(PublicBatchCheck, ABatchOfOtherThanOneRowPerRequestIsRefused) {
   }
 }
 
+// An option outside its range is std::invalid_argument naming it, and no verifier is called.
+TEST(PublicCheck, OptionsOutsideTheirRangesAreRefusedBeforeAnythingRuns) {
+  std::atomic<int> calls = 0;
+  const auto refused = [&](auto&& check) {
+    try {
+      check();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    } catch (const std::exception& e) {
+      return std::string("(ran: ") + e.what() + ")";
+    }
+    return std::string("(ran)");
+  };
+  const auto tree = [&](auto&& spoil) {
+    TreeCheckOptions options = small_options();
+    spoil(options);
+    return refused([&] { check_tree_verifier([&](const TreeCase&, Randomness&) -> Block { ++calls; throw std::runtime_error("the verifier ran"); }, options); });
+  };
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.alpha = std::nan(""); }), "alpha must lie in [1e-12, 0.5], not nan");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.alpha = 0.0; }), "alpha must lie in [1e-12, 0.5], not 0");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.alpha = 1.5; }), "alpha must lie in [1e-12, 0.5], not 1.5");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.samples = 0; }), "samples must lie in [1, 4294967296], not 0");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.samples = (std::uint64_t{1} << 32) + 1; }), "samples must lie in [1, 4294967296], not 4294967297");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.cases = 0; }), "cases must lie in [1, 100000], not 0");
+  ModelCheckOptions model;
+  model.alpha = -1.0;
+  EXPECT_EQ(refused([&] {
+              check_model_verifier_batched([&](const ModelCase&, std::uint64_t, std::uint64_t, std::uint64_t) -> BlockBatch {
+                ++calls;
+                throw std::runtime_error("the verifier ran");
+              }, model);
+            }),
+            "alpha must lie in [1e-12, 0.5], not -1");
+  BatchCheckOptions batch;
+  batch.requests = 65;
+  EXPECT_EQ(refused([&] {
+              check_batch_verifier([&](std::span<const TreeCase>, Randomness&) -> BlockBatch {
+                ++calls;
+                throw std::runtime_error("the verifier ran");
+              }, batch);
+            }),
+            "requests must lie in [1, 64], not 65");
+  EXPECT_EQ(calls, 0);
+}
+
 TEST(PublicVerdict, NumberedAsTheExitCodes) {
   EXPECT_EQ(static_cast<int>(Verdict::exact_not_saturated), 3);
   EXPECT_EQ(verdict_text(Verdict::not_exact), "not exact");

@@ -104,8 +104,9 @@ typedef enum tev_verdict {
 typedef struct tev_check_result tev_check_result;
 
 /* Runs the check (free the result with tev_result_free; NULL only when out of memory). options
- * NULL: the defaults. A NULL verifier, a nonzero return from it or an exception thrown through it
- * is TEV_ERROR with the message as the description. */
+ * NULL: the defaults. A NULL verifier, a nonzero return from it, an exception thrown through it
+ * or an option outside <tevsuite/check.hpp>'s ranges (cases 1 to 100,000, samples 1 to 2^32, alpha
+ * in [1e-12, 0.5]) is TEV_ERROR with the message as the description. */
 tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user, const tev_check_options* options);
 tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* user, const tev_check_options* options);
 

@@ -187,6 +187,16 @@ using RequestBatchVerifier = std::function<BlockBatch(std::span<const TreeCase> 
 
 inline constexpr std::uint32_t kDefaultSeed = 20261130;
 
+// The ranges of a check's options, `tevsuite conformance`'s (--cases, --samples, --alpha, --batch):
+// cases (or batches) 1 .. kMaxCases, samples (or rounds) 1 .. kMaxSamples, alpha in
+// [kMinAlpha, kMaxAlpha], requests 1 .. kMaxRequests. A check given an option outside them throws
+// std::invalid_argument naming it before it runs anything.
+inline constexpr std::int32_t kMaxCases = 100000;
+inline constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 32;
+inline constexpr double kMinAlpha = 1e-12;
+inline constexpr double kMaxAlpha = 0.5;
+inline constexpr std::int32_t kMaxRequests = 64;
+
 // The defaults are `tevsuite conformance emit`'s: 8 cases cycling through its recipes (random tree,
 // DDTree-built, deep chain, star, complete 4-ary tree, near-deterministic rows, sparse rows over a
 // large vocabulary, near one-hot rows), 100,000 samples each (the sparse case `large_vocab_factor`

@@ -183,3 +183,91 @@ def test_per_sample_out_of_range_and_non_integer_answers():
         tevsuite.check_tree(lambda c, r: ([], 0.5), **SMALL)
     with pytest.raises(TypeError, match="exactly one of verify"):
         tevsuite.check_tree()
+
+
+def shifted_bonus(case, n, rng):
+    """A bug the int32 boundary would hide: every bonus 2**32 too large (int64), in range once
+    narrowed."""
+    accepted, bonus = walk_batch(case, n, rng)
+    return accepted, bonus.astype(np.int64) + 2**32
+
+
+def unsigned_padding(case, n, rng):
+    """uint32 rows whose padding is 0xFFFFFFFF: tokens out of range, not -1."""
+    accepted, bonus = walk_batch(case, n, rng)
+    return accepted.astype(np.uint32), bonus.astype(np.uint32)
+
+
+class FakeTensor:
+    """What the package reads of a torch tensor (detach, cpu, numpy), without torch."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def detach(self):
+        return self
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self.array
+
+
+@pytest.mark.parametrize(
+    "verify, message",
+    [
+        (lambda c, n, rng: tuple(map(FakeTensor, shifted_bonus(c, n, rng))), r"case c0, sample 0: bonus token 4294967(29[6-9]|30\d|31[01]) outside"),
+        (shifted_bonus, r"case c0, sample 0: bonus token 4294967(29[6-9]|30\d|31[01]) outside \[0, \d+\)"),
+        (unsigned_padding, r"case c0, sample \d+: accepted token 4294967295 outside \[0, \d+\)"),
+    ],
+    ids=["int64 tensor", "int64", "uint32"],
+)
+def test_batched_tokens_are_range_checked_in_their_own_dtype(verify, message):
+    with pytest.raises(VerifierError, match=message):
+        tevsuite.check_tree(verify_batch=verify, **SMALL)
+
+
+@pytest.mark.parametrize("bonus", [2**32, 2**32 + 1, 2**70, np.uint64(2**63 + 1)])
+def test_per_sample_tokens_are_range_checked_before_narrowing(bonus):
+    with pytest.raises(VerifierError, match=rf"case c0, sample \d+: bonus token {int(bonus)} outside"):
+        tevsuite.check_tree(lambda c, r: ([], bonus), **SMALL)
+    with pytest.raises(VerifierError, match=rf"case c0, sample \d+: accepted token {int(bonus)} outside"):
+        tevsuite.check_tree(lambda c, r: ([bonus], 0), **SMALL)
+
+
+def test_ragged_answers_are_errors_naming_case_and_samples():
+    with pytest.raises(VerifierError, match=r"case c0, samples 0\.\.19999: accepted is not an array of integers"):
+        tevsuite.check_tree(verify_batch=lambda c, n, rng: ([[0]] + [[]] * (n - 1), [0] * n), **SMALL)
+    with pytest.raises(VerifierError, match=r"case c0, sample \d+: accepted is not an array of integers"):
+        tevsuite.check_tree(lambda c, r: ([0, [1, 2]], 0), **SMALL)
+
+
+def test_model_blocks_deeper_than_d_plus_one_are_errors_naming_case_and_sample():
+    def too_deep(case, rng):
+        return [0] * (case.depth + 1), 0
+
+    def too_deep_row_3(case, n, rng):
+        accepted = np.full((n, case.depth + 1), -1)
+        accepted[3] = 0
+        return accepted, np.zeros(n, dtype=np.int64)
+
+    with pytest.raises(VerifierError, match=r"case m0, sample \d+: 3 accepted tokens, deeper than the case's D = 2"):
+        tevsuite.check_model(too_deep, samples=100)
+    with pytest.raises(VerifierError, match=r"case m0, sample 3: 3 accepted tokens, deeper than the case's D = 2"):
+        tevsuite.check_model(verify_batch=too_deep_row_3, samples=100)
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [("alpha", float("nan")), ("alpha", 0.0), ("alpha", -0.1), ("alpha", 1.5), ("alpha", "0.01"), ("samples", 0), ("samples", -1),
+     ("samples", 2**32 + 1), ("samples", 100.5), ("cases", 0), ("seed", -1), ("seed", 2**32), ("batch", -1), ("batch", True)],
+)
+def test_options_outside_their_ranges_are_refused_before_anything_runs(option, value):
+    def never(*args):
+        raise AssertionError("the verifier ran")
+
+    for check in (lambda: tevsuite.check_tree(never, **{option: value}), lambda: tevsuite.check_model(verify_batch=never, **{option: value})):
+        with pytest.raises(ValueError, match=rf"^{option} must lie in \[") as raised:
+            check()
+        assert not isinstance(raised.value, VerifierError)

@@ -27,9 +27,16 @@ verifier must process the rows as an engine does; it is judged against the proce
 ``process_logits(logits, **sampling)`` is tevsuite's reference processing.
 
 Runs are reproducible: the same seed gives the same verdicts and p-values. Bad answers (wrong
-shapes, non-integer arrays, tokens out of range, a raising callable) raise ``VerifierError``
-naming the case and sample; they never become a verdict.
+shapes, ragged lists, non-integer arrays, tokens out of range, a model-case block of more than D
+accepted tokens, a raising callable) raise ``VerifierError`` naming the case and sample; they
+never become a verdict. Tokens are range-checked in the dtype the verifier gave them, before they
+are narrowed to int32, and -1 pads only in a signed dtype (an unsigned 0xFFFFFFFF is out of range).
+Options outside their ranges (``tevsuite conformance``'s: ``cases`` 1 to 100,000, ``samples`` 1 to
+2**32, ``alpha`` in [1e-12, 0.5]; a 32-bit ``seed``, ``batch`` >= 0) raise ``ValueError`` before
+anything runs.
 """
+import numbers
+
 import numpy as np
 
 from ._tevsuite import (
@@ -43,6 +50,10 @@ from ._tevsuite import (
     _check_tree,
     _check_tree_batched,
     kDefaultSeed,
+    kMaxAlpha,
+    kMaxCases,
+    kMaxSamples,
+    kMinAlpha,
     process_logits,
 )
 
@@ -64,30 +75,55 @@ def _where(case, first, n):
     return f"case {case.id}, samples {first}..{first + n - 1}"
 
 
+def _integers(array):
+    """Whether an array holds integers alone: an integer dtype, or Python ints too large for one
+    (numpy holds those as objects)."""
+    if array.dtype == object:
+        return all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in array.flat)
+    return array.dtype != np.bool_ and np.issubdtype(array.dtype, np.integer)
+
+
 def _as_tokens(value, name, shape_rank, where):
-    array = np.asarray(value)
+    """One part of an answer as an integer array in the verifier's own dtype: it is narrowed to
+    int32 only once its tokens are checked, so that no value wraps into range."""
+    try:
+        value = _to_numpy(value)
+        array = np.asarray(value)
+    except Exception as e:  # ragged rows, tensors numpy cannot hold: the answer's fault, whatever it raised
+        raise VerifierError(f"{where}: {name} is not an array of integers: {e}") from e
     if array.size == 0 and not isinstance(value, np.ndarray):
         array = array.astype(np.int32)  # [] or (): no accepted tokens
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+    if not _integers(array):
         raise VerifierError(f"{where}: {name} must hold integers, got dtype {array.dtype}")
     if array.ndim != shape_rank:
         raise VerifierError(f"{where}: {name} must have {shape_rank} dimension(s), got shape {array.shape}")
-    return np.ascontiguousarray(array, dtype=np.int32)
+    return array
 
 
-def _check_range(accepted, bonus, vocab, where_row, padded):
-    """Tokens in [0, V) for rows of blocks, accepted (n, D) and bonus (n,); with `padded`, -1 pads
-    a row after its last accepted token and nowhere else. where_row(i) names row i's sample."""
-    bad = np.nonzero((bonus < 0) | (bonus >= vocab))[0]
+def _checked(accepted, bonus, case, where_row, padded):
+    """Rows of blocks, accepted (n, D) and bonus (n,) in the verifier's dtypes, as int32 arrays once
+    checked: tokens in [0, V), compared before narrowing; with `padded`, -1 pads a row after its
+    last accepted token and nowhere else (in a signed dtype: an unsigned 0xFFFFFFFF is a token out
+    of range); on a model case at most D accepted tokens a row. where_row(i) names row i's sample."""
+    bad = np.nonzero((bonus < 0) | (bonus >= case.vocab))[0]
     if bad.size:
-        raise VerifierError(f"{where_row(bad[0])}: bonus token {bonus[bad[0]]} outside [0, {vocab})")
-    bad = np.argwhere((accepted < (-1 if padded else 0)) | (accepted >= vocab))
+        raise VerifierError(f"{where_row(bad[0])}: bonus token {bonus[bad[0]]} outside [0, {case.vocab})")
+    lowest = -1 if padded and accepted.dtype.kind != "u" else 0
+    bad = np.argwhere((accepted < lowest) | (accepted >= case.vocab))
     if bad.size:
-        raise VerifierError(f"{where_row(bad[0][0])}: accepted token {accepted[tuple(bad[0])]} outside [0, {vocab})")
+        raise VerifierError(f"{where_row(bad[0][0])}: accepted token {accepted[tuple(bad[0])]} outside [0, {case.vocab})")
+    accepted, bonus = np.ascontiguousarray(accepted, dtype=np.int32), np.ascontiguousarray(bonus, dtype=np.int32)
     if padded and accepted.shape[1] > 1:
         rows = np.nonzero(np.any((accepted[:, 1:] >= 0) & (accepted[:, :-1] < 0), axis=1))[0]
         if rows.size:
             raise VerifierError(f"{where_row(rows[0])}: an accepted token after the -1 padding")
+    if isinstance(case, ModelCase):
+        lengths = np.count_nonzero(accepted >= 0, axis=1)
+        rows = np.nonzero(lengths > case.depth)[0]
+        if rows.size:
+            raise VerifierError(f"{where_row(rows[0])}: {lengths[rows[0]]} accepted tokens, deeper than the case's D = {case.depth} "
+                                "allows (a block is at most D + 1 tokens)")
+    return accepted, bonus
 
 
 def _to_numpy(value):
@@ -105,21 +141,21 @@ def _call(verify, where, *args):
 
 
 def _blocks(answer, where, rank, expected):
-    """A verifier's answer as int32 arrays: accepted of rank `rank` + 1 (1: one block; 2: a batch)
-    and bonus of rank `rank`."""
+    """A verifier's answer as integer arrays in its own dtypes: accepted of rank `rank` + 1 (1: one
+    block; 2: a batch) and bonus of rank `rank`."""
     try:
         accepted, bonus = answer
     except (TypeError, ValueError):
         raise VerifierError(f"{where}: expected {expected}, got {type(answer).__name__}") from None
-    return (_as_tokens(_to_numpy(accepted), "accepted", rank + 1, where), _as_tokens(_to_numpy(bonus), "bonus", rank, where))
+    return _as_tokens(accepted, "accepted", rank + 1, where), _as_tokens(bonus, "bonus", rank, where)
 
 
 def _per_sample(verify):
     def call(case, rng):
         where = _where(case, rng.sample, 1)
         accepted, bonus = _blocks(_call(verify, where, case, rng), where, 0, "(accepted, bonus)")
-        _check_range(accepted.reshape(1, -1), bonus.reshape(1), case.vocab, lambda row: where, padded=False)
-        return accepted, int(bonus)
+        accepted, bonus = _checked(accepted.reshape(1, -1), bonus.reshape(1), case, lambda row: where, padded=False)
+        return accepted[0], int(bonus[0])
     return call
 
 
@@ -130,14 +166,26 @@ def _batched(verify_batch):
         accepted, bonus = _blocks(answer, where, 1, "(accepted [n, D], bonus [n])")
         if accepted.shape[0] != n or bonus.shape[0] != n:
             raise VerifierError(f"{where}: expected {n} blocks, got accepted of shape {accepted.shape} and bonus of shape {bonus.shape}")
-        _check_range(accepted, bonus, case.vocab, lambda row: _where(case, first + int(row), 1), padded=True)
-        return accepted, bonus
+        return _checked(accepted, bonus, case, lambda row: _where(case, first + int(row), 1), padded=True)
     return call
 
 
 def _one_of(verify, verify_batch):
     if (verify is None) == (verify_batch is None):
         raise TypeError("give exactly one of verify (per sample) and verify_batch (batched)")
+
+
+# The options' ranges: the library's (``tevsuite conformance``'s), and where it has none the C
+# type's (a 32-bit seed, a 64-bit batch size), checked here before any of them is converted.
+_RANGES = dict(cases=(1, kMaxCases), samples=(1, kMaxSamples), alpha=(kMinAlpha, kMaxAlpha), seed=(0, 2**32 - 1), batch=(0, 2**64 - 1))
+
+
+def _check_options(**options):
+    for name, value in options.items():
+        low, high = _RANGES[name]
+        kind = numbers.Real if isinstance(low, float) else numbers.Integral
+        if isinstance(value, bool) or not isinstance(value, kind) or not low <= value <= high:  # NaN fails the comparison
+            raise ValueError(f"{name} must lie in [{low}, {high}], not {value!r}")
 
 
 def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, large_vocab=50_000, large_vocab_factor=4,
@@ -149,6 +197,7 @@ def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, larg
     complete and judge a batch's blocks; a per-sample verifier is called from one thread).
     """
     _one_of(verify, verify_batch)
+    _check_options(cases=cases, samples=samples, alpha=alpha, seed=seed, batch=batch)
     options = dict(cases=cases, samples=samples, large_vocab=large_vocab, large_vocab_factor=large_vocab_factor, alpha=alpha,
                    seed=seed, threads=threads, engine_inputs=engine_inputs)
     if verify is not None:
@@ -161,6 +210,7 @@ def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alph
     """Checks a verifier that drafts its own tree from q on the model cases (exactness is
     marginal, over the drafts); returns a Report whose verdict reads "exact (marginally)"."""
     _one_of(verify, verify_batch)
+    _check_options(cases=cases, samples=samples, alpha=alpha, seed=seed, batch=batch)
     options = dict(cases=cases, samples=samples, alpha=alpha, seed=seed, threads=threads, engine_inputs=engine_inputs)
     if verify is not None:
         return _check_model(_per_sample(verify), **{**options, "threads": 1})
