@@ -21,10 +21,11 @@ cmake --build build-sanitize -j"$(nproc)"
 # case; the same path runs in PublicCheck.EngineInputs* at V = 64, the readers in EngineCases.*,
 # and the cases end to end in the conformance_engine_* tests), and the subprocess runs of the
 # Python example's planted bugs (the bugs live in Python, which is not instrumented; the same
-# cases, judges and subprocess runner run here in the example's passing runs: tail bugs in
-# conformance_example_verifier_passes, processing bugs in conformance_engine_example_verifier_passes,
-# batch bugs in conformance_batch_example_verifier_passes).
+# cases, judges and subprocess runner run here in the example's passing runs: tail and serial bugs
+# in conformance_example_verifier_passes, processing bugs in
+# conformance_engine_example_verifier_passes, batch bugs in conformance_batch_example_verifier_passes;
+# the tests of independence rejecting run in IidTests.* and BatchJudge.*).
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" \
-  -E '^(tevsuite_check_default|report_renders_sampled|Budgets/LiveSizeLaws\..*/B(64|128)( .*)?|AllVerifiers/SampledCheck\.VerdictMatchesItsKind/mutant_residual_not_renormalized( .*)?|EngineCasesInProcess\..*|conformance_rejects_tail_bug_.*|conformance_engine_rejects_.*|conformance_batch_rejects_(neighbour-rows|position-off-by-one|shared-uniforms))$'
+  -E '^(tevsuite_check_default|report_renders_sampled|Budgets/LiveSizeLaws\..*/B(64|128)( .*)?|AllVerifiers/SampledCheck\.VerdictMatchesItsKind/mutant_residual_not_renormalized( .*)?|EngineCasesInProcess\..*|conformance_rejects_(tail|serial)_bug_.*|conformance_engine_rejects_.*|conformance_batch_rejects_(neighbour-rows|position-off-by-one|shared-uniforms|shared-bonus-uniform))$'
 
