@@ -11,6 +11,7 @@
 #include "conformance/batch_case.hpp"
 #include "conformance/in_process.hpp"
 #include "core/exit_law.hpp"
+#include "core/interrupt.hpp"
 #include "core/statistics.hpp"
 
 namespace tevsuite {
@@ -259,6 +260,14 @@ const CaseResult* Report::first_failing() const {
   }
   return nullptr;
 }
+
+struct InterruptPoll::Installed {
+  explicit Installed(std::function<void()> poll) : internal(std::move(poll)) {}
+  tev::InterruptPoll internal;
+};
+
+InterruptPoll::InterruptPoll(std::function<void()> poll) : installed_(std::make_unique<Installed>(std::move(poll))) {}
+InterruptPoll::~InterruptPoll() = default;
 
 Report check_tree_verifier(const TreeVerifier& verifier, const TreeCheckOptions& options) {
   return public_report(tc::check_tree_verifier(

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/format.hpp"
+#include "core/interrupt.hpp"
 
 namespace tev::conformance {
 
@@ -46,6 +47,7 @@ std::vector<Judge> judge_cases(const std::deque<CaseT>& cases, std::uint32_t see
     const auto add_range = [&](std::uint64_t first, std::uint64_t count, auto&& add_one) {
       arena.execute([&] {
         oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(first, first + count, 256), [&](const auto& range) {
+          poll_interrupt();  // on the caller's thread: completing a large batch takes seconds
           Judge& judge = per_thread.local();
           for (std::uint64_t s = range.begin(); s != range.end(); ++s) add_one(judge, s);
         });

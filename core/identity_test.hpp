@@ -46,6 +46,7 @@
 #include <span>
 #include <vector>
 
+#include "core/interrupt.hpp"
 #include "core/statistics.hpp"
 
 namespace tev {
@@ -115,7 +116,8 @@ double power_level(double level);
 // `exceedances` of them reach the observed statistic (p = exceedances / replicates drawn) or
 // `max_replicates` are drawn (p = (exceedances + 1)/(max_replicates + 1)). Valid at every level.
 // Replicates are computed in parallel blocks (oneTBB) and scanned in index order, so the answer
-// is the sequential rule's for any thread count; `replicate` is called from several threads.
+// is the sequential rule's for any thread count; `replicate` is called from several threads. The
+// caller's thread polls for an interrupt (core/interrupt.hpp) every 64 replicates it computes.
 struct SequentialPValue {
   double p_value = 1.0;
   std::uint64_t replicates = 0;
@@ -133,6 +135,7 @@ SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate
     // Isolated: a caller's own tasks never run on a thread waiting here (it may hold their state).
     oneapi::tbb::this_task_arena::isolate([&] {
       oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, block.size(), 64), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
+        poll_interrupt();
         for (std::size_t i = range.begin(); i < range.end(); ++i) block[i] = replicate(r + i);
       });
     });

@@ -104,6 +104,12 @@ std::vector<std::int32_t> int_vector(const py::handle& h) {
 // the Python error; pybind11 restores it when the check returns to Python.
 template <class Check>
 Report run_released(Check&& check) {
+  // Ctrl-C: the check polls on this thread between small pieces of its work, judging included;
+  // a pending signal raises its exception (KeyboardInterrupt) there and ends the check.
+  const InterruptPoll poll([] {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  });
   py::gil_scoped_release release;
   return check();
 }

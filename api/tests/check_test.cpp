@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "public_verifiers.hpp"
 
@@ -83,6 +84,29 @@ TEST(PublicCheck, BatchedWalkIsExactAndSaturated) {
   options.threads = 1;
   const Report one = check_tree_verifier_batched(target_walk_batch, options, 50000);
   for (std::size_t k = 0; k < report.cases.size(); ++k) EXPECT_EQ(report.cases[k].p_value, one.cases[k].p_value);
+}
+
+// An InterruptPoll is called on the thread that runs the check, and what it throws ends the check
+// and reaches the caller: here once the last case's samples are answered, so the check stops in
+// its completion or judging (the rest of the work), never returning a report.
+TEST(PublicCheck, AnInterruptPollStopsTheCheckOnItsCallersThread) {
+  struct Interrupted {};
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> answered{false}, elsewhere{false};
+  std::atomic<int> polls{0};
+  const InterruptPoll poll([&] {
+    elsewhere = elsewhere || std::this_thread::get_id() != caller;
+    ++polls;
+    if (answered) throw Interrupted{};
+  });
+  const auto verifier = [&](const TreeCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t seed) {
+    if (c.id == "c7") answered = true;  // one call per case (batch 0): the last case answered
+    return target_walk_batch(c, first, count, seed);
+  };
+  EXPECT_THROW(check_tree_verifier_batched(verifier, small_options(), 0), Interrupted);
+  EXPECT_TRUE(answered);
+  EXPECT_GT(polls, 0);
+  EXPECT_FALSE(elsewhere) << "only the caller's thread polls";
 }
 
 TEST(PublicCheck, BadBatchesAreRefusedNamingCaseAndSample) {

@@ -127,6 +127,18 @@ TEST(IdentityTest, PowerLevelIsWhereTheCappedMonteCarloRejects) {
   }
 }
 
+// A simulated p-value stops at its caller's interrupt poll (core/interrupt.hpp): within the first
+// 64 replicates the caller's thread computes, and only there.
+TEST(IdentityTest, AnInterruptStopsItsMonteCarlo) {
+  struct Interrupted {};
+  const TailCase t;
+  std::vector<double> mild = t.null;
+  for (std::size_t i = 0; i + 1 < mild.size(); i += 2) mild[i] *= 1.1, mild[i + 1] *= 0.9;
+  const std::vector<std::uint64_t> counts = sample(mild, 20000, 3);
+  const InterruptPoll poll([] { throw Interrupted{}; });
+  EXPECT_THROW(identity_test(counts, t.null, t.groups, TestLevel{1.0, 1.0, kSeed, 0}), Interrupted);
+}
+
 // Near a tiny level a p-value is simulated, not read from the asymptotic tail.
 TEST(IdentityTest, PValuesNearTheLevelAreSimulated) {
   const TailCase t;

@@ -12,6 +12,7 @@
 // without locking. An exception it throws ends the check and reaches the caller.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -186,6 +187,23 @@ using ModelBatchVerifier = std::function<BlockBatch(const ModelCase&, std::uint6
 using RequestBatchVerifier = std::function<BlockBatch(std::span<const TreeCase> requests, Randomness& round)>;
 
 inline constexpr std::uint32_t kDefaultSeed = 20261130;
+
+// Stops a running check from the thread that called it (Ctrl-C in the Python package): while an
+// InterruptPoll lives on a thread, every check that thread runs calls `poll` on it between small
+// pieces of work (a few hundred samples completed, 64 Monte Carlo replicates of a p-value), and
+// whatever `poll` throws ends the check and reaches its caller. Polls nest; destroy them on the
+// thread that made them, innermost first.
+class InterruptPoll {
+ public:
+  explicit InterruptPoll(std::function<void()> poll);
+  ~InterruptPoll();
+  InterruptPoll(const InterruptPoll&) = delete;
+  InterruptPoll& operator=(const InterruptPoll&) = delete;
+
+ private:
+  struct Installed;
+  std::unique_ptr<Installed> installed_;
+};
 
 // The ranges of a check's options, `tevsuite conformance`'s (--cases, --samples, --alpha, --batch):
 // cases (or batches) 1 .. kMaxCases, samples (or rounds) 1 .. kMaxSamples, alpha in
