@@ -6,7 +6,7 @@
 
 #include "conformance/json_input.hpp"
 #include "core/exit_law.hpp"
-#include "core/identity_test.hpp"
+#include "core/iid_tests.hpp"
 
 namespace tev::conformance {
 
