@@ -104,22 +104,22 @@ std::vector<TestLevel> iid_levels(const judging::VerdictPolicy& policy, std::siz
   return levels;
 }
 
+// A case's reference for its identity test and its tests of independence: the canonical block law
+// and its cells' groups (exit nodes).
+struct Reference {
+  std::vector<double> canonical;   // (N, V)
+  std::vector<std::int32_t> groups;  // (N, V)
+  explicit Reference(const Case& c)
+      : canonical(canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows))), groups(node_groups(c.tree.size(), c.tree.vocab)) {}
+};
+
 }  // namespace
 
-std::vector<IidTest> iid_tests_of(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index) {
-  const Case& c = judge.spec();
-  std::vector<std::int64_t> stream = judge.stream();
-  stream.resize(c.samples, kNoCell);  // impossible samples at the end were never stored
-  const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
-  return iid_tests(stream, canonical, node_groups(c.tree.size(), c.tree.vocab), iid_levels(policy, family, index), policy.required_power);
-}
-
 std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index) {
-  const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
-  const std::vector<std::int32_t> groups = node_groups(c.tree.size(), c.tree.vocab);
+  const Reference ref(c);
   const double level = policy.identity_level(family, true, true);
-  return larger_tv(judging::detectable_tv(canonical, groups, c.samples, level, policy.required_power),
-                   iid_detectable_tv(canonical, groups, c.samples, iid_levels(policy, family, index), policy.required_power));
+  return larger_tv(judging::detectable_tv(ref.canonical, ref.groups, c.samples, level, policy.required_power),
+                   iid_detectable_tv(ref.canonical, ref.groups, c.samples, iid_levels(policy, family, index), policy.required_power));
 }
 
 CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index,
@@ -135,8 +135,11 @@ CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& pol
   r.first_impossible = judge.first_impossible();
   r.evidence = judging::sampled_evidence(c.tree, c.rows, judge.counts(), policy.identity_test_level(family, index, true, true));
   r.evidence.invalid = judge.impossible();
-  r.evidence.iid_tests = iid_tests_of(judge, policy, family, index);
-  r.evidence.detectable_tv = judging::detectable_tv(c.tree, c.rows, c.samples, level, policy.required_power);
+  const Reference ref(c);
+  std::vector<std::int64_t> stream = judge.stream();
+  stream.resize(c.samples, kNoCell);  // impossible samples at the end were never stored
+  r.evidence.iid_tests = iid_tests(stream, ref.canonical, ref.groups, iid_levels(policy, family, index), policy.required_power);
+  r.evidence.detectable_tv = judging::detectable_tv(ref.canonical, ref.groups, c.samples, level, policy.required_power);
   if (exact) judging::add_exact_evidence(r.evidence, c.tree, c.rows, *exact, c.samples, level, policy.exact_tolerance);
   return r;
 }

@@ -156,10 +156,6 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::Ver
 // One case's evidence before the policy decides: its identity test held to the level of member
 // `index` of an exactness family of `family` members (judge's cases, or a batch's requests and
 // pairs). InputError when the judge lacks samples.
-// The tests of independence of one case's sample stream (core/iid_tests.hpp), at the levels of
-// member `index` of an exactness family of `family` members.
-std::vector<IidTest> iid_tests_of(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index);
-
 // What a fixed-tree case's sampling guarantees as member `index` of an exactness family of
 // `family`: the largest worst-direction TV of its identity test and its tests of independence.
 std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index);

@@ -86,31 +86,32 @@ std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream, std::span<c
   std::vector<IidTest> tests;
   const std::size_t n = stream.size();
   if (n < 4) return tests;
+  // One binning for all four: at the fewest samples any of them counts (the pairs (2k+1, 2k+2)),
+  // so every bin expects at least kMinExpectedCount in each.
+  const Binning bins = pair_bins(probability, group_of_cell, static_cast<double>((n - 1) / 2));
+  std::vector<std::int32_t> own_group(bins.bin_probability.size());  // (bins) each bin a group of its own
+  for (std::size_t b = 0; b < own_group.size(); ++b) own_group[b] = static_cast<std::int32_t>(b);
   for (std::size_t s = 0; s < kStationaritySegments; ++s) {
     const std::size_t begin = n * s / kStationaritySegments, end = n * (s + 1) / kStationaritySegments;
-    // Over the segment's pair bins: a drift is a move of mass between parts of the law, and the
-    // few bins keep the guarantee near the whole stream's (its own law, cell by cell, is the
-    // identity test's).
-    const Binning bins = pair_bins(probability, group_of_cell, static_cast<double>(end - begin));
+    // Over the pair bins: a drift is a move of mass between parts of the law, and the few bins
+    // keep the guarantee near the whole stream's (its own law, cell by cell, is the identity test's).
     std::vector<std::uint64_t> counts(bins.bin_probability.size(), 0);  // (bins)
     for (std::size_t i = begin; i < end; ++i) {
       if (stream[i] == kNoCell) continue;
       if (const std::int32_t b = bins.bin_of_cell[static_cast<std::size_t>(stream[i])]; b >= 0) ++counts[static_cast<std::size_t>(b)];
     }
-    std::vector<std::int32_t> own_group(bins.bin_probability.size());  // (bins) each bin a group of its own
-    for (std::size_t b = 0; b < own_group.size(); ++b) own_group[b] = static_cast<std::int32_t>(b);
     tests.push_back(run_test("half " + std::to_string(s + 1) + " of " + std::to_string(kStationaritySegments), counts, bins.bin_probability,
                              own_group, static_cast<double>(end - begin), levels[s], power));
   }
+  const PairLaw product = pair_law(bins, bins);
   for (std::size_t phase = 0; phase < kSerialPhases; ++phase) {
     std::vector<std::int64_t> first, second;  // (pairs) samples phase + 2k and phase + 2k + 1
     for (std::size_t i = phase; i + 1 < n; i += 2) {
       first.push_back(stream[i]);
       second.push_back(stream[i + 1]);
     }
-    const Binning bins = pair_bins(probability, group_of_cell, static_cast<double>(first.size()));
     const std::string name = phase == 0 ? "pairs (2k, 2k+1)" : "pairs (2k+1, 2k+2)";
-    tests.push_back(pair_test(first, second, pair_law(bins, bins), levels[kStationaritySegments + phase], power, name));
+    tests.push_back(pair_test(first, second, product, levels[kStationaritySegments + phase], power, name));
   }
   return tests;
 }

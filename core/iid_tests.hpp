@@ -5,7 +5,7 @@
 // right one, or whose random counter is advanced every other call, has the right law per block and
 // the wrong law per sequence. Given the stream of sampled cells in sample order:
 // - stationarity: each of kStationaritySegments consecutive segments of the stream (its halves)
-//   against the reference law over the segment's pair bins (below), by the identity test: a law
+//   against the reference law over the stream's pair bins (below), by the identity test: a law
 //   that drifts, or differs between the halves, is seen;
 // - serial dependence: the joint law of two consecutive samples against the product of the
 //   reference with itself, at both phases (pairs (2k, 2k + 1) and (2k + 1, 2k + 2)): disjoint pairs,
@@ -14,6 +14,7 @@
 // round by round). A pair test bins each marginal coarsely (pair_bins, at most kPairBins bins in
 // cell order) so that the product of two marginals keeps a size its samples can test; its
 // worst-direction TV is stated for the law of the pair's bins (of a segment's, for stationarity).
+// One stream's four tests share one binning, at the count of its fewest pairs.
 #include <cstdint>
 #include <optional>
 #include <span>
