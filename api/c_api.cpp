@@ -1,7 +1,9 @@
 // The C API (<tevsuite/check.h>) over the C++ one (<tevsuite/check.hpp>): the callbacks wrapped as verifiers, the
 // reports held behind an opaque handle. No exception crosses into C: an error becomes TEV_ERROR
 // with its message as the description.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <new>
 #include <optional>
@@ -16,6 +18,25 @@
 
 struct tev_randomness {
   tevsuite::Randomness* randomness;
+};
+
+// The draws of one enumerated (or sampled) run of a drawing verifier. What a draw throws (the
+// enumeration stopping a run to take it again another way) cannot cross the C verifier's frames:
+// it is kept here, the draws answer -1 from then on, and it is rethrown once the verifier returns.
+struct tev_draws {
+  tevsuite::Draws* draws;
+  std::exception_ptr stopped;
+
+  template <class Draw>
+  auto draw(Draw&& d) -> decltype(d(*draws)) {
+    if (stopped) return -1;
+    try {
+      return d(*draws);
+    } catch (...) {
+      stopped = std::current_exception();
+      return -1;
+    }
+  }
 };
 
 struct tev_check_result {
@@ -35,14 +56,14 @@ using namespace tevsuite;
 
 tev_verdict c_verdict(Verdict v) { return static_cast<tev_verdict>(v); }
 
-// A callback's block: its return code checked, its length within the room it was given.
-template <class Callback, class CaseT>
-Block call(Callback callback, void* user, const CaseT& c, Randomness& randomness, std::int32_t capacity) {
-  tev_randomness r{&randomness};
+// A callback's block: its return code checked, its length within the room it was given. `source`
+// is the callback's randomness (tev_randomness) or draws (tev_draws).
+template <class Callback, class CaseT, class Source>
+Block call(Callback callback, void* user, const CaseT& c, Source* source, std::int32_t capacity) {
   Block block;
   block.accepted.resize(static_cast<std::size_t>(capacity));
   std::int32_t length = 0;
-  if (const int code = callback(user, &c, &r, block.accepted.data(), capacity, &length, &block.bonus); code != 0) {
+  if (const int code = callback(user, &c, source, block.accepted.data(), capacity, &length, &block.bonus); code != 0) {
     throw std::runtime_error("the verifier returned " + std::to_string(code) + " on case " + std::string(c.id));
   }
   if (length < 0 || length > capacity) {
@@ -118,6 +139,33 @@ const tev_sampling* c_sampling(const std::optional<SamplingParams>& s, tev_sampl
 // The C pointer of a row block: NULL when the case does not have it.
 const double* data_or_null(std::span<const double> rows) { return rows.empty() ? nullptr : rows.data(); }
 
+// The C view of a fixed-tree case, its parameters kept in `storage`. The views' strings are the
+// cases' own std::strings: null-terminated.
+tev_tree_case c_tree_case(const TreeCase& view, tev_sampling& storage) {
+  return {view.id.data(),          view.label.data(),          view.vocab,
+          view.nodes(),            view.parents.data(),        view.tokens.data(),
+          data_or_null(view.probs), data_or_null(view.logits), c_sampling(view.sampling, storage)};
+}
+
+// Rows of a batch's blocks as the C verifier wrote them (accepted_lengths[k] tokens in row k),
+// padded with -1 after each row's last accepted token as a BlockBatch is.
+BlockBatch padded_batch(BlockBatch batch, const std::vector<std::int32_t>& lengths, const std::string& round) {
+  const auto width = static_cast<std::size_t>(batch.width);
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    if (lengths[k] < 0 || lengths[k] > batch.width) {
+      throw std::runtime_error("the verifier accepted " + std::to_string(lengths[k]) + " tokens on " + round + ", request " + std::to_string(k) +
+                               ", outside [0, " + std::to_string(batch.width) + "]");
+    }
+    std::fill(batch.accepted.begin() + static_cast<std::ptrdiff_t>(k * width + static_cast<std::size_t>(lengths[k])),
+              batch.accepted.begin() + static_cast<std::ptrdiff_t>((k + 1) * width), -1);
+  }
+  return batch;
+}
+
+void copy_message(const char* message, char* error, std::size_t error_size) {
+  if (error != nullptr && error_size > 0) std::snprintf(error, error_size, "%s", message);
+}
+
 const ModelCase& model_of(const tev_model_case* c) { return *static_cast<const ModelCase*>(c->rows); }
 
 // A prefix the case has rows for: 0 to D tokens, each in [0, V).
@@ -134,6 +182,8 @@ bool engine_shaped(const tev_model_case* c) { return c != nullptr && model_of(c)
 }  // namespace
 
 extern "C" {
+
+const char* tev_version(void) { return TEVSUITE_VERSION_STRING; }
 
 double tev_uniform(tev_randomness* r) { return r->randomness->uniform(); }
 uint64_t tev_random_bits(tev_randomness* r) { return r->randomness->bits(); }
@@ -169,12 +219,9 @@ tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user
   return run_check(verifier != nullptr, [&](tev_check_result& out) {
     add_cases(out, check_tree_verifier(
                        [&](const TreeCase& view, Randomness& randomness) {
-                         // The views' strings are the cases' own std::strings: null-terminated.
                          tev_sampling sampling;
-                         const tev_tree_case c{view.id.data(),     view.label.data(),    view.vocab,
-                                               view.nodes(),       view.parents.data(),  view.tokens.data(),
-                                               data_or_null(view.probs), data_or_null(view.logits), c_sampling(view.sampling, sampling)};
-                         return call(verifier, user, c, randomness, view.nodes() - 1);
+                         tev_randomness r{&randomness};
+                         return call(verifier, user, c_tree_case(view, sampling), &r, view.nodes() - 1);
                        },
                        cpp_options<TreeCheckOptions>(options)));
   });
@@ -187,10 +234,85 @@ tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* us
                          tev_sampling target, drafter;
                          const tev_model_case c{view.id.data(), view.label.data(), view.vocab, view.depth, &view,
                                                 c_sampling(view.target_sampling, target), c_sampling(view.drafter_sampling, drafter)};
-                         return call(verifier, user, c, randomness, view.depth);
+                         tev_randomness r{&randomness};
+                         return call(verifier, user, c, &r, view.depth);
                        },
                        cpp_options<ModelCheckOptions>(options)));
   });
+}
+
+tev_batch_options tev_batch_check_defaults(void) {
+  const BatchCheckOptions o;
+  return {o.batches, o.requests, o.rounds, o.seed, o.alpha, o.engine_inputs ? 1 : 0};
+}
+
+tev_check_result* tev_check_batch_verifier(tev_batch_verifier verifier, void* user, const tev_batch_options* options) {
+  return run_check(verifier != nullptr, [&](tev_check_result& out) {
+    const tev_batch_options c = options ? *options : tev_batch_check_defaults();
+    const BatchCheckOptions o{c.batches, c.requests, c.rounds, c.alpha, c.seed, c.engine_inputs != 0};
+    add_cases(out, check_batch_verifier(
+                       [&](std::span<const TreeCase> requests, Randomness& round) {
+                         const auto count = requests.size();
+                         std::vector<tev_sampling> sampling(count);
+                         std::vector<tev_tree_case> cases;
+                         std::int32_t width = 0;
+                         for (std::size_t k = 0; k < count; ++k) {
+                           cases.push_back(c_tree_case(requests[k], sampling[k]));
+                           width = std::max(width, requests[k].nodes() - 1);
+                         }
+                         BlockBatch batch{width, std::vector<std::int32_t>(count * static_cast<std::size_t>(width), -1),
+                                          std::vector<std::int32_t>(count, -1)};
+                         std::vector<std::int32_t> lengths(count, 0);
+                         tev_randomness r{&round};
+                         const std::string where = "round " + std::to_string(round.sample()) + " of the batch of " + std::string(requests.front().id);
+                         if (const int code = verifier(user, cases.data(), static_cast<std::int32_t>(count), &r, batch.accepted.data(), width,
+                                                       lengths.data(), batch.bonus.data());
+                             code != 0) {
+                           throw std::runtime_error("the verifier returned " + std::to_string(code) + " on " + where);
+                         }
+                         return padded_batch(std::move(batch), lengths, where);
+                       },
+                       o));
+  });
+}
+
+int64_t tev_draw_categorical(tev_draws* d, const double* weights, size_t count) {
+  return d->draw([&](Draws& draws) { return static_cast<int64_t>(draws.categorical({weights, count})); });
+}
+int32_t tev_draw_next_token(tev_draws* d, int32_t node, const double* weights, int32_t vocab) {
+  return d->draw([&](Draws& draws) { return draws.next_token(node, {weights, static_cast<std::size_t>(std::max(vocab, 0))}); });
+}
+
+int tev_exact_law(tev_drawing_verifier verifier, void* user, const tev_tree_case* c, tev_exact_law_result* out, char* error, size_t error_size) {
+  try {
+    if (verifier == nullptr || c == nullptr || out == nullptr) throw std::invalid_argument("a NULL verifier, case or result");
+    if (c->nodes < 1 || c->vocab < 1 || c->parents == nullptr || c->tokens == nullptr || c->probs == nullptr) {
+      throw std::invalid_argument("the case needs nodes >= 1, vocab >= 1, parents, tokens and probs");
+    }
+    const auto nodes = static_cast<std::size_t>(c->nodes);
+    const OwnedTreeCase owned{c->id ? c->id : "", c->label ? c->label : "", c->vocab, {c->parents, c->parents + nodes},
+                              {c->tokens, c->tokens + nodes}, {c->probs, c->probs + nodes * static_cast<std::size_t>(c->vocab)}};
+    const ExactLaw law = exact_law(drawing([&](const TreeCase& view, Draws& draws) {
+                                     tev_sampling sampling;
+                                     tev_draws d{&draws, {}};
+                                     Block block;
+                                     try {
+                                       block = call(verifier, user, c_tree_case(view, sampling), &d, view.nodes() - 1);
+                                     } catch (const std::exception&) {
+                                       if (!d.stopped) throw;
+                                     }
+                                     if (d.stopped) std::rethrow_exception(d.stopped);
+                                     return block;
+                                   }),
+                                   owned);
+    *out = {law.tv, law.mean_length, law.ceiling, law.completion_probability};
+    return 0;
+  } catch (const std::exception& e) {
+    copy_message(e.what(), error, error_size);
+  } catch (...) {
+    copy_message("the verifier threw something that is not a std::exception", error, error_size);
+  }
+  return -1;
 }
 
 tev_verdict tev_result_verdict(const tev_check_result* r) { return r->verdict; }

@@ -241,6 +241,8 @@ tc::Case internal_case(const OwnedTreeCase& o) {
 
 }  // namespace
 
+std::string_view version() { return TEVSUITE_VERSION_STRING; }
+
 std::string verdict_text(Verdict v) {
   switch (v) {
     case Verdict::exact_saturated: return tev::judging::verdict_text(tev::judging::Verdict::exact_saturated);

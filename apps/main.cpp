@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include <tevsuite/version.h>
+
 #include "apps/commands.hpp"
 #include "apps/silenced_streams.hpp"
 #include "engine/process_group.hpp"
@@ -21,6 +23,7 @@ int main(int argc, char** argv) {
       "tevsuite: checks that tree speculative-decoding verifiers are exact (their output has the target's law)\n"
       "and saturated (they emit 1 + C_p(T) tokens per round on average), against the canonical exit law\n"
       "w(v) = P(v) rho(v) of 'Exit-Guided Speculative Decoding'."};
+  app.set_version_flag("--version", "tevsuite " TEVSUITE_VERSION_STRING);
   app.require_subcommand(1);
   using namespace tev::apps;
   const std::vector<Command> commands = {register_check(app, context),      register_selftest(app, context),

@@ -1,8 +1,9 @@
 /* The C API from C99: a verifier that accepts nothing and draws the bonus from the root's row
  * (exact, not saturated), its bug (the bonus uniform), a model verifier, the same two on
  * engine-shaped cases (logits processed with tev_process_logits; the bug ignores the sampling
- * parameters), an error from the callback, and the accessors' answers out of range. Exit 0 when
- * every check holds. */
+ * parameters), an error from the callback, and the accessors' answers out of range; a batch of
+ * requests walked together and its bug (one round's uniforms shared by every request); the exact
+ * law of drawing verifiers; the version against the headers'. Exit 0 when every check holds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +83,138 @@ static int engine_model_root_bonus(void* user, const tev_model_case* c, tev_rand
   return 0;
 }
 
+/* A target-only walk of a tree case: the next token from the current node's row, followed while it
+ * is a drafted child; otherwise it is the bonus. next(state) gives the uniforms. */
+static int32_t child(const tev_tree_case* c, int32_t node, int32_t token) {
+  for (int32_t i = 1; i < c->nodes; ++i) {
+    if (c->parents[i] == node && c->tokens[i] == token) return i;
+  }
+  return -1;
+}
+
+static void walk(const tev_tree_case* c, double (*next)(void*), void* state, int32_t* accepted, int32_t* length, int32_t* bonus) {
+  int32_t node = 0;
+  *length = 0;
+  for (;;) {
+    const int32_t token = draw(c->probs + (size_t)node * (size_t)c->vocab, c->vocab, next(state));
+    const int32_t next_node = child(c, node, token);
+    if (next_node < 0) {
+      *bonus = token;
+      return;
+    }
+    accepted[(*length)++] = token;
+    node = next_node;
+  }
+}
+
+static double next_uniform(void* r) { return tev_uniform((tev_randomness*)r); }
+
+/* The uniforms drawn once for a round: the bug replays them for every request of the batch. */
+typedef struct replay {
+  const double* uniforms;
+  int32_t used;
+} replay;
+static double next_replayed(void* state) {
+  replay* r = (replay*)state;
+  return r->uniforms[r->used++];
+}
+
+static int batch_walk(void* user, const tev_tree_case* requests, int32_t count, tev_randomness* round, int32_t* accepted, int32_t width,
+                      int32_t* lengths, int32_t* bonus) {
+  const int shares_uniforms = *(const int*)user;
+  double uniforms[64];
+  for (int32_t i = 0; i < 64; ++i) uniforms[i] = tev_uniform(round);
+  for (int32_t k = 0; k < count; ++k) {
+    if (requests[k].nodes > 64) return 3;
+    replay shared = {uniforms, 0};
+    if (shares_uniforms) {
+      walk(&requests[k], next_replayed, &shared, accepted + (size_t)k * (size_t)width, &lengths[k], &bonus[k]);
+    } else {
+      walk(&requests[k], next_uniform, round, accepted + (size_t)k * (size_t)width, &lengths[k], &bonus[k]);
+    }
+  }
+  return 0;
+}
+
+/* Drawing verifiers: the walk with tev_draw_next_token (exact and saturated), the root's bonus
+ * with tev_draw_categorical (exact, not saturated), and the bug of a uniform bonus at the root. */
+static int drawn_walk(void* user, const tev_tree_case* c, tev_draws* d, int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
+  (void)user, (void)capacity;
+  int32_t node = 0;
+  *length = 0;
+  for (;;) {
+    const int32_t token = tev_draw_next_token(d, node, c->probs + (size_t)node * (size_t)c->vocab, c->vocab);
+    if (token < 0) return 1;
+    const int32_t next_node = child(c, node, token);
+    if (next_node < 0) {
+      *bonus = token;
+      return 0;
+    }
+    accepted[(*length)++] = token;
+    node = next_node;
+  }
+}
+
+static int drawn_root_bonus(void* user, const tev_tree_case* c, tev_draws* d, int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
+  const int uniform_bug = *(const int*)user;
+  const double flat[3] = {1.0, 1.0, 1.0};
+  (void)accepted, (void)capacity;
+  *length = 0;
+  *bonus = (int32_t)tev_draw_categorical(d, uniform_bug ? flat : c->probs, (size_t)c->vocab);
+  return *bonus < 0;
+}
+
+static void check_exact_law(void) {
+  /* The root (p = .5, .3, .2) with children on tokens 0 and 1, each of them a row of its own. */
+  const int32_t parents[3] = {-1, 0, 0}, tokens[3] = {-1, 0, 1};
+  const double probs[9] = {0.5, 0.3, 0.2, 0.6, 0.2, 0.2, 0.1, 0.1, 0.8};
+  const tev_tree_case c = {"mine", "three nodes", 3, 3, parents, tokens, probs, NULL, NULL};
+  tev_exact_law_result law;
+  char message[200] = "";
+  int bug = 0;
+  /* E[L] of the saturated walk: 1 + P(token 0 or 1 at the root) = 1.8, its ceiling. */
+  CHECK(tev_exact_law(drawn_walk, NULL, &c, &law, message, sizeof message) == 0);
+  CHECK(fabs(law.tv) < 1e-12 && fabs(law.mean_length - 1.8) < 1e-12 && fabs(law.ceiling - 1.8) < 1e-12 && law.completion_probability < 1e-12);
+  /* The root's bonus: exact, E[L] = 1, and the bonus is a drafted child's token with P = 0.8. */
+  CHECK(tev_exact_law(drawn_root_bonus, &bug, &c, &law, message, sizeof message) == 0);
+  CHECK(fabs(law.tv) < 1e-12 && fabs(law.mean_length - 1.0) < 1e-12 && fabs(law.completion_probability - 0.8) < 1e-12);
+  /* The uniform bonus: TV from the root's row = (|1/3 - .5| + |1/3 - .3| + |1/3 - .2|) / 2 = 1/6. */
+  bug = 1;
+  CHECK(tev_exact_law(drawn_root_bonus, &bug, &c, &law, message, sizeof message) == 0);
+  CHECK(fabs(law.tv - 1.0 / 6.0) < 1e-12);
+  const tev_tree_case no_rows = {"mine", "", 3, 3, parents, tokens, NULL, NULL, NULL};
+  CHECK(tev_exact_law(drawn_walk, NULL, &no_rows, &law, message, sizeof message) == -1 && strstr(message, "probs") != NULL);
+  const int32_t cycle[3] = {-1, 2, 1};
+  const tev_tree_case malformed = {"cycle", "", 3, 3, cycle, tokens, probs, NULL, NULL};
+  CHECK(tev_exact_law(drawn_walk, NULL, &malformed, &law, NULL, 0) == -1);
+}
+
+static void check_batches(void) {
+  tev_batch_options options = tev_batch_check_defaults();
+  CHECK(options.batches == 2 && options.requests == 4 && options.rounds == 100000 && options.alpha == 1e-3);
+  int shares_uniforms = 0;
+  tev_check_result* exact = tev_check_batch_verifier(batch_walk, &shares_uniforms, &options);
+  CHECK(tev_result_verdict(exact) == TEV_EXACT_SATURATED);
+  /* The 8 requests, then the 12 pairs. */
+  CHECK(tev_result_cases(exact) == 20 && strcmp(tev_result_case_id(exact, 0), "k0/c0") == 0 && strcmp(tev_result_case_id(exact, 8), "k0/c0 x c1") == 0);
+  tev_result_free(exact);
+  shares_uniforms = 1;
+  tev_check_result* shared = tev_check_batch_verifier(batch_walk, &shares_uniforms, &options);
+  CHECK(tev_result_verdict(shared) == TEV_NOT_EXACT);
+  tev_result_free(shared);
+  options.requests = 65;
+  tev_check_result* too_many = tev_check_batch_verifier(batch_walk, &shares_uniforms, &options);
+  CHECK(tev_result_verdict(too_many) == TEV_ERROR && strstr(tev_result_description(too_many), "requests") != NULL);
+  tev_result_free(too_many);
+}
+
 int main(void) {
+  char version[32];
+  snprintf(version, sizeof version, "%d.%d.%d", TEVSUITE_VERSION_MAJOR, TEVSUITE_VERSION_MINOR, TEVSUITE_VERSION_PATCH);
+  CHECK(strcmp(tev_version(), TEVSUITE_VERSION_STRING) == 0 && strcmp(version, TEVSUITE_VERSION_STRING) == 0);
+  check_exact_law();
+  check_batches();
+
   tev_check_options options = tev_tree_check_defaults();
   CHECK(options.cases == 8 && options.samples == 100000 && options.alpha == 1e-3);
   options.threads = 2;  /* the default budgets: fewer samples cannot guarantee TV 0.05 (inconclusive) */

@@ -8,9 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tevsuite/version.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The library's version, "major.minor.patch": the one that runs, against TEVSUITE_VERSION_STRING,
+ * the headers' (<tevsuite/version.h>). */
+const char* tev_version(void);
 
 /* A request's sampling parameters, as an engine applies them to its logits: divide by the
  * temperature, softmax, then min-p, top-k and top-p (vLLM's order; min_p_last moves min-p after
@@ -109,6 +115,57 @@ typedef struct tev_check_result tev_check_result;
  * in [1e-12, 0.5]) is TEV_ERROR with the message as the description. */
 tev_check_result* tev_check_tree_verifier(tev_tree_verifier verifier, void* user, const tev_check_options* options);
 tev_check_result* tev_check_model_verifier(tev_model_verifier verifier, void* user, const tev_check_options* options);
+
+/* Batches of requests verified together, as an engine's kernel does (<tevsuite/check.hpp>'s
+ * check_batch_verifier, `tevsuite conformance emit --batch`): the verifier is called once per round
+ * with every request of a batch (requests[0 .. count), in the batch's order, one vocabulary) and
+ * that round's randomness, and writes request k's block as row k: its accepted tokens into
+ * accepted[k * width ..] (width: the batch's deepest request), their number into
+ * accepted_lengths[k] and its bonus into bonus[k]. It returns 0, or nonzero to stop the check with
+ * an error. Each request is judged as a case ("batch/request"), and every two requests of a batch
+ * are tested for independence within a round ("batch/first x second"), in one exactness family. */
+typedef int (*tev_batch_verifier)(void* user, const tev_tree_case* requests, int32_t count, tev_randomness* round, int32_t* accepted,
+                                  int32_t width, int32_t* accepted_lengths, int32_t* bonus);
+
+typedef struct tev_batch_options {
+  int32_t batches;       /* 1 to 100,000 */
+  int32_t requests;      /* per batch, 1 to 64 */
+  uint64_t rounds;       /* 1 to 2^32 */
+  uint32_t seed;
+  double alpha;          /* family-wise false-alarm level of the check */
+  int32_t engine_inputs; /* nonzero: engine-shaped requests (logits and sampling parameters) */
+} tev_batch_options;
+
+/* `conformance emit --batch 4`'s defaults: 2 batches of 4 requests, 100,000 rounds, alpha 1e-3. */
+tev_batch_options tev_batch_check_defaults(void);
+/* As tev_check_tree_verifier; a row longer than width or a token outside [0, V) is TEV_ERROR. */
+tev_check_result* tev_check_batch_verifier(tev_batch_verifier verifier, void* user, const tev_batch_options* options);
+
+/* A verifier whose exact law tevsuite can enumerate as well as sample (<tevsuite/check.hpp>'s
+ * Draws): it draws only through these two. tev_draw_categorical returns i with probability
+ * weights[i] / sum(weights); tev_draw_next_token is the same draw for the token after `node`
+ * (weights over the vocabulary), with a promise: a token that is not one of node's drafted
+ * children is the bonus, and the verifier returns at once. Both return -1 when the enumeration
+ * needs the verifier to stop (it then returns anything; the enumeration goes on or reports why). */
+typedef struct tev_draws tev_draws;
+int64_t tev_draw_categorical(tev_draws* d, const double* weights, size_t count);
+int32_t tev_draw_next_token(tev_draws* d, int32_t node, const double* weights, int32_t vocab);
+typedef int (*tev_drawing_verifier)(void* user, const tev_tree_case* c, tev_draws* d, int32_t* accepted, int32_t capacity,
+                                    int32_t* accepted_length, int32_t* bonus);
+
+/* A drawing verifier's exact law on one case of the caller's own (id, label, vocab, nodes,
+ * parents, tokens, probs; no logits), by enumeration: its TV from the canonical law (blocks off
+ * the tree, outside the vocabulary or of zero target probability count in it), E[L] against the
+ * ceiling 1 + C_p, and the probability that its bonus is a drafted child's token (0 when
+ * saturated). Returns 0, or -1 on a malformed case, an enumeration over its branch budget or a
+ * verifier error, with the message in error[0 .. error_size) (error may be NULL). */
+typedef struct tev_exact_law_result {
+  double tv;
+  double mean_length;
+  double ceiling;
+  double completion_probability;
+} tev_exact_law_result;
+int tev_exact_law(tev_drawing_verifier verifier, void* user, const tev_tree_case* c, tev_exact_law_result* out, char* error, size_t error_size);
 
 tev_verdict tev_result_verdict(const tev_check_result* r);
 /* The overall verdict and the first failing case spelled out, or the error. */

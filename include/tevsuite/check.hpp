@@ -19,7 +19,13 @@
 #include <string_view>
 #include <vector>
 
+#include <tevsuite/version.h>
+
 namespace tevsuite {
+
+// The library's version, "major.minor.patch": the one that runs, against TEVSUITE_VERSION_STRING,
+// the headers' (<tevsuite/version.h>). What stays compatible between versions: docs/library.md.
+std::string_view version();
 
 // The verdicts, numbered as tevsuite's exit codes.
 enum class Verdict : int {
