@@ -7,10 +7,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <tevsuite/check.h>
 #include <tevsuite/check.hpp>
 
+#include <exception>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -77,6 +80,53 @@ struct PyModelCase {
     return py::array_t<double>(r.size(), r.data());
   }
 };
+
+// A case of the caller's own (exact_law's): arrays copied and checked for shape; the library checks
+// the tree.
+PyTreeCase own_tree_case(const py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>& parents,
+                         const py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>& tokens,
+                         const py::array_t<double, py::array::c_style | py::array::forcecast>& probs, const std::string& id, const std::string& label) {
+  if (parents.ndim() != 1 || tokens.ndim() != 1 || parents.size() != tokens.size() || parents.size() < 1) {
+    throw std::invalid_argument("parents and tokens: expected two (N) integer arrays, N >= 1");
+  }
+  if (probs.ndim() != 2 || probs.shape(0) != parents.size() || probs.shape(1) < 1) throw std::invalid_argument("probs: expected an (N, V) array");
+  const OwnedTreeCase owned{id, label, static_cast<std::int32_t>(probs.shape(1)), {parents.data(), parents.data() + parents.size()},
+                            {tokens.data(), tokens.data() + tokens.size()}, {probs.data(), probs.data() + probs.size()}};
+  return make_tree_case(owned.view());
+}
+
+OwnedTreeCase owned_tree_case(const PyTreeCase& c) {
+  if (c.probs.is_none()) throw std::invalid_argument("case " + c.id + ": exact_law needs probs (an engine-shaped case has logits)");
+  const auto probs = c.probs.cast<py::array_t<double, py::array::c_style | py::array::forcecast>>();
+  return {c.id, c.label, c.vocab, {c.parents.data(), c.parents.data() + c.parents.size()}, {c.tokens.data(), c.tokens.data() + c.tokens.size()},
+          {probs.data(), probs.data() + probs.size()}};
+}
+
+// One enumerated run's draws during one call (categorical, next_token); invalid after it. What a
+// draw throws (the enumeration stopping a run to take it again another way) must reach the
+// enumeration as itself, not as a Python exception the verifier might catch: it is kept, the draw
+// raises, and the call's wrapper rethrows it once the verifier has returned or raised.
+struct PyDraws {
+  Draws* live = nullptr;
+  std::exception_ptr stopped;
+
+  template <class Draw>
+  auto draw(Draw&& d) {
+    if (live == nullptr) throw std::runtime_error("draws used after their verifier call returned");
+    if (stopped) throw std::runtime_error("the enumeration stopped this run of the verifier");
+    try {
+      return d(*live);
+    } catch (...) {
+      stopped = std::current_exception();
+      throw std::runtime_error("the enumeration stopped this run of the verifier");
+    }
+  }
+};
+
+std::vector<double> weight_vector(const py::array_t<double, py::array::c_style | py::array::forcecast>& w) {
+  if (w.ndim() != 1) throw std::invalid_argument("weights: expected a 1-dimensional array");
+  return {w.data(), w.data() + w.size()};
+}
 
 // One sample's randomness during one call (uniform, bits, sample); invalid after it.
 struct PyRandomness {
@@ -165,6 +215,12 @@ BlockBatch batch_of(const py::object& answer) {
 
 PYBIND11_MODULE(_tevsuite, m) {
   m.doc() = "tevsuite's in-process conformance check (the C++ library behind the tevsuite package)";
+  // The library's version (tevsuite::version()); the C API's and the headers' beside it, for the
+  // test that they agree.
+  m.attr("__version__") = std::string(version());
+  m.attr("_c_version") = std::string(tev_version());
+  m.attr("_header_version") = TEVSUITE_VERSION_STRING;
+  m.attr("_header_version_parts") = py::make_tuple(TEVSUITE_VERSION_MAJOR, TEVSUITE_VERSION_MINOR, TEVSUITE_VERSION_PATCH);
   m.attr("kDefaultSeed") = kDefaultSeed;
   // The options' ranges, which the Python layer checks before it converts anything.
   m.attr("kMaxCases") = kMaxCases;
@@ -207,6 +263,8 @@ PYBIND11_MODULE(_tevsuite, m) {
       .def("__repr__", [](const Report& r) { return "<Report: " + r.verdict_text + ", " + std::to_string(r.cases.size()) + " cases>"; });
 
   py::class_<PyTreeCase>(m, "TreeCase", "A fixed-tree case: level order, node 0 the root, arrays read-only.")
+      .def(py::init(&own_tree_case), py::arg("parents"), py::arg("tokens"), py::arg("probs"), py::kw_only(), py::arg("id") = "case",
+           py::arg("label") = "", "a case of one's own (for exact_law): parents and tokens (N), -1 at the root; probs (N, V)")
       .def_readonly("id", &PyTreeCase::id)
       .def_readonly("label", &PyTreeCase::label)
       .def_readonly("vocab", &PyTreeCase::vocab)
@@ -240,6 +298,26 @@ PYBIND11_MODULE(_tevsuite, m) {
            py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: an engine-shaped case's drafter logits after the prefix")
       .def_readonly("target_sampling", &PyModelCase::target_sampling, "engine-shaped cases: what to apply to p_logits; None otherwise")
       .def_readonly("drafter_sampling", &PyModelCase::drafter_sampling, "engine-shaped cases: what to apply to q_logits (the drafter drafts from it)");
+
+  py::class_<ExactLaw>(m, "ExactLaw", "A drawing verifier's exact law on one case (exact_law).")
+      .def_readonly("tv", &ExactLaw::tv, "TV from the canonical law")
+      .def_readonly("mean_length", &ExactLaw::mean_length, "E[L]")
+      .def_readonly("ceiling", &ExactLaw::ceiling, "1 + C_p: E[L] of a saturated verifier")
+      .def_readonly("completion_probability", &ExactLaw::completion_probability, "P(the bonus is a drafted child's token); 0 when saturated")
+      .def("__repr__", [](const ExactLaw& l) {
+        return "<ExactLaw tv=" + std::to_string(l.tv) + " mean_length=" + std::to_string(l.mean_length) + " ceiling=" + std::to_string(l.ceiling) + ">";
+      });
+
+  py::class_<PyDraws>(m, "Draws", "A drawing verifier's draws: the only randomness exact_law lets it use.")
+      .def("categorical", [](PyDraws& d, const py::array_t<double, py::array::c_style | py::array::forcecast>& weights) {
+             const std::vector<double> w = weight_vector(weights);
+             return d.draw([&](Draws& draws) { return draws.categorical(w); });
+           }, py::arg("weights"), "i with probability weights[i] / sum(weights)")
+      .def("next_token", [](PyDraws& d, std::int32_t node, const py::array_t<double, py::array::c_style | py::array::forcecast>& weights) {
+             const std::vector<double> w = weight_vector(weights);
+             return d.draw([&](Draws& draws) { return draws.next_token(node, w); });
+           }, py::arg("node"), py::arg("weights"),
+           "the token after `node` drawn from weights (V); one that is not a drafted child of node is the bonus: return at once");
 
   py::class_<PyRandomness>(m, "Randomness", "One sample's randomness (Philox on tevsuite's verifier stream).")
       .def("uniform", [](const PyRandomness& r) { return r.get().uniform(); }, "a float in [0, 1)")
@@ -317,6 +395,31 @@ PYBIND11_MODULE(_tevsuite, m) {
       },
       py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"), py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"),
       py::arg("batch"));
+
+  m.def(
+      "_exact_law",
+      [](const py::function& verify, const PyTreeCase& c) {
+        const py::object case_object = py::cast(c);
+        const DrawingVerifier verifier = drawing([&](const TreeCase&, Draws& draws) {
+          auto owned = std::make_unique<PyDraws>();
+          owned->live = &draws;
+          PyDraws* raw = owned.get();
+          const py::object draws_object = py::cast(std::move(owned));
+          std::optional<Block> block;
+          try {
+            block = block_of(verify(case_object, draws_object));
+          } catch (...) {
+            raw->live = nullptr;
+            if (raw->stopped) std::rethrow_exception(raw->stopped);
+            throw;
+          }
+          raw->live = nullptr;
+          if (raw->stopped) std::rethrow_exception(raw->stopped);
+          return *block;
+        });
+        return exact_law(verifier, owned_tree_case(c));
+      },
+      py::arg("verify"), py::arg("case"));
 
   m.def(
       "process_logits",

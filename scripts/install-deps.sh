@@ -9,6 +9,7 @@ packages=(
   libbenchmark-dev libopenmpi-dev openmpi-bin
   libsphinxbase-dev pocketsphinx-en-us pkg-config
   pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
+  python3-venv python3-pip python3-setuptools python3-wheel python3-build
 )
 
 missing=()

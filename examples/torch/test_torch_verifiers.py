@@ -1,29 +1,29 @@
-"""The engine's torch verifiers under tevsuite's pytest helpers: the correct ones pass, each planted
-bug fails with tevsuite's description. Default budgets, family alpha 1e-3, fixed seed."""
+"""The engine's torch verifiers under tevsuite's pytest plugin: the correct ones pass, each planted
+bug fails with tevsuite's description. The budget and seed are the command line's
+(--tevsuite-budget, --tevsuite-seed; by default the default budgets and seed), family alpha 1e-3."""
 import pytest
 
 torch = pytest.importorskip("torch", reason="the torch example needs PyTorch (Debian: python3-torch)")
 
-from tevsuite.testing import assert_exact_and_saturated, assert_model_exact  # noqa: E402
 from torch_verifiers import apply_sampling_params, chain_verifier, walk_verifier  # noqa: E402
 
 
-def test_chain_rejection_sampler_is_exact():
-    assert_model_exact(verify_batch=chain_verifier())
+def test_chain_rejection_sampler_is_exact(tevsuite_check):
+    tevsuite_check.assert_model_exact(verify_batch=chain_verifier())
 
 
-def test_chain_rejection_sampler_bug_is_caught():
+def test_chain_rejection_sampler_bug_is_caught(tevsuite_check):
     with pytest.raises(AssertionError, match=r"(?s)overall: not exact.*first failing case"):
-        assert_model_exact(verify_batch=chain_verifier(bug="bonus_from_p"))
+        tevsuite_check.assert_model_exact(verify_batch=chain_verifier(bug="bonus_from_p"))
 
 
-def test_tree_walk_is_exact_and_saturated():
-    assert_exact_and_saturated(verify_batch=walk_verifier())
+def test_tree_walk_is_exact_and_saturated(tevsuite_check):
+    tevsuite_check.assert_exact_and_saturated(verify_batch=walk_verifier())
 
 
-def test_tree_walk_bug_is_caught():
+def test_tree_walk_bug_is_caught(tevsuite_check):
     with pytest.raises(AssertionError, match=r"(?s)overall: not exact.*first failing case: c\d"):
-        assert_exact_and_saturated(verify_batch=walk_verifier(bug="full_row_bonus"))
+        tevsuite_check.assert_exact_and_saturated(verify_batch=walk_verifier(bug="full_row_bonus"))
 
 
 # --- engine-shaped cases: logits and each request's sampling parameters ---
@@ -48,19 +48,19 @@ def test_batched_processing_matches_tevsuite_reference_per_request():
     assert np.abs(mine.numpy() - reference).max() < 1e-12
 
 
-def test_tree_walk_on_engine_inputs_is_exact_and_saturated():
-    assert_exact_and_saturated(verify_batch=walk_verifier(), engine_inputs=True)
+def test_tree_walk_on_engine_inputs_is_exact_and_saturated(tevsuite_check):
+    tevsuite_check.assert_exact_and_saturated(verify_batch=walk_verifier(), engine_inputs=True)
 
 
-def test_tree_walk_temperature_after_softmax_is_caught():
+def test_tree_walk_temperature_after_softmax_is_caught(tevsuite_check):
     with pytest.raises(AssertionError, match=r"(?s)overall: not exact.*first failing case: e\d"):
-        assert_exact_and_saturated(verify_batch=walk_verifier(bug="temperature_after_softmax"), engine_inputs=True)
+        tevsuite_check.assert_exact_and_saturated(verify_batch=walk_verifier(bug="temperature_after_softmax"), engine_inputs=True)
 
 
-def test_chain_on_engine_inputs_is_exact():
-    assert_model_exact(verify_batch=chain_verifier(), engine_inputs=True)
+def test_chain_on_engine_inputs_is_exact(tevsuite_check):
+    tevsuite_check.assert_model_exact(verify_batch=chain_verifier(), engine_inputs=True)
 
 
-def test_chain_raw_q_ratio_is_caught():
+def test_chain_raw_q_ratio_is_caught(tevsuite_check):
     with pytest.raises(AssertionError, match=r"(?s)overall: not exact.*first failing case"):
-        assert_model_exact(verify_batch=chain_verifier(bug="raw_q_ratio"), engine_inputs=True)
+        tevsuite_check.assert_model_exact(verify_batch=chain_verifier(bug="raw_q_ratio"), engine_inputs=True)

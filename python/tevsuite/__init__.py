@@ -40,15 +40,19 @@ import numbers
 import numpy as np
 
 from ._tevsuite import (
+    __version__,
     CaseResult,
     ModelCase,
     Report,
     TreeCase,
+    Draws,
+    ExactLaw,
     Verdict,
     _check_model,
     _check_model_batched,
     _check_tree,
     _check_tree_batched,
+    _exact_law,
     kDefaultSeed,
     kMaxAlpha,
     kMaxCases,
@@ -58,8 +62,8 @@ from ._tevsuite import (
 )
 
 __all__ = [
-    "CaseResult", "ModelCase", "Report", "TreeCase", "Verdict", "VerifierError",
-    "check_tree", "check_model", "process_logits", "DEFAULT_SEED",
+    "__version__", "CaseResult", "ModelCase", "Report", "TreeCase", "Verdict", "VerifierError",
+    "check_tree", "check_model", "exact_law", "process_logits", "DEFAULT_SEED", "Draws", "ExactLaw",
 ]
 
 DEFAULT_SEED = kDefaultSeed
@@ -150,12 +154,15 @@ def _blocks(answer, where, rank, expected):
     return _as_tokens(accepted, "accepted", rank + 1, where), _as_tokens(bonus, "bonus", rank, where)
 
 
+def _one_block(verify, case, where, randomness):
+    accepted, bonus = _blocks(_call(verify, where, case, randomness), where, 0, "(accepted, bonus)")
+    accepted, bonus = _checked(accepted.reshape(1, -1), bonus.reshape(1), case, lambda row: where, padded=False)
+    return accepted[0], int(bonus[0])
+
+
 def _per_sample(verify):
     def call(case, rng):
-        where = _where(case, rng.sample, 1)
-        accepted, bonus = _blocks(_call(verify, where, case, rng), where, 0, "(accepted, bonus)")
-        accepted, bonus = _checked(accepted.reshape(1, -1), bonus.reshape(1), case, lambda row: where, padded=False)
-        return accepted[0], int(bonus[0])
+        return _one_block(verify, case, _where(case, rng.sample, 1), rng)
     return call
 
 
@@ -215,3 +222,20 @@ def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alph
     if verify is not None:
         return _check_model(_per_sample(verify), **{**options, "threads": 1})
     return _check_model_batched(_batched(verify_batch), batch=batch, **options)
+
+
+def exact_law(verify, case):
+    """A drawing verifier's exact law on one case, by enumeration; returns an ``ExactLaw``: ``tv``
+    from the canonical law (blocks off the tree, outside the vocabulary or of zero target
+    probability count in it), ``mean_length`` (E[L]) against ``ceiling`` (1 + C_p), and
+    ``completion_probability`` (the bonus is a drafted child's token: 0 when saturated).
+
+    ``verify(case, draws) -> (accepted, bonus)`` draws only through ``draws.categorical(weights)``
+    (i with probability weights[i] / sum(weights)) and ``draws.next_token(node, weights)`` (the
+    token after ``node``; one that is not a drafted child of ``node`` is the bonus, and the verifier
+    returns at once), and must be a deterministic function of those draws. ``case`` is a
+    ``TreeCase``: one a check handed over, or ``TreeCase(parents, tokens, probs)`` of one's own.
+    A malformed case or an enumeration over its branch budget raises ``ValueError``; a bad answer
+    or a raising verifier ``VerifierError``.
+    """
+    return _exact_law(lambda c, draws: _one_block(verify, c, f"case {c.id}", draws), case)

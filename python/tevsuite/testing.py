@@ -4,37 +4,74 @@
     def test_my_sampler():
         assert_exact_and_saturated(verify_batch=my_batched_verifier)
 
-"inconclusive" (too few samples for the verdict policy's power) fails, never passes.
+"inconclusive" (too few samples for the verdict policy's power) fails, never passes. A failure
+message ends with the call that reproduces it: the check, the verifier and every option, the seed
+included. Given pytest's ``record_property``, a helper records the verdict, the smallest Holm p and
+the stated TV as the test's properties (JUnit XML).
+
+``BUDGETS`` are the pytest plugin's ``--tevsuite-budget`` choices: the cases and samples of the
+fixed-tree check (``tree``) and of the model-case check (``model``). docs/python.md states the TV
+each guarantees, computed with this package (``bench/python_budgets.py``).
 """
 from . import Verdict, check_model, check_tree
 
 _EXACT = {Verdict.EXACT_SATURATED, Verdict.EXACT_NOT_SATURATED, Verdict.EXACT_SATURATION_INCONCLUSIVE}
 
+BUDGETS = {
+    # The first 4 recipes of each kind (fixed trees: random, DDTree-built, deep chain, star) with
+    # about the fewest samples that still certify "exact" at the policy's TV 0.05.
+    "quick": dict(tree=dict(cases=4, samples=40_000), model=dict(cases=4, samples=15_000)),
+    # check_tree's and check_model's defaults: all 8 recipes, `tevsuite conformance emit`'s budget.
+    "default": dict(tree=dict(cases=8, samples=100_000), model=dict(cases=8, samples=20_000)),
+    # Every recipe twice (other draws of each), with 4 and 5 times the samples.
+    "thorough": dict(tree=dict(cases=16, samples=400_000), model=dict(cases=16, samples=100_000)),
+}
 
-def _fail(requirement, report):
-    hint = "\n(inconclusive: raise samples)" if report.verdict == Verdict.INCONCLUSIVE else ""
-    raise AssertionError(f"the verifier is required to be {requirement}\n{report.describe()}{hint}")
+
+def _name(verifier):
+    return f"{getattr(verifier, '__module__', None) or '?'}.{getattr(verifier, '__qualname__', None) or repr(verifier)}"
 
 
-def assert_exact(verify=None, **options):
+def reproduction(check, verify=None, **options):
+    """The call that runs a check again: ``tevsuite.check_tree(verify_batch=mod.walk, cases=4,
+    samples=40000, seed=20261130)``, with every option given and the seed, given or the default."""
+    verifier = {"verify": verify} if verify is not None else {"verify_batch": options.pop("verify_batch", None)}
+    options.setdefault("seed", check.__kwdefaults__["seed"])
+    arguments = [f"{name}={_name(value)}" for name, value in verifier.items()] + [f"{name}={value!r}" for name, value in options.items()]
+    return f"tevsuite.{check.__name__}({', '.join(arguments)})"
+
+
+def properties(report):
+    """What a test records of a check: its verdict, the smallest Holm-adjusted exactness p over its
+    cases, and its stated TV (the largest detectable TV of its cases: every law at least that far
+    fails with 99 % power on every case; None where a case states none)."""
+    tvs = [c.detectable_tv for c in report.cases]
+    return dict(tevsuite_verdict=report.verdict_text, tevsuite_smallest_p=min((c.p_holm for c in report.cases), default=None),
+                tevsuite_stated_tv=None if None in tvs or not tvs else max(tvs))
+
+
+def _check(check, requirement, accepted, verify, record_property, options):
+    report = check(verify, **options)
+    call = reproduction(check, verify, **options)
+    if record_property is not None:
+        for name, value in {**properties(report), "tevsuite_call": call}.items():
+            record_property(name, value)
+    if report.verdict not in accepted:
+        hint = "\n(inconclusive: raise samples)" if report.verdict == Verdict.INCONCLUSIVE else ""
+        raise AssertionError(f"the verifier is required to be {requirement}\n{report.describe().rstrip()}{hint}\nreproduce: {call}")
+    return report
+
+
+def assert_exact(verify=None, *, record_property=None, **options):
     """Exact (saturated or not) on the fixed-tree cases; returns the Report."""
-    report = check_tree(verify, **options)
-    if report.verdict not in _EXACT:
-        _fail("exact", report)
-    return report
+    return _check(check_tree, "exact", _EXACT, verify, record_property, options)
 
 
-def assert_exact_and_saturated(verify=None, **options):
+def assert_exact_and_saturated(verify=None, *, record_property=None, **options):
     """Exact and saturated on the fixed-tree cases; returns the Report."""
-    report = check_tree(verify, **options)
-    if report.verdict != Verdict.EXACT_SATURATED:
-        _fail("exact and saturated", report)
-    return report
+    return _check(check_tree, "exact and saturated", {Verdict.EXACT_SATURATED}, verify, record_property, options)
 
 
-def assert_model_exact(verify=None, **options):
+def assert_model_exact(verify=None, *, record_property=None, **options):
     """Exact (marginally, over the drafts) on the model cases; returns the Report."""
-    report = check_model(verify, **options)
-    if report.verdict != Verdict.EXACT_SATURATED:
-        _fail("exact (marginally)", report)
-    return report
+    return _check(check_model, "exact (marginally)", {Verdict.EXACT_SATURATED}, verify, record_property, options)
