@@ -24,6 +24,7 @@ from setuptools.command.build_ext import build_ext
 
 SOURCE = Path(__file__).resolve().parent
 BUILD = Path(os.environ.get("TEVSUITE_BUILD_DIR") or SOURCE / "build-python").resolve()
+BUILD.mkdir(parents=True, exist_ok=True)  # egg_info writes the metadata there, not into the source tree
 
 
 def project_version():
