@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "public_verifiers.hpp"
@@ -29,6 +30,13 @@ TreeCheckOptions small_options() {
   options.large_vocab_factor = 1;
   options.threads = 2;
   return options;
+}
+
+// The library that runs answers the version of the headers it was built with, major.minor.patch.
+TEST(PublicCheck, TheLibrarysVersionIsTheHeaders) {
+  EXPECT_EQ(tevsuite::version(), TEVSUITE_VERSION_STRING);
+  EXPECT_EQ(tevsuite::version(), std::to_string(TEVSUITE_VERSION_MAJOR) + "." + std::to_string(TEVSUITE_VERSION_MINOR) + "." +
+                                     std::to_string(TEVSUITE_VERSION_PATCH));
 }
 
 TEST(PublicCheck, TargetWalkIsExactAndSaturatedByEnumerationAndSampling) {

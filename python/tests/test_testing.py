@@ -23,6 +23,6 @@ def test_helpers_fail_with_the_first_failing_case():
 
 
 def test_inconclusive_fails_and_every_failure_ends_with_the_call_that_reproduces_it():
-    with pytest.raises(AssertionError, match=r"inconclusive: raise samples\nreproduce: tevsuite\.check_tree\(verify=numpy_verifiers\.root_bonus, "
+    with pytest.raises(AssertionError, match=r"inconclusive: raise samples\)\nreproduce: tevsuite\.check_tree\(verify=numpy_verifiers\.root_bonus, "
                                              r"samples=50, seed=20261130\)$"):
         assert_exact(root_bonus, samples=50)
