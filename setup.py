@@ -10,7 +10,9 @@ version is the CMake project version, read from CMakeLists.txt: the one place it
 
 The environment reaches CMake: CMAKE_CXX_COMPILER_LAUNCHER (e.g. ccache, with its CCACHE_*
 settings) and CMAKE_BUILD_PARALLEL_LEVEL (default: every CPU); TEVSUITE_BUILD_DIR sets where the
-build goes (default: build-python beside this file), so a second build is incremental.
+CMake build goes (default: build-python3.X beside this file, one per interpreter), so a second
+build is incremental. A build folder one level below the source, as build/ is, lets ccache reuse
+the objects of the main build: it hashes include paths relative to the folder it compiles in.
 """
 import os
 import re
@@ -23,7 +25,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCE = Path(__file__).resolve().parent
-BUILD = Path(os.environ.get("TEVSUITE_BUILD_DIR") or SOURCE / "build-python").resolve()
+BUILD = Path(os.environ.get("TEVSUITE_BUILD_DIR") or SOURCE / f"build-python{sys.version_info[0]}.{sys.version_info[1]}").resolve()
 BUILD.mkdir(parents=True, exist_ok=True)  # egg_info writes the metadata there, not into the source tree
 
 
@@ -37,7 +39,7 @@ def project_version():
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
-        cmake_build, staging = BUILD / f"cmake-py{sys.version_info[0]}.{sys.version_info[1]}", BUILD / "staging"
+        cmake_build, staging = BUILD, BUILD / "staging"
         # The package's own layout in the staging prefix: module and library in site/tevsuite.
         configure = ["cmake", "-S", str(SOURCE), "-B", str(cmake_build), "-DCMAKE_BUILD_TYPE=Release", "-DTEV_LIBRARY_ONLY=ON",
                      "-DTEV_BUILD_TESTS=OFF", "-DTEV_PYTHON=ON", f"-DTEV_PYTHON_EXECUTABLE={sys.executable}",

@@ -4,15 +4,16 @@
 # pytest and torch) and, from a directory outside the source tree, runs the package's version,
 # pytest-plugin and exact_law tests and the torch example on the quick budget. The whole package
 # suite runs against the build tree under ctest (python_package_tests).
-# usage: scripts/python-wheel.sh [WORK_DIR]   (default build-wheel; its CMake build is kept, so a
-# second run is incremental; CMAKE_CXX_COMPILER_LAUNCHER=ccache makes a fresh one cheap)
+# usage: scripts/python-wheel.sh [WORK_DIR]   (default build-wheel: the CMake build, kept so that a
+# second run is incremental, with dist/, venv/ and tests/ inside; CMAKE_CXX_COMPILER_LAUNCHER=ccache
+# makes a fresh one cheap, reusing build/'s objects when WORK_DIR is one level down as build/ is)
 set -euo pipefail
 source=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mkdir -p "${1:-$source/build-wheel}" && cd "${1:-$source/build-wheel}" && pwd)
 python=${PYTHON:-/usr/bin/python3}
 version=$(sed -nE 's/^project\(tevsuite VERSION ([0-9]+\.[0-9]+\.[0-9]+).*/\1/p' "$source/CMakeLists.txt")
 rm -rf "$work/dist" "$work/venv" "$work/tests"
-TEVSUITE_BUILD_DIR="$work/build" "$python" -m build --wheel --no-isolation --outdir "$work/dist" "$source" > "$work/build.log" 2>&1 ||
+TEVSUITE_BUILD_DIR="$work" "$python" -m build --wheel --no-isolation --outdir "$work/dist" "$source" > "$work/build.log" 2>&1 ||
   { tail -40 "$work/build.log"; exit 1; }
 "$python" -m venv --system-site-packages "$work/venv"
 "$work/venv/bin/pip" install --quiet --no-index --no-deps "$work/dist/tevsuite-$version"-*.whl
