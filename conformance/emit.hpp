@@ -51,10 +51,11 @@ std::vector<std::string> emit_model_cases(const ModelEmitConfig& config);
 // temperature below kGreedyTemperature on a star; top-p between a node's drafted children with
 // top-k (SGLang's order); greedy (temperature 0) with every filter set; min-p applied after top-p
 // (Hugging Face's order); greedy on a deep chain; all four filters at once (SGLang's order); a
-// large vocabulary with sparse logit rows whose 49,987-token tail min-p removes. Each filter the
-// recipe names binds (binds) and every threshold lies at least kMinFilterMargin from
+// large vocabulary with sparse logit rows whose 49,987-token tail min-p removes. Trees are drawn until
+// the parameters a recipe names bind (binds; in the default cases every one does, elsewhere the
+// tree where the most do is kept) with every threshold at least kMinFilterMargin from
 // the values it cuts between, so float32 engines keep the same tokens. Rows are raw logits as an
-// engine sees them: each case's log-probabilities times a scale s in [2, 6), each row shifted so
+// engine sees them: each case's log-probabilities times a scale s in [1, 2), each row shifted so
 // that its largest logit is ±[10, 30) (drawn from the seed), the temperature multiplied by s (a
 // greedy one kept): the processed rows are those of the log-probabilities, up to float32 rounding.
 std::vector<std::string> emit_engine_cases(const EmitConfig& config);

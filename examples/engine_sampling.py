@@ -16,7 +16,9 @@ bug (for the suite's planted-bug tests):
     logits-as-logprobs          the row is taken for normalized log-probabilities: top-p compares
                                 the running sum of exp(z / T) with top_p unnormalized
     softmax-no-max-fp16         exp(z / T) in float16 without subtracting the row's largest logit,
-                                converted with saturation (above 65504: 65504; below 2^-25: 0)
+                                converted with saturation (above 65504: 65504; below 2^-25: 0); a
+                                row left without mass yields token 0, as an inverse-CDF sampler
+                                whose cumulative sum never passes its uniform returns its first index
     order-swapped               min_p_first and min_p_last swapped
     full-and-top-k-as-vllm      top_p_full_and_top_k processed in vLLM's order (top-p on the
                                 top-k survivors)
@@ -102,4 +104,6 @@ def process(logits, sampling, bug=None):
     if bug == "temperature-after-softmax":
         probs = [p / temperature for p in probs]
     total = sum(probs)
+    if total == 0.0 and bug == "softmax-no-max-fp16":
+        return [1.0] + [0.0] * (len(probs) - 1)
     return [p / total for p in probs]
