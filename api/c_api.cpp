@@ -132,7 +132,7 @@ T field(const tev_check_result* r, int32_t k, T tev_check_result::Case::*member,
 // The C view of a case's parameters, kept in `storage`; null when the case has none.
 const tev_sampling* c_sampling(const std::optional<SamplingParams>& s, tev_sampling& storage) {
   if (!s) return nullptr;
-  storage = {s->temperature, s->top_k, s->top_p, s->min_p, s->min_p_last ? 1 : 0};
+  storage = {s->temperature, s->top_k, s->top_p, s->min_p, static_cast<int32_t>(s->order)};
   return &storage;
 }
 
@@ -192,7 +192,8 @@ int tev_process_logits(const double* logits, int32_t vocab, const tev_sampling* 
   if (logits == nullptr || params == nullptr || out == nullptr || vocab < 1) return -1;
   try {
     const std::size_t v = static_cast<std::size_t>(vocab);
-    process_logits({logits, v}, {params->temperature, params->top_k, params->top_p, params->min_p, params->min_p_last != 0}, {out, v});
+    if (params->order < TEV_ORDER_MIN_P_FIRST || params->order > TEV_ORDER_TOP_P_FULL_AND_TOP_K) return -1;
+    process_logits({logits, v}, {params->temperature, params->top_k, params->top_p, params->min_p, static_cast<FilterOrder>(params->order)}, {out, v});
     return 0;
   } catch (const std::exception&) {
     return -1;

@@ -32,10 +32,10 @@ static_assert(static_cast<int>(DraftPolicy::top_k) == static_cast<int>(tev::draf
 
 Verdict public_verdict(tev::judging::Verdict v) { return static_cast<Verdict>(tev::judging::verdict_exit_code(v)); }
 
-SamplingParams public_params(const tev::SamplingParams& p) { return {p.temperature, p.top_k, p.top_p, p.min_p, p.order == tev::FilterOrder::min_p_last}; }
-tev::SamplingParams internal_params(const SamplingParams& p) {
-  return {p.temperature, p.top_k, p.top_p, p.min_p, p.min_p_last ? tev::FilterOrder::min_p_last : tev::FilterOrder::min_p_first};
-}
+static_assert(static_cast<int>(FilterOrder::top_p_full_and_top_k) == static_cast<int>(tev::FilterOrder::top_p_full_and_top_k) &&
+              static_cast<int>(FilterOrder::min_p_last) == static_cast<int>(tev::FilterOrder::min_p_last));
+SamplingParams public_params(const tev::SamplingParams& p) { return {p.temperature, p.top_k, p.top_p, p.min_p, static_cast<FilterOrder>(p.order)}; }
+tev::SamplingParams internal_params(const SamplingParams& p) { return {p.temperature, p.top_k, p.top_p, p.min_p, static_cast<tev::FilterOrder>(p.order)}; }
 std::optional<SamplingParams> public_params(const std::optional<tev::SamplingParams>& p) {
   return p ? std::optional<SamplingParams>(public_params(*p)) : std::nullopt;
 }
@@ -352,6 +352,9 @@ ExactLaw exact_law(const DrawingVerifier& verifier, const OwnedTreeCase& owned_c
 }
 
 std::vector<std::string> tree_case_lines(const TreeCheckOptions& options) { return tc::emit_configured(internal_options(options).cases); }
+
+std::string_view order_name(FilterOrder order) { return tev::order_name(static_cast<tev::FilterOrder>(order)); }
+FilterOrder parse_order(std::string_view name) { return static_cast<FilterOrder>(tev::parse_order(name)); }
 
 void process_logits(std::span<const double> logits, const SamplingParams& params, std::span<double> out) {
   tev::process_logits(logits, internal_params(params), out);

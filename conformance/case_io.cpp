@@ -125,17 +125,9 @@ json sampling_json(const SamplingParams& params) {
   if (params.temperature != 1.0) j["temperature"] = params.temperature;
   if (params.top_k != 0) j["top_k"] = params.top_k;
   if (params.top_p != 1.0) j["top_p"] = params.top_p;
-  if (params.min_p != 0.0) {
-    j["min_p"] = params.min_p;
-    j["order"] = order_name(params.order);
-  }
+  if (params.min_p != 0.0) j["min_p"] = params.min_p;
+  if (params.min_p != 0.0 || params.order != FilterOrder::min_p_first) j["order"] = order_name(params.order);
   return j;
-}
-
-std::vector<double> float_logits(std::span<const double> probabilities) {
-  std::vector<double> out(probabilities.size());
-  for (std::size_t a = 0; a < out.size(); ++a) out[a] = static_cast<float>(std::log(probabilities[a]));
-  return out;
 }
 
 std::string write_engine_case(const std::string& id, const std::string& label, const DraftTree& tree, std::span<const double> logits,

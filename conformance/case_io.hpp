@@ -151,10 +151,8 @@ std::string write_case(const std::string& id, const std::string& label, const Dr
 std::string write_engine_case(const std::string& id, const std::string& label, const DraftTree& tree, std::span<const double> logits,
                               const SamplingParams& sampling, std::uint64_t samples, const std::vector<std::vector<Token>>* sparse_listed = nullptr);
 
-// The log of each probability, rounded to float32 as an engine holds its logits.
-std::vector<double> float_logits(std::span<const double> probabilities);
-
-// The "sampling" object of params: only the parameters switched on (order when min-p is).
+// The "sampling" object of params: only the parameters switched on (order when min-p is, or when
+// it is not the default).
 nlohmann::json sampling_json(const SamplingParams& params);
 
 }  // namespace tev::conformance

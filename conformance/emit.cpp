@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "conformance/batch_case.hpp"
 #include "conformance/case_io.hpp"
 #include "conformance/model_case.hpp"
 #include "core/compensated_sum.hpp"
+#include "core/random_streams.hpp"
 #include "workloads/suite.hpp"
 
 namespace tev::conformance {
@@ -173,59 +175,176 @@ bool cuts_between_children(const DraftTree& tree, std::span<const double> logits
   return false;
 }
 
-constexpr int kEngineCaseTries = 64;  // trees drawn per recipe until its filters are well separated
+// The processed rows (tree.size(), V) of the tree's internal nodes (leaves' rows left empty).
+std::vector<std::vector<double>> internal_rows(const DraftTree& tree, std::span<const double> logits, const SamplingParams& params) {
+  const auto vocab = static_cast<std::size_t>(tree.vocab);
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(tree.size()));
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    if (tree.is_leaf(v)) continue;
+    rows[static_cast<std::size_t>(v)].resize(vocab);
+    process_logits(logits.subspan(static_cast<std::size_t>(v) * vocab, vocab), params, rows[static_cast<std::size_t>(v)]);
+  }
+  return rows;
+}
+
+// The largest P(v)·TV at a verified row between params and `other`, P(v) under params.
+double moved_mass(const DraftTree& tree, std::span<const double> logits, const SamplingParams& params, const SamplingParams& other) {
+  const auto rows = internal_rows(tree, logits, params), others = internal_rows(tree, logits, other);
+  std::vector<double> reach(static_cast<std::size_t>(tree.size()), 1.0);  // P(v): level order puts parents first
+  double moved = 0.0;
+  for (NodeId v = 0; v < tree.size(); ++v) {
+    if (v > 0) reach[static_cast<std::size_t>(v)] = reach[static_cast<std::size_t>(tree.parent[v])] * rows[static_cast<std::size_t>(tree.parent[v])][static_cast<std::size_t>(tree.token[v])];
+    if (tree.is_leaf(v)) continue;
+    CompensatedSum tv;
+    for (std::size_t a = 0; a < rows[static_cast<std::size_t>(v)].size(); ++a) tv.add(std::abs(rows[static_cast<std::size_t>(v)][a] - others[static_cast<std::size_t>(v)][a]));
+    moved = std::max(moved, reach[static_cast<std::size_t>(v)] * tv.value() / 2.0);
+  }
+  return moved;
+}
+
+constexpr int kEngineCaseTries = 256;  // trees drawn per recipe until its filters are well separated and bind
+
+// Raw logits as an engine's model outputs them, from rows of probabilities (rows, V): the log of
+// each times `scale`, each row shifted so that its largest logit is ±[10, 30) (draws 1 + 2r and
+// 2 + 2r at `site` for row r: size and sign), rounded to float32. The scale is draw 0 at a site,
+// in [1, 2); a temperature multiplied by it leaves the processed rows as they were.
+constexpr double kMinScale = 1.0, kMaxScale = 2.0, kMinOffset = 10.0, kMaxOffset = 30.0;
+
+double logit_scale(const DrawSite& site) { return kMinScale + (kMaxScale - kMinScale) * uniform(site, 0); }
+
+std::vector<double> raw_logits(std::span<const double> probs, std::size_t vocab, double scale, const DrawSite& site) {
+  std::vector<double> out(probs.size());
+  for (std::size_t row = 0; row * vocab < probs.size(); ++row) {
+    const std::span<const double> in = probs.subspan(row * vocab, vocab);
+    const double top = std::log(*std::max_element(in.begin(), in.end()));
+    const auto draw = static_cast<std::uint32_t>(1 + 2 * row);
+    const double size = kMinOffset + (kMaxOffset - kMinOffset) * uniform(site, draw);
+    const double offset = uniform(site, draw + 1) < 0.5 ? -size : size;
+    for (std::size_t a = 0; a < vocab; ++a) out[row * vocab + a] = static_cast<float>(scale * (std::log(in[a]) - top) + offset);
+  }
+  return out;
+}
+
+// The parameters of a case whose logits are scaled by `scale`: the temperature scaled with them (a
+// greedy one kept).
+SamplingParams scaled(SamplingParams params, double scale) {
+  if (!params.greedy()) params.temperature *= scale;
+  return params;
+}
+
+// The engine_logit_offsets ids of a model case's p and q rows: 2^31 + 2·seed (+ 1 for q), seed the
+// pair's; a fixed-tree case's is the id of the tree drawn, below 2^31.
+constexpr std::uint32_t kModelCaseLogits = 0x80000000u;
 
 }  // namespace
+
+std::string_view parameter_name(Parameter parameter) {
+  switch (parameter) {
+    case Parameter::temperature: return "temperature";
+    case Parameter::top_k: return "top_k";
+    case Parameter::top_p: return "top_p";
+    case Parameter::min_p: return "min_p";
+    case Parameter::order: return "order";
+    case Parameter::greedy: return "greedy";
+  }
+  throw std::invalid_argument("not a sampling parameter");
+}
+
+bool binds(const DraftTree& tree, std::span<const double> logits, const SamplingParams& params, Parameter parameter) {
+  if (params.greedy() != (parameter == Parameter::greedy)) return false;
+  auto moves = [&](const SamplingParams& other) { return moved_mass(tree, logits, params, other) >= kBindingMass; };
+  SamplingParams other = params;
+  switch (parameter) {
+    case Parameter::temperature:
+    case Parameter::greedy:
+      if (params.temperature == 1.0) return false;
+      other.temperature = 1.0;
+      return moves(other);
+    case Parameter::top_k:
+      other.top_k = 0;
+      return params.top_k != 0 && moves(other);
+    case Parameter::top_p:
+      other.top_p = 1.0;
+      return params.top_p != 1.0 && moves(other);
+    case Parameter::min_p:
+      other.min_p = 0.0;
+      return params.min_p != 0.0 && moves(other);
+    case Parameter::order:
+      for (FilterOrder order : {FilterOrder::min_p_first, FilterOrder::min_p_last, FilterOrder::top_p_full_and_top_k}) {
+        other.order = order;
+        if (order != params.order && moves(other)) return true;
+      }
+      return false;
+  }
+  return false;
+}
 
 std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
   if (config.cases < 1) throw std::invalid_argument("at least one case");
   if (config.vocab < 4) throw std::invalid_argument("vocab must be at least 4 (the star case has 4 or more children)");
   if (config.budget < 4) throw std::invalid_argument("budget must be at least 4 draft nodes");
   if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
+  using P = Parameter;
   struct Recipe {
     workloads::TreeShape shape;
     std::int32_t arity;
     std::int32_t budget;  // 0: the configured budget
     SamplingParams sampling;
-    bool cut_between_children;  // retry until the filters separate some node's drafted children
+    std::vector<Parameter> must_bind;  // draw trees until each binds (or the most do)
+    bool cut_between_children;         // retry until the filters separate some node's drafted children
     bool large_vocab;
     const char* label;
   };
+  constexpr auto sglang = FilterOrder::top_p_full_and_top_k;
   const std::int32_t deep = std::max(config.budget, 6);
   const Recipe recipes[] = {
-      {workloads::TreeShape::random_recursive, 2, 0, {.temperature = 0.7}, false, false, "temperature 0.7"},
-      {workloads::TreeShape::star, 2, 0, {.top_k = 2}, true, false, "top-k 2 below a star's drafted children"},
-      {workloads::TreeShape::ddtree, 2, 0, {.top_p = 0.8}, true, false, "top-p 0.8 cutting between drafted children"},
-      {workloads::TreeShape::ddtree, 2, 0, {.temperature = 1.3, .min_p = 0.1}, false, false, "min-p 0.1 after temperature 1.3"},
+      {workloads::TreeShape::random_recursive, 2, 0, {.temperature = 1.5, .top_k = 3, .top_p = 0.7, .order = sglang}, {P::temperature, P::top_k, P::top_p, P::order},
+       false, false, "temperature 1.5, top-k 3, top-p 0.7 on the full row (top_p_full_and_top_k)"},
+      {workloads::TreeShape::star, 2, 0, {.temperature = 1e-6, .top_k = 2}, {P::greedy}, true, false, "greedy at temperature 1e-6 (below 1e-5) on a star"},
+      {workloads::TreeShape::ddtree, 2, 0, {.top_k = 2, .top_p = 0.7, .order = sglang}, {P::top_k, P::top_p, P::order}, true, false,
+       "top-p 0.7 cutting between drafted children, top-k 2 (top_p_full_and_top_k)"},
+      {workloads::TreeShape::ddtree, 2, 0, {.temperature = 0.0, .top_k = 3, .top_p = 0.5, .min_p = 0.1}, {P::greedy}, false, false,
+       "greedy (temperature 0) whatever the filters"},
       // 4 + 16 nodes: the complete 4-ary tree of depth 2.
-      {workloads::TreeShape::full_kary, 4, 20, {.top_p = 0.9, .min_p = 0.05, .order = FilterOrder::min_p_last}, false, false, "min-p after top-p (min_p_last)"},
-      {workloads::TreeShape::chain, 2, deep, {.temperature = 0.0}, false, false, "greedy (temperature 0), deep chain"},
-      {workloads::TreeShape::ddtree, 2, 0, {.temperature = 0.8, .top_k = 5, .top_p = 0.95, .min_p = 0.02}, false, false, "temperature, top-k, top-p and min-p at once"},
-      {workloads::TreeShape::random_recursive, 2, 0, {.temperature = 1.2, .min_p = 0.01}, false, true, "large vocabulary, sparse logits, min-p drops the tail"},
+      {workloads::TreeShape::full_kary, 4, 20, {.top_p = 0.9, .min_p = 0.05, .order = FilterOrder::min_p_last}, {P::top_p, P::min_p, P::order}, false, false,
+       "min-p after top-p (min_p_last)"},
+      {workloads::TreeShape::chain, 2, deep, {.temperature = 0.0}, {P::greedy}, false, false, "greedy (temperature 0), deep chain"},
+      {workloads::TreeShape::ddtree, 2, 0, {.temperature = 1.3, .top_k = 5, .top_p = 0.95, .min_p = 0.02, .order = sglang}, {P::temperature, P::top_k, P::min_p, P::order},
+       false, false, "temperature, top-k, top-p and min-p at once (top_p_full_and_top_k)"},
+      {workloads::TreeShape::random_recursive, 2, 0, {.temperature = 1.2, .min_p = 0.01}, {P::min_p}, false, true, "large vocabulary, sparse logits, min-p drops the tail"},
   };
   std::vector<std::string> lines;
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
     const workloads::SuiteConfig base{.trees = 1, .vocab = config.vocab, .budget = r.budget ? r.budget : config.budget, .seed = config.seed};
     const std::string id = "e" + std::to_string(i);
-    for (int attempt = 0;; ++attempt) {
-      if (attempt == kEngineCaseTries) throw std::runtime_error("emit: no tree for \"" + std::string(r.label) + "\" kept its filters well separated");
+    // The first tree on which every parameter the recipe names binds or, failing that within
+    // kEngineCaseTries trees (other seeds and case counts draw other trees), the first on which the
+    // most do.
+    std::string best;
+    std::ptrdiff_t best_bound = -1;
+    for (int attempt = 0; attempt < kEngineCaseTries && best_bound < std::ssize(r.must_bind); ++attempt) {
       const auto tree_id = static_cast<std::uint32_t>(i + attempt * config.cases);
       const workloads::CheckCase c = workloads::make_case(r.shape, {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, r.arity, base, tree_id).check;
-      if (!r.large_vocab) {
-        const std::vector<double> logits = float_logits(c.rows.data());
-        if (smallest_margin(logits, static_cast<std::size_t>(c.tree.vocab), r.sampling) < kMinFilterMargin) continue;
-        if (r.cut_between_children && !cuts_between_children(c.tree, logits, r.sampling)) continue;
-        lines.push_back(write_engine_case(id, std::string(r.label) + " / " + c.label, c.tree, logits, r.sampling, config.samples));
-        break;
-      }
-      const SparseCase large = embed_in_large_vocab(c, config.large_vocab);
-      const std::vector<double> logits = float_logits(large.rows.data());
-      if (smallest_margin(logits, static_cast<std::size_t>(large.tree.vocab), r.sampling) < kMinFilterMargin) continue;
-      lines.push_back(write_engine_case(id, std::string(r.label) + " / " + c.label + ", V = " + std::to_string(config.large_vocab), large.tree, logits,
-                                        r.sampling, config.samples, &large.listed));
-      break;
+      std::optional<SparseCase> large;
+      if (r.large_vocab) large = embed_in_large_vocab(c, config.large_vocab);
+      const DraftTree& tree = large ? large->tree : c.tree;
+      const auto vocab = static_cast<std::size_t>(tree.vocab);
+      const DrawSite site = uses::engine_logit_offsets.site(config.seed, tree_id);
+      const double scale = logit_scale(site);
+      const std::vector<double> logits = raw_logits((large ? large->rows : c.rows).data(), vocab, scale, site);
+      const SamplingParams sampling = scaled(r.sampling, scale);
+      if (smallest_margin(logits, vocab, sampling) < kMinFilterMargin) continue;
+      if (r.cut_between_children && !cuts_between_children(tree, logits, sampling)) continue;
+      const std::ptrdiff_t bound = std::ranges::count_if(r.must_bind, [&](Parameter p) { return binds(tree, logits, sampling, p); });
+      if (bound <= best_bound) continue;
+      best_bound = bound;
+      std::string label = std::string(r.label) + " / " + c.label + ", logit scale " + std::to_string(scale).substr(0, 4);
+      if (large) label += ", V = " + std::to_string(config.large_vocab);
+      best = write_engine_case(id, label, tree, logits, sampling, config.samples, large ? &large->listed : nullptr);
     }
+    if (best.empty()) throw std::runtime_error("emit: no tree for \"" + std::string(r.label) + "\" kept its filters well separated");
+    lines.push_back(std::move(best));
   }
   return lines;
 }
@@ -282,14 +401,20 @@ std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config) 
       if (seed == 7 + kEngineCaseTries) throw std::runtime_error("emit: no language pair for \"" + std::string(r.label) + "\" kept its filters well separated");
       const drafts::LanguagePairSpec spec{{workloads::RowFamily::gaussian_logits, 2.0, 1.0}, kVocab, kModelDraftNoise, drafts::DrafterKind::perturbed, seed + static_cast<std::uint32_t>(i) * 100, kDepth + 1};
       const drafts::LanguagePair pair(spec);
-      double margin = INFINITY;
+      std::vector<double> p, q;  // (prefixes, V) in the pair's prefix order
       for (std::size_t k = 0; k < pair.prefixes(); ++k) {
         const std::vector<Token> prefix = pair.prefix(k);
-        const std::vector<double> p = float_logits(pair.p(prefix)), q = float_logits(pair.q(prefix));
-        margin = std::min({margin, filter_margin(p, r.target), filter_margin(q, r.drafter)});
+        p.insert(p.end(), pair.p(prefix).begin(), pair.p(prefix).end());
+        q.insert(q.end(), pair.q(prefix).begin(), pair.q(prefix).end());
       }
-      if (margin < kMinFilterMargin) continue;
-      lines.push_back(write_engine_model_case("n" + std::to_string(i), std::string(r.label) + " / " + spec.label(), pair, r.drafting, r.target, r.drafter, config.samples));
+      // One scale for both models, so that parameters the recipe shares stay shared.
+      const DrawSite p_site = uses::engine_logit_offsets.site(spec.seed, kModelCaseLogits + 2 * spec.seed), q_site = uses::engine_logit_offsets.site(spec.seed, kModelCaseLogits + 2 * spec.seed + 1);
+      const double scale = logit_scale(p_site);
+      const std::vector<double> p_logits = raw_logits(p, kVocab, scale, p_site), q_logits = raw_logits(q, kVocab, scale, q_site);
+      const SamplingParams target = scaled(r.target, scale), drafter = scaled(r.drafter, scale);
+      if (std::min(smallest_margin(p_logits, kVocab, target), smallest_margin(q_logits, kVocab, drafter)) < kMinFilterMargin) continue;
+      lines.push_back(write_engine_model_case("n" + std::to_string(i), std::string(r.label) + " / " + spec.label() + ", logit scale " + std::to_string(scale).substr(0, 4), pair,
+                                              r.drafting, p_logits, q_logits, target, drafter, config.samples));
       break;
     }
   }

@@ -1,9 +1,12 @@
 #pragma once
 // `tevsuite conformance emit`: cases that cover the shapes and rows where verifiers go wrong.
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/draft_tree.hpp"
 #include "core/philox.hpp"
 #include "core/sampling_params.hpp"
 
@@ -44,12 +47,17 @@ struct ModelEmitConfig {
 std::vector<std::string> emit_model_cases(const ModelEmitConfig& config);
 
 // Engine-shaped cases (format_version 3): float32 logit rows and sampling parameters, cycling
-// through: temperature 0.7; top-k 2 at a star's root (fewer than its drafted children); top-p
-// cutting between a node's drafted children; min-p after temperature 1.3; min-p applied after
-// top-p (Hugging Face's order); greedy (temperature 0) on a deep chain; all four filters at once;
-// a large vocabulary with sparse logit rows whose 49,987-token tail min-p removes. Every filter's
-// threshold lies at least kMinFilterMargin from the values it cuts between, so float32 engines
-// keep the same tokens.
+// through: temperature, top-k and top-p on the full row intersected (SGLang's order); greedy at a
+// temperature below kGreedyTemperature on a star; top-p between a node's drafted children with
+// top-k (SGLang's order); greedy (temperature 0) with every filter set; min-p applied after top-p
+// (Hugging Face's order); greedy on a deep chain; all four filters at once (SGLang's order); a
+// large vocabulary with sparse logit rows whose 49,987-token tail min-p removes. Trees are drawn until
+// the parameters a recipe names bind (binds; in the default cases every one does, elsewhere the
+// tree where the most do is kept) with every threshold at least kMinFilterMargin from
+// the values it cuts between, so float32 engines keep the same tokens. Rows are raw logits as an
+// engine sees them: each case's log-probabilities times a scale s in [1, 2), each row shifted so
+// that its largest logit is ±[10, 30) (drawn from the seed), the temperature multiplied by s (a
+// greedy one kept): the processed rows are those of the log-probabilities, up to float32 rounding.
 std::vector<std::string> emit_engine_cases(const EmitConfig& config);
 
 // Engine-shaped model cases (format_version 4) over V = 4, D = 2: float32 logits for p and q and
@@ -59,6 +67,18 @@ std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config);
 
 // The smallest distance a case writer leaves between a filter's threshold and what it cuts.
 inline constexpr double kMinFilterMargin = 1e-3;
+
+// A sampling parameter that binds on a case: dropping it (temperature 1, top-k 0, top-p 1, min-p 0,
+// greedy: temperature 1) or, for the order, taking another one moves at least kBindingMass of the
+// block law at a verified row: some node v with drafted children, whose acceptance reads its row,
+// has P(v)·TV(row, row without it) ≥ kBindingMass, P(v) the product of the processed rows along
+// v's path. Filters of a greedy case never bind (greedy ignores them).
+enum class Parameter { temperature, top_k, top_p, min_p, order, greedy };
+inline constexpr Parameter kParameters[] = {Parameter::temperature, Parameter::top_k, Parameter::top_p, Parameter::min_p, Parameter::order, Parameter::greedy};
+inline constexpr double kBindingMass = 0.01;
+std::string_view parameter_name(Parameter parameter);
+// Whether `parameter` binds on the tree with logit rows (tree.size(), V) under params.
+bool binds(const DraftTree& tree, std::span<const double> logits, const SamplingParams& params, Parameter parameter);
 
 // How many batches `emit --batch` writes unless told.
 inline constexpr std::int32_t kDefaultBatches = 2;

@@ -141,7 +141,7 @@ SamplingParams read_sampling(const json& j, const std::string& where) {
   SamplingParams params;
   for (const auto& [name, value] : j.items()) {
     if (name == "temperature") {
-      params.temperature = number_in(value, 0.0, std::numeric_limits<double>::max(), false, false, where, "temperature", "must be finite and at least 0 (0: greedy)");
+      params.temperature = number_in(value, 0.0, std::numeric_limits<double>::max(), false, false, where, "temperature", "must be finite and at least 0 (below 1e-5: greedy)");
     } else if (name == "top_k") {
       params.top_k = integer(value, 0, kMaxVocab, where, "top_k");
     } else if (name == "top_p") {
@@ -149,7 +149,7 @@ SamplingParams read_sampling(const json& j, const std::string& where) {
     } else if (name == "min_p") {
       params.min_p = number_in(value, 0.0, 1.0, false, true, where, "min_p", "must lie in [0, 1) (0: off)");
     } else if (name == "order") {
-      if (!value.is_string()) fail(where, "order must be \"min_p_first\" or \"min_p_last\", got " + value.dump());
+      if (!value.is_string()) fail(where, "order must be \"min_p_first\", \"min_p_last\" or \"top_p_full_and_top_k\", got " + value.dump());
       try {
         params.order = parse_order(value.get<std::string>());
       } catch (const std::invalid_argument& e) {

@@ -190,12 +190,15 @@ std::string write_model_case(const std::string& id, const std::string& label, co
 }
 
 std::string write_engine_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair, const std::optional<drafts::Drafting>& drafting,
-                                    const SamplingParams& target, const SamplingParams& drafter, std::uint64_t samples) {
+                                    std::span<const double> p_logits, std::span<const double> q_logits, const SamplingParams& target,
+                                    const SamplingParams& drafter, std::uint64_t samples) {
   json j = model_case_json(kEngineModelFormatVersion, id, label, pair, drafting, samples);
   j["sampling"] = {{"target", sampling_json(target)}, {"drafter", sampling_json(drafter)}};
+  const auto vocab = static_cast<std::size_t>(pair.vocab());
+  if (p_logits.size() != pair.prefixes() * vocab || q_logits.size() != p_logits.size()) throw std::invalid_argument("write_engine_model_case: one logit row per prefix");
   for (std::size_t i = 0; i < pair.prefixes(); ++i) {
-    const std::vector<Token> prefix = pair.prefix(i);
-    j["rows"].push_back({{"prefix", prefix}, {"p_logits", float_logits(pair.p(prefix))}, {"q_logits", float_logits(pair.q(prefix))}});
+    const auto p = p_logits.subspan(i * vocab, vocab), q = q_logits.subspan(i * vocab, vocab);
+    j["rows"].push_back({{"prefix", pair.prefix(i)}, {"p_logits", std::vector<double>(p.begin(), p.end())}, {"q_logits", std::vector<double>(q.begin(), q.end())}});
   }
   return j.dump();
 }

@@ -64,10 +64,11 @@ std::string_view policy_name(drafts::DraftPolicy policy);
 // Writes a model case as one JSON line, rows dense, in the pair's prefix order.
 std::string write_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair,
                              const std::optional<drafts::Drafting>& drafting, std::uint64_t samples);
-// Writes a format-4 case: the log of pair's (unprocessed) p and q rows as float32 logits, and the
-// target's and the drafter's sampling parameters. The pair's rows must have no zero entry.
+// Writes a format-4 case: p's and q's logit rows (pair.prefixes(), V) in the pair's prefix order,
+// and the target's and the drafter's sampling parameters (pair gives the depth, V and prefixes).
 std::string write_engine_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair, const std::optional<drafts::Drafting>& drafting,
-                                    const SamplingParams& target, const SamplingParams& drafter, std::uint64_t samples);
+                                    std::span<const double> p_logits, std::span<const double> q_logits, const SamplingParams& target,
+                                    const SamplingParams& drafter, std::uint64_t samples);
 
 // The format_version of a cases file's first case (1, 3: fixed trees; 2, 4: model cases; 5: batches).
 std::int64_t cases_file_version(const std::string& path);

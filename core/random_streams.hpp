@@ -54,12 +54,13 @@ inline constexpr RandomUse composition_rows{"composition's order-2 model rows (i
 inline constexpr RandomUse generation_rounds{"speculative generation's verifier draws (id: round)", Stream::generation, 8};
 inline constexpr RandomUse null_simulation{"Monte Carlo p-values of the identity test's statistics (test id, replicate)", Stream::null_simulation, kWholeStream};
 inline constexpr RandomUse bench_workload{"bench live workload (id 0 logit pool, 1 drafter marginals)", Stream::generation, 9};
+inline constexpr RandomUse engine_logit_offsets{"engine-shaped cases' logit scale and row offsets (id: tree drawn)", Stream::generation, 10};
 }  // namespace uses
 
 inline constexpr std::array kRandomUses = {
     uses::verifier,         uses::completion,          uses::composition,           uses::drafting,           uses::sampled_live,           uses::synthetic_target_rows, uses::synthetic_draft_rows,
     uses::suite_trees,      uses::exittrain_sim_data,  uses::sequences,             uses::exittrain_live_init,
-    uses::exittrain_live_shuffles, uses::composition_rows, uses::generation_rounds, uses::bench_workload, uses::null_simulation,
+    uses::exittrain_live_shuffles, uses::composition_rows, uses::generation_rounds, uses::bench_workload, uses::engine_logit_offsets, uses::null_simulation,
 };
 
 }  // namespace tev

@@ -79,8 +79,8 @@ Tempered tempered(std::span<const double> logits, double temperature) {
   return t;
 }
 
-// The tempered distribution with top-k, and min-p when it comes first, applied (not
-// renormalized): what top-p sees.
+// The tempered distribution with top-k, and min-p unless it comes last, applied (not
+// renormalized): what survives before top-p.
 std::vector<double> before_top_p(std::span<const double> logits, const SamplingParams& params, const Tempered& t) {
   std::vector<double> p = t.p;
   if (top_k_on(params, logits.size())) {
@@ -89,8 +89,14 @@ std::vector<double> before_top_p(std::span<const double> logits, const SamplingP
       if (logits[a] < kth) p[a] = 0.0;  // ties at the k-th value are kept
     }
   }
-  if (params.min_p > 0.0 && params.order == FilterOrder::min_p_first) apply_min_p(p, params.min_p, t.largest);
+  if (params.min_p > 0.0 && params.order != FilterOrder::min_p_last) apply_min_p(p, params.min_p, t.largest);
   return p;
+}
+
+// The distribution top-p's cut is taken on: the survivors of the filters before it, or the full
+// tempered distribution when top-p's mask is taken apart from top-k's.
+std::span<const double> top_p_input(const SamplingParams& params, const Tempered& t, std::span<const double> survivors) {
+  return params.order == FilterOrder::top_p_full_and_top_k ? std::span<const double>(t.p) : survivors;
 }
 
 void require_finite_top(std::span<const double> logits) {
@@ -102,19 +108,27 @@ void require_finite_top(std::span<const double> logits) {
 
 void validate(const SamplingParams& params) {
   if (!(params.temperature >= 0.0) || !std::isfinite(params.temperature)) {
-    throw std::invalid_argument("temperature must be finite and at least 0 (0: greedy)");
+    throw std::invalid_argument("temperature must be finite and at least 0 (below 1e-5: greedy)");
   }
   if (params.top_k < 0) throw std::invalid_argument("top_k must be at least 0 (0: off)");
   if (!(params.top_p > 0.0 && params.top_p <= 1.0)) throw std::invalid_argument("top_p must lie in (0, 1] (1: off)");
   if (!(params.min_p >= 0.0 && params.min_p < 1.0)) throw std::invalid_argument("min_p must lie in [0, 1) (0: off)");
 }
 
-std::string_view order_name(FilterOrder order) { return order == FilterOrder::min_p_first ? "min_p_first" : "min_p_last"; }
+std::string_view order_name(FilterOrder order) {
+  switch (order) {
+    case FilterOrder::min_p_first: return "min_p_first";
+    case FilterOrder::min_p_last: return "min_p_last";
+    case FilterOrder::top_p_full_and_top_k: return "top_p_full_and_top_k";
+  }
+  throw std::invalid_argument("not a filter order");
+}
 
 FilterOrder parse_order(std::string_view name) {
-  if (name == "min_p_first") return FilterOrder::min_p_first;
-  if (name == "min_p_last") return FilterOrder::min_p_last;
-  throw std::invalid_argument("order must be min_p_first or min_p_last, not " + std::string(name));
+  for (FilterOrder order : {FilterOrder::min_p_first, FilterOrder::min_p_last, FilterOrder::top_p_full_and_top_k}) {
+    if (name == order_name(order)) return order;
+  }
+  throw std::invalid_argument("order must be min_p_first, min_p_last or top_p_full_and_top_k, not " + std::string(name));
 }
 
 void process_logits(std::span<const double> logits, const SamplingParams& params, std::span<double> out) {
@@ -131,7 +145,7 @@ void process_logits(std::span<const double> logits, const SamplingParams& params
   const Tempered t = tempered(logits, params.temperature);
   std::vector<double> p = before_top_p(logits, params, t);
   if (params.top_p < 1.0) {
-    const TopPCut cut = top_p_cut(p, params.top_p);
+    const TopPCut cut = top_p_cut(top_p_input(params, t, p), params.top_p);
     for (std::size_t i = cut.kept; i < cut.order.size(); ++i) p[cut.order[i]] = 0.0;
   }
   if (params.min_p > 0.0 && params.order == FilterOrder::min_p_last) apply_min_p(p, params.min_p, t.largest);
@@ -158,7 +172,8 @@ double filter_margin(std::span<const double> logits, const SamplingParams& param
   }
   if (params.top_p < 1.0) {
     // The last kept token's mass before it lies below top_p, the first dropped one's at or above.
-    for (double before : top_p_cut(before_top_p(logits, params, t), params.top_p).before) margin = std::min(margin, std::abs(before - params.top_p));
+    const std::vector<double> survivors = before_top_p(logits, params, t);
+    for (double before : top_p_cut(top_p_input(params, t, survivors), params.top_p).before) margin = std::min(margin, std::abs(before - params.top_p));
   }
   return margin;
 }

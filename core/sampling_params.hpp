@@ -11,8 +11,13 @@
 // renormalization. Hugging Face transformers applies min-p last, after top-p (min_p_last). Top-k
 // and min-p commute with each other and with renormalization, so the two orders differ only where
 // min-p removes tokens top-p would have counted; a case states which order it uses.
-// Temperature 0 is greedy: all mass on the largest logit (ties: the smallest token id), whatever
-// the other parameters, which cannot move the argmax.
+// top_p_full_and_top_k is SGLang's sampler (and vllm-ascend's fallback): top-p's cut is taken on
+// the full tempered distribution, top-k's and min-p's masks apart, and the tokens all three keep
+// are renormalized; it differs from vLLM's order where top-k or min-p removes mass that top-p
+// would have counted.
+// A temperature below kGreedyTemperature (vLLM's _SAMPLING_EPS; 0 included) is greedy: all mass
+// on the largest logit (ties: the smallest token id), whatever the other parameters, which cannot
+// move the argmax.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -20,23 +25,25 @@
 
 namespace tev {
 
-enum class FilterOrder { min_p_first, min_p_last };
+enum class FilterOrder { min_p_first, min_p_last, top_p_full_and_top_k };
+
+inline constexpr double kGreedyTemperature = 1e-5;
 
 struct SamplingParams {
-  double temperature = 1.0;  // ≥ 0; 0: greedy
+  double temperature = 1.0;  // ≥ 0; below kGreedyTemperature: greedy
   std::int64_t top_k = 0;    // ≥ 0; 0 (or ≥ V): off
   double top_p = 1.0;        // (0, 1]; 1: off
   double min_p = 0.0;        // [0, 1); 0: off
   FilterOrder order = FilterOrder::min_p_first;
   bool operator==(const SamplingParams&) const = default;
-  bool greedy() const { return temperature == 0.0; }
+  bool greedy() const { return temperature < kGreedyTemperature; }
   bool is_identity() const { return temperature == 1.0 && top_k == 0 && top_p == 1.0 && min_p == 0.0; }
 };
 
 // Throws std::invalid_argument naming the first parameter out of range.
 void validate(const SamplingParams& params);
 
-std::string_view order_name(FilterOrder order);  // "min_p_first", "min_p_last"
+std::string_view order_name(FilterOrder order);  // "min_p_first", "min_p_last", "top_p_full_and_top_k"
 // Throws std::invalid_argument on another name.
 FilterOrder parse_order(std::string_view name);
 
@@ -49,7 +56,7 @@ void process_logits(std::span<const double> logits, const SamplingParams& params
 // that threshold, over the filters params switches on: how far float32 rounding would have to move
 // a value to change the kept set (greedy and top-k: the logit gap below the argmax or the k-th
 // value, divided by the temperature for top-k; top-p: the cumulative mass's distance to top_p at
-// the cut; min-p: the relative distance of p / max p to min_p). Infinity when no filter is on.
+// the cut, on the distribution the order gives top-p; min-p: the relative distance of p / max p to min_p). Infinity when no filter is on.
 // Case writers keep it well above float32 rounding.
 double filter_margin(std::span<const double> logits, const SamplingParams& params);
 

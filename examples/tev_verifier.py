@@ -18,9 +18,15 @@ Standard library only. Run it through the suite with
                      (a top-k filter applied to the residual), renormalized
     truncated-ids    bonus tokens are drawn from ids below 32,768 only (a 16-bit index),
                      renormalized
-  and two that live in how logits become the target (format_version 3 cases):
+  and those that live in how logits become the target (format_version 3 cases; engine_sampling.py):
     unprocessed-target         the sampling parameters are ignored
     temperature-after-softmax  top-k/top-p/min-p on softmax(logits), temperature applied after
+    logits-as-logprobs         top-p reads exp(z / T) as if the logits were normalized log-probabilities
+    softmax-no-max-fp16        exp(z / T) in float16 without subtracting the row's largest logit
+    order-swapped              min_p_first and min_p_last swapped
+    full-and-top-k-as-vllm     top_p_full_and_top_k processed in vLLM's order
+    min-p-bonus-rows-only      min-p applied to bonus rows only: the rows of nodes with drafted
+                               children (the verified rows) are processed without it
   and two that break the independence of consecutive blocks (each block's own law is right or
   averages to it; the sequence's is not):
     alternating-laws          consecutive blocks alternate between two laws, each at TV 0.05 from
@@ -108,7 +114,14 @@ def case_rows(case, bug):
     vocab = case["vocab"]
     if case["format_version"] == 3:
         sampling = case.get("sampling", {})
-        return [Row(process(logit_row(r, vocab), sampling, bug), vocab) for r in case["logits"]]
+        verified = set(case["parents"][1:])  # nodes with drafted children
+
+        def params(v):
+            if bug == "min-p-bonus-rows-only" and v in verified:
+                return dict(sampling, min_p=0.0)
+            return sampling
+
+        return [Row(process(logit_row(r, vocab), params(v), bug), vocab) for v, r in enumerate(case["logits"])]
     return [Row(r, vocab) for r in case["probs"]]
 
 
@@ -220,7 +233,8 @@ def verify_batch(batch, rng, bug):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bug", choices=["full-row-bonus", "first-unlisted", "top-k-bonus", "truncated-ids", "unprocessed-target",
-                                          "temperature-after-softmax", "alternating-laws", "counter-every-other-call", "neighbour-rows",
+                                          "temperature-after-softmax", "logits-as-logprobs", "softmax-no-max-fp16", "order-swapped",
+                                          "full-and-top-k-as-vllm", "min-p-bonus-rows-only", "alternating-laws", "counter-every-other-call", "neighbour-rows",
                                           "position-off-by-one", "shared-uniforms", "shared-bonus-uniform", "short-round",
                                           "swapped-requests", "unknown-request", "crash", "hang", "garbage"])
     parser.add_argument("--seed", type=int, default=12345)

@@ -25,11 +25,11 @@ namespace {
 // A fixed-tree case as Python sees it: its arrays copied once per case (not per sample), so a
 // verifier may keep them.
 // Sampling parameters as Python sees them: a dict of temperature, top_k, top_p, min_p and order
-// ("min_p_first" or "min_p_last"), every key present; None where a case has none.
+// ("min_p_first", "min_p_last" or "top_p_full_and_top_k"), every key present; None where a case has none.
 py::object sampling_dict(const std::optional<SamplingParams>& p) {
   if (!p) return py::none();
   return py::dict(py::arg("temperature") = p->temperature, py::arg("top_k") = p->top_k, py::arg("top_p") = p->top_p, py::arg("min_p") = p->min_p,
-                  py::arg("order") = p->min_p_last ? "min_p_last" : "min_p_first");
+                  py::arg("order") = std::string(order_name(p->order)));
 }
 
 struct PyTreeCase {
@@ -426,9 +426,9 @@ PYBIND11_MODULE(_tevsuite, m) {
       [](const py::array_t<double, py::array::c_style | py::array::forcecast>& logits, double temperature, std::int64_t top_k, double top_p, double min_p,
          const std::string& order) {
         if (logits.ndim() != 1) throw std::invalid_argument("logits: expected a (V) array");
-        if (order != "min_p_first" && order != "min_p_last") throw std::invalid_argument("order must be min_p_first or min_p_last, not " + order);
+        const FilterOrder filter_order = parse_order(order);
         py::array_t<double> out(logits.size());
-        process_logits({logits.data(), static_cast<std::size_t>(logits.size())}, {temperature, top_k, top_p, min_p, order == "min_p_last"},
+        process_logits({logits.data(), static_cast<std::size_t>(logits.size())}, {temperature, top_k, top_p, min_p, filter_order},
                        {out.mutable_data(), static_cast<std::size_t>(out.size())});
         return out;
       },

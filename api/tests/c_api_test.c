@@ -266,6 +266,13 @@ int main(void) {
   double processed[3];
   CHECK(tev_process_logits(logits, 3, &greedy, processed) == 0 && processed[1] == 1.0 && processed[0] == 0.0 && processed[2] == 0.0);
   CHECK(tev_process_logits(logits, 3, &negative, processed) == -1 && tev_process_logits(NULL, 3, &greedy, processed) == -1);
+  /* Below 1e-5 the temperature is greedy; SGLang's order: top-p 0.6 on the full row (0.24, 0.67,
+   * 0.09) keeps token 1 alone; an order outside TEV_ORDER_* is refused. */
+  const tev_sampling tiny = {1e-6, 0, 1.0, 0.0, TEV_ORDER_MIN_P_FIRST}, full = {1.0, 2, 0.6, 0.0, TEV_ORDER_TOP_P_FULL_AND_TOP_K},
+                     unknown = {1.0, 0, 1.0, 0.0, 3};
+  CHECK(tev_process_logits(logits, 3, &tiny, processed) == 0 && processed[1] == 1.0);
+  CHECK(tev_process_logits(logits, 3, &full, processed) == 0 && processed[1] == 1.0 && processed[0] == 0.0);
+  CHECK(tev_process_logits(logits, 3, &unknown, processed) == -1);
   options.engine_inputs = 1;
   options.cases = 7;
   bug = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "conformance/emit.hpp"
 #include "conformance/tests/test_helpers.hpp"
 #include "conformance/model_case.hpp"
+#include "conformance/model_judge.hpp"
 
 namespace tev::conformance {
 namespace {
@@ -95,7 +97,7 @@ TEST(EngineCases, TheTreeReaderRefusesWhatAnEngineCouldNotMean) {
   expect_tree_refused([](json& j) { j["sampling"]["top_p"] = 0.0; }, "top_p is 0.0: must lie in (0, 1]");
   expect_tree_refused([](json& j) { j["sampling"]["top_p"] = 1.5; }, "top_p is 1.5");
   expect_tree_refused([](json& j) { j["sampling"]["min_p"] = 1.0; }, "min_p is 1");
-  expect_tree_refused([](json& j) { j["sampling"]["order"] = "top_p_first"; }, "order must be min_p_first or min_p_last");
+  expect_tree_refused([](json& j) { j["sampling"]["order"] = "top_p_first"; }, "order must be min_p_first, min_p_last or top_p_full_and_top_k");
   expect_tree_refused([](json& j) { j["sampling"] = 0.7; }, "sampling must be an object");
   expect_tree_refused([](json& j) { j["format_version"] = 4; }, "is a model case");
   expect_tree_refused([](json& j) { j["format_version"] = 6; }, "format_version 6 is not supported (expected 1 or 3)");
@@ -114,6 +116,21 @@ TEST(EngineCases, TheModelReaderRefusesWhatAnEngineCouldNotMean) {
   refused([](json& j) { j["rows"][0].erase("q_logits"); }, "missing field \"q_logits\"");
   refused([](json& j) { j["rows"][1]["p_logits"] = {1.0, true}; }, "logit 1 must be a number");
   refused([](json& j) { j["format_version"] = 3; }, "is a fixed-tree case");
+}
+
+// A format-4 block's reported tree is checked against the drafter's processed q: the drafter of
+// model_case() keeps only token 0 at the root (top-p 0.5 of softmax(2, 1) = (0.73, 0.27)), so a
+// tree drafting token 1 there is refused, while the same block without the tree is judged.
+TEST(EngineCases, AReportedTreeIsCheckedAgainstTheProcessedDrafter) {
+  const ModelCase c = parse_model_case(model_case().dump(), "m.jsonl:1");
+  EXPECT_EQ(c.pair.q({})[1], 0.0);
+  ModelCaseJudge judge(c, 1, 0);
+  const std::string message =
+      message_of([&] { judge.add_line(R"({"case_id": "n", "accepted": [], "bonus": 1, "tree": {"parents": [-1, 0], "tokens": [null, 1]}})", "s:1"); });
+  EXPECT_NE(message.find("drafted token 1 after prefix [] has q = 0 there"), std::string::npos) << message;
+  judge.add_line(R"({"case_id": "n", "accepted": [], "bonus": 1})", "s:2");
+  EXPECT_EQ(judge.lines(), 1u);
+  EXPECT_EQ(judge.impossible(), 0u);
 }
 
 double smallest_margin(const json& logits_rows, std::int64_t vocab, const SamplingParams& params) {
@@ -156,21 +173,56 @@ TEST(EngineCases, EmittedTreeCasesCoverWhatTheySay) {
     const double z = first.is_array() ? first[0].get<double>() : first["fill"].get<double>();
     EXPECT_EQ(z, static_cast<double>(static_cast<float>(z)));
   }
-  // Some node has a drafted child that keeps mass and one that loses it: top-k below a star's
-  // children, top-p between a node's children.
+  // Some node has a drafted child that keeps mass and one that loses it: greedy at a star's root,
+  // top-p between a node's children.
   for (std::size_t i : {1u, 2u}) EXPECT_TRUE(splits_drafted_children(cases[i])) << cases[i].label;
   EXPECT_EQ(cases[4].sampling.order, FilterOrder::min_p_last);
-  // Greedy: every row is one-hot.
-  EXPECT_TRUE(cases[5].sampling.greedy());
-  for (NodeId v = 0; v < cases[5].tree.size(); ++v) {
-    const auto row = cases[5].rows.row(v);
-    EXPECT_EQ(std::count(row.begin(), row.end(), 1.0), 1);
+  for (std::size_t i : {0u, 2u, 6u}) EXPECT_EQ(cases[i].sampling.order, FilterOrder::top_p_full_and_top_k) << cases[i].label;
+  // Greedy, at temperature 0 and at a positive temperature below kGreedyTemperature: every row is one-hot.
+  EXPECT_GT(cases[1].sampling.temperature, 0.0);
+  for (std::size_t i : {1u, 3u, 5u}) {
+    EXPECT_TRUE(cases[i].sampling.greedy()) << cases[i].label;
+    for (NodeId v = 0; v < cases[i].tree.size(); ++v) {
+      const auto row = cases[i].rows.row(v);
+      EXPECT_EQ(std::count(row.begin(), row.end(), 1.0), 1) << cases[i].label << " row " << v;
+    }
   }
   // The large vocabulary: min-p leaves at most the listed tokens.
   const Case& large = cases[7];
   EXPECT_EQ(large.tree.vocab, 50000);
   const auto root = large.rows.row(0);
   EXPECT_LE(std::count_if(root.begin(), root.end(), [](double p) { return p > 0.0; }), 16);
+}
+
+// Raw logits as an engine sees them: every row's largest logit lies ±[10, 30) away from 0, both
+// signs occur, and the rows span more than log-probabilities of the same rows would at scale 1.
+TEST(EngineCases, EmittedTreeCasesHoldRawLogits) {
+  int positive = 0, negative = 0;
+  for (const std::string& line : emit_engine_cases({.samples = 10})) {
+    const Case c = parse_case(line, "emitted");
+    const auto vocab = static_cast<std::size_t>(c.tree.vocab);
+    for (NodeId v = 0; v < c.tree.size(); ++v) {
+      const std::span<const double> row(c.logits.data() + static_cast<std::size_t>(v) * vocab, vocab);
+      const double top = *std::max_element(row.begin(), row.end());
+      EXPECT_GE(std::abs(top), 10.0 - 1e-5) << c.label;
+      EXPECT_LT(std::abs(top), 30.0 + 1e-5) << c.label;
+      (top > 0.0 ? positive : negative) += 1;
+    }
+  }
+  EXPECT_GT(positive, 0);
+  EXPECT_GT(negative, 0);
+}
+
+// Every parameter binds on verified rows (binds: at least kBindingMass of the block
+// law moves at a node with drafted children) in at least three default cases, counted on the
+// cases as read back.
+TEST(EngineCases, EveryParameterBindsOnVerifiedRowsOfThreeDefaultCases) {
+  std::map<Parameter, int> cases_bound;
+  for (const std::string& line : emit_engine_cases({.samples = 10})) {
+    const Case c = parse_case(line, "emitted");
+    for (Parameter p : kParameters) cases_bound[p] += binds(c.tree, c.logits, c.sampling, p);
+  }
+  for (Parameter p : kParameters) EXPECT_GE(cases_bound[p], 3) << parameter_name(p);
 }
 
 TEST(EngineCases, EmittedModelCasesProcessTargetAndDrafterApart) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/emit.hpp"
 #include "conformance/in_process.hpp"
 #include "conformance/tests/test_helpers.hpp"
 #include "core/exit_law.hpp"
@@ -18,18 +19,40 @@
 namespace tev::conformance {
 namespace {
 
-enum class ProcessingBug { none, unprocessed_target, temperature_after_softmax };
+enum class ProcessingBug { none, unprocessed_target, temperature_after_softmax, min_p_bonus_rows_only, order_swapped, full_and_top_k_as_vllm };
 
-// The rows the verifier believes in: the logits processed by the case's parameters, or by the
-// bug's version of them.
+// The parameters the verifier believes in for a row: the case's, or the bug's version of them.
+SamplingParams believed_params(const SamplingParams& params, bool verified_row, ProcessingBug bug) {
+  SamplingParams out = params;
+  switch (bug) {
+    case ProcessingBug::none: break;
+    case ProcessingBug::unprocessed_target: out = {}; break;
+    // Filters on the untempered softmax, then p / T renormalized, which is p: temperature ignored.
+    case ProcessingBug::temperature_after_softmax:
+      if (!params.greedy()) out.temperature = 1.0;
+      break;
+    case ProcessingBug::min_p_bonus_rows_only:
+      if (verified_row) out.min_p = 0.0;
+      break;
+    case ProcessingBug::order_swapped:
+      if (params.order != FilterOrder::top_p_full_and_top_k) out.order = params.order == FilterOrder::min_p_first ? FilterOrder::min_p_last : FilterOrder::min_p_first;
+      break;
+    case ProcessingBug::full_and_top_k_as_vllm:
+      if (params.order == FilterOrder::top_p_full_and_top_k) out.order = FilterOrder::min_p_first;
+      break;
+  }
+  return out;
+}
+
+// The rows the verifier believes in: the logits processed by believed_params.
 std::vector<double> believed_rows(const TreeCaseView& c, ProcessingBug bug) {
-  SamplingParams params = *c.sampling;
-  if (bug == ProcessingBug::unprocessed_target) params = {};
-  // Filters on the untempered softmax, then p / T renormalized, which is p: temperature ignored.
-  if (bug == ProcessingBug::temperature_after_softmax && !params.greedy()) params.temperature = 1.0;
+  std::vector<bool> verified(static_cast<std::size_t>(c.nodes()), false);  // (N) nodes with drafted children
+  for (std::int32_t v = 1; v < c.nodes(); ++v) verified[static_cast<std::size_t>(c.parents[static_cast<std::size_t>(v)])] = true;
   const auto vocab = static_cast<std::size_t>(c.vocab);
   std::vector<double> rows(c.logits.size());
-  for (std::size_t at = 0; at < rows.size(); at += vocab) process_logits(c.logits.subspan(at, vocab), params, std::span<double>(rows).subspan(at, vocab));
+  for (std::size_t v = 0; v * vocab < rows.size(); ++v) {
+    process_logits(c.logits.subspan(v * vocab, vocab), believed_params(*c.sampling, verified[v], bug), std::span<double>(rows).subspan(v * vocab, vocab));
+  }
   return rows;
 }
 
@@ -139,20 +162,47 @@ TEST(EngineCasesInProcess, TevOnTheUnprocessedTargetIsNotExact) {
   }
 }
 
-TEST(EngineCasesInProcess, TemperatureAfterSoftmaxIsNotExactWhereTheTemperatureIsNotOne) {
-  const TreeReport report = check_engine(ProcessingBug::temperature_after_softmax);
-  const std::vector<double> tvs = exact_tvs(ProcessingBug::temperature_after_softmax);
-  print_exact_tvs("temperature after softmax", tvs);
+// A bug that changes how `parameter` acts: every case where the parameter binds (emit.hpp's binds)
+// and the bug changes a row is not exact, caught by sampling too; a case whose rows the bug leaves
+// alone is not called not exact; at least one case is caught.
+void expect_caught_where_it_binds(ProcessingBug bug, Parameter parameter, const char* name) {
+  const TreeReport report = check_engine(bug);
+  const std::vector<double> tvs = exact_tvs(bug);
+  print_exact_tvs(name, tvs);
   expect_enumeration_agrees(report, tvs);
   EXPECT_EQ(report.overall, judging::Verdict::not_exact) << describe(report);
-  const std::vector<std::string> tempered = {"e0", "e3", "e6", "e7"};  // temperature 0.7, 1.3, 0.8, 1.2
+  const std::vector<Case> cases = tree_cases({.engine_inputs = true});
+  int bound = 0;
   for (std::size_t k = 0; k < report.cases.size(); ++k) {
     const CaseResult& r = report.cases[k];
-    const bool hit = std::find(tempered.begin(), tempered.end(), r.id) != tempered.end();
-    EXPECT_EQ(r.decision.verdict == judging::Verdict::not_exact, hit) << r.id << " " << r.label;
-    EXPECT_EQ(tvs[k] > 1e-12, hit) << r.id;
-    if (hit) EXPECT_TRUE(r.decision.sampled_not_exact) << r.id << " " << r.label;
+    const Case& c = cases[k];
+    const bool changed = believed_rows(view_of(c), bug) != believed_rows(view_of(c), ProcessingBug::none);
+    if (!changed) {
+      EXPECT_NE(r.decision.verdict, judging::Verdict::not_exact) << r.id << " " << r.label;
+      continue;
+    }
+    if (!binds(c.tree, c.logits, c.sampling, parameter)) continue;
+    ++bound;
+    EXPECT_EQ(r.decision.verdict, judging::Verdict::not_exact) << r.id << " " << r.label;
+    EXPECT_TRUE(r.decision.sampled_not_exact) << r.id << " " << r.label;
   }
+  EXPECT_GE(bound, 1) << name;
+}
+
+TEST(EngineCasesInProcess, TemperatureAfterSoftmaxIsNotExactWhereTheTemperatureBinds) {
+  expect_caught_where_it_binds(ProcessingBug::temperature_after_softmax, Parameter::temperature, "temperature after softmax");
+}
+
+TEST(EngineCasesInProcess, MinPOnBonusRowsOnlyIsNotExactWhereMinPBinds) {
+  expect_caught_where_it_binds(ProcessingBug::min_p_bonus_rows_only, Parameter::min_p, "min-p on bonus rows only");
+}
+
+TEST(EngineCasesInProcess, MinPOrderSwappedIsNotExactWhereTheOrderBinds) {
+  expect_caught_where_it_binds(ProcessingBug::order_swapped, Parameter::order, "min_p_first and min_p_last swapped");
+}
+
+TEST(EngineCasesInProcess, TopPFullAndTopKInVllmsOrderIsNotExactWhereTheOrderBinds) {
+  expect_caught_where_it_binds(ProcessingBug::full_and_top_k_as_vllm, Parameter::order, "top_p_full_and_top_k in vLLM's order");
 }
 
 }  // namespace

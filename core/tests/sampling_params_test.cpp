@@ -74,9 +74,40 @@ TEST(SamplingParams, TopPSeesTheTopKSurvivorsRenormalized) {
   expect_row(processed(kRow, {.top_k = 2, .top_p = 0.6}), {1.0, 0.0, 0.0});
 }
 
+TEST(SamplingParams, TopPOnTheFullRowIntersectedWithTopK) {
+  // p = (0.4, 0.3, 0.2, 0.1), top-k 2, top_p 0.75. vLLM's order: top-p sees (4, 3) / 7, masses
+  // before 0, 4/7: keeps both. On the full row, masses before 0, 0.4, 0.7, 0.9: top-p keeps three,
+  // top-k two; the intersection is the same two tokens.
+  const std::vector<double> row = logs({0.4, 0.3, 0.2, 0.1});
+  const SamplingParams full{.top_k = 2, .top_p = 0.75, .order = FilterOrder::top_p_full_and_top_k};
+  expect_row(processed(row, full), {4.0 / 7.0, 3.0 / 7.0, 0.0, 0.0});
+  // top_p 0.5: on the survivors (masses before 0, 4/7 ≥ 0.5) vLLM keeps one; on the full row
+  // (masses before 0, 0.4 < 0.5, 0.7) top-p keeps two, and so does the intersection.
+  expect_row(processed(row, {.top_k = 2, .top_p = 0.5}), {1.0, 0.0, 0.0, 0.0});
+  expect_row(processed(row, {.top_k = 2, .top_p = 0.5, .order = FilterOrder::top_p_full_and_top_k}), {4.0 / 7.0, 3.0 / 7.0, 0.0, 0.0});
+  // min-p 0.3 (threshold 0.12) drops 0.1 apart from top-p, which still sees the full row: top_p 0.75
+  // keeps three, min-p three, the intersection three.
+  expect_row(processed(row, {.top_p = 0.75, .min_p = 0.3, .order = FilterOrder::top_p_full_and_top_k}), {4.0 / 9.0, 3.0 / 9.0, 2.0 / 9.0, 0.0});
+  EXPECT_NEAR(filter_margin(row, {.top_k = 2, .top_p = 0.5, .order = FilterOrder::top_p_full_and_top_k}), 0.1, 1e-12);  // 0.5 - 0.4
+}
+
 TEST(SamplingParams, GreedyIsTheFirstArgmax) {
   expect_row(processed({1.0, 3.0, 3.0}, {.temperature = 0.0}), {0.0, 1.0, 0.0});
   expect_row(processed(kRow, {.temperature = 0.0, .top_p = 0.1, .min_p = 0.9}), {1.0, 0.0, 0.0});
+}
+
+TEST(SamplingParams, GreedyBelowTheEnginesTemperatureEpsilon) {
+  // A temperature below kGreedyTemperature is greedy, even where the logits tie within it.
+  const std::vector<double> close{1.0, 1.0 + 1e-7, 0.0};
+  for (double t : {0.0, 1e-6, kGreedyTemperature / 2}) {
+    EXPECT_TRUE(SamplingParams{.temperature = t}.greedy()) << t;
+    expect_row(processed(close, {.temperature = t}), {0.0, 1.0, 0.0});
+  }
+  EXPECT_FALSE(SamplingParams{.temperature = kGreedyTemperature}.greedy());
+  // At the threshold itself the row is sampled: the two close logits share the mass.
+  const std::vector<double> p = processed(close, {.temperature = kGreedyTemperature});
+  EXPECT_GT(p[0], 0.4);
+  EXPECT_GT(p[1], 0.4);
 }
 
 TEST(SamplingParams, MinusInfinityCarriesNoMass) {
@@ -101,7 +132,7 @@ TEST(SamplingParams, RefusesParametersOutOfRange) {
 }
 
 TEST(SamplingParams, OrderNamesRoundTrip) {
-  for (FilterOrder o : {FilterOrder::min_p_first, FilterOrder::min_p_last}) EXPECT_EQ(parse_order(order_name(o)), o);
+  for (FilterOrder o : {FilterOrder::min_p_first, FilterOrder::min_p_last, FilterOrder::top_p_full_and_top_k}) EXPECT_EQ(parse_order(order_name(o)), o);
   EXPECT_THROW(parse_order("top_p_first"), std::invalid_argument);
 }
 
@@ -126,7 +157,7 @@ TEST(SamplingParams, RandomRowsKeepATopSegment) {
     for (double& x : row) x = logit(rng);
     const SamplingParams params{.temperature = 0.2 + 2.0 * unit(rng), .top_k = static_cast<std::int64_t>(rng() % (vocab + 1)),
                                 .top_p = 0.05 + 0.95 * unit(rng), .min_p = unit(rng) < 0.5 ? 0.0 : 0.5 * unit(rng),
-                                .order = rng() % 2 ? FilterOrder::min_p_first : FilterOrder::min_p_last};
+                                .order = static_cast<FilterOrder>(rng() % 3)};
     const std::vector<double> p = processed(row, params);
     double total = 0.0;
     for (double x : p) total += x;

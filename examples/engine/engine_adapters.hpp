@@ -74,7 +74,12 @@ inline tevsuite::TreeBatchVerifier batched_tree_verifier(OffsetBug bug) {
   };
 }
 
-inline SamplingParams engine_params(const tevsuite::SamplingParams& s) { return {s.temperature, s.top_k, s.top_p, s.min_p, s.min_p_last}; }
+inline SamplingParams engine_params(const tevsuite::SamplingParams& s) {
+  const FilterOrder order = s.order == tevsuite::FilterOrder::min_p_last             ? FilterOrder::min_p_last
+                            : s.order == tevsuite::FilterOrder::top_p_full_and_top_k ? FilterOrder::top_p_full_and_top_k
+                                                                                     : FilterOrder::min_p_first;
+  return {s.temperature, s.top_k, s.top_p, s.min_p, order};
+}
 
 // An engine-shaped case (logits and sampling parameters): the engine processes every row with its
 // own sampler front end, then verifies the tree. Every sample of a case is the same request, so

@@ -83,14 +83,18 @@ inline Block verify_tree(const TreeView& t, Rng& rng, TreeBug bug = TreeBug::non
   }
 }
 
-// A request's sampling parameters as the engine applies them to logits, in vLLM's order:
-// temperature, softmax, min-p, top-k, top-p; renormalize (temperature 0: greedy).
+// The engine's filter orders: vLLM's, Hugging Face's (min-p after top-p), SGLang's (top-p's cut
+// on the full distribution, intersected with top-k's and min-p's).
+enum class FilterOrder { min_p_first, min_p_last, top_p_full_and_top_k };
+
+// A request's sampling parameters as the engine applies them to logits: temperature, softmax,
+// min-p, top-k, top-p in the request's order; renormalize (a temperature below 1e-5: greedy).
 struct SamplingParams {
   double temperature = 1.0;
   std::int64_t top_k = 0;
   double top_p = 1.0;
   double min_p = 0.0;
-  bool min_p_last = false;  // Hugging Face's order: min-p after top-p
+  FilterOrder order = FilterOrder::min_p_first;
 };
 
 enum class SamplingBug {
@@ -101,7 +105,7 @@ enum class SamplingBug {
 // The engine's sampler front end: out = the distribution one row of logits is sampled from.
 inline void apply_sampling(const double* logits, int vocab, const SamplingParams& s, double* out, SamplingBug bug = SamplingBug::none) {
   const double top = *std::max_element(logits, logits + vocab);
-  if (s.temperature == 0.0) {
+  if (s.temperature < 1e-5) {  // vLLM's _SAMPLING_EPS
     std::fill(out, out + vocab, 0.0);
     out[std::max_element(logits, logits + vocab) - logits] = 1.0;
     return;
@@ -121,22 +125,27 @@ inline void apply_sampling(const double* logits, int vocab, const SamplingParams
       if (out[a] < s.min_p * largest) out[a] = 0.0;
     }
   };
-  if (s.min_p > 0.0 && !s.min_p_last) min_p();
+  if (s.min_p > 0.0 && s.order != FilterOrder::min_p_last) min_p();
   if (s.top_p < 1.0) {
+    // SGLang's order takes the cut on the full tempered row; vLLM's and Hugging Face's on the survivors.
+    std::vector<double> seen(out, out + vocab);
+    if (s.order == FilterOrder::top_p_full_and_top_k) {
+      for (int a = 0; a < vocab; ++a) seen[static_cast<std::size_t>(a)] = std::exp((logits[a] - top) / t);
+    }
     std::vector<int> order(static_cast<std::size_t>(vocab));
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return out[a] > out[b]; });
-    const double total = std::accumulate(out, out + vocab, 0.0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return seen[static_cast<std::size_t>(a)] > seen[static_cast<std::size_t>(b)]; });
+    const double total = std::accumulate(seen.begin(), seen.end(), 0.0);
     double before = 0.0;
     for (const int a : order) {
       if (before >= s.top_p * total) {
         out[a] = 0.0;
       } else {
-        before += out[a];
+        before += seen[static_cast<std::size_t>(a)];
       }
     }
   }
-  if (s.min_p > 0.0 && s.min_p_last) min_p();
+  if (s.min_p > 0.0 && s.order == FilterOrder::min_p_last) min_p();
   const double total = std::accumulate(out, out + vocab, 0.0);
   for (int a = 0; a < vocab; ++a) out[a] /= total;
 }

@@ -5,7 +5,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the torch example needs PyTorch (Debian: python3-torch)")
 
-from torch_verifiers import apply_sampling_params, chain_verifier, walk_verifier  # noqa: E402
+from torch_verifiers import ORDERS, apply_sampling_params, chain_verifier, walk_verifier  # noqa: E402
 
 
 def test_chain_rejection_sampler_is_exact(tevsuite_check):
@@ -38,12 +38,14 @@ def test_batched_processing_matches_tevsuite_reference_per_request():
                 dict(temperature=1.3, top_k=0, top_p=0.6, min_p=0.0, order="min_p_first"),
                 dict(temperature=1.0, top_k=0, top_p=0.8, min_p=0.2, order="min_p_first"),
                 dict(temperature=1.0, top_k=0, top_p=0.8, min_p=0.2, order="min_p_last"),
-                dict(temperature=0.0, top_k=5, top_p=0.9, min_p=0.1, order="min_p_first")]
+                dict(temperature=1.0, top_k=3, top_p=0.6, min_p=0.05, order="top_p_full_and_top_k"),
+                dict(temperature=0.0, top_k=5, top_p=0.9, min_p=0.1, order="min_p_first"),
+                dict(temperature=5e-6, top_k=0, top_p=1.0, min_p=0.0, order="min_p_first")]
     # float32 values, as an engine holds them (tevsuite reads logits as float32)
     logits = np.random.default_rng(20261203).normal(0.0, 2.0, size=(len(requests), 32)).astype(np.float32).astype(np.float64)
     column = {name: torch.tensor([r[name] for r in requests], dtype=torch.float64) for name in ("temperature", "top_p", "min_p")}
     mine = apply_sampling_params(torch.tensor(logits), column["temperature"], torch.tensor([r["top_k"] for r in requests]), column["top_p"],
-                                 column["min_p"], torch.tensor([r["order"] == "min_p_last" for r in requests]))
+                                 column["min_p"], torch.tensor([ORDERS.index(r["order"]) for r in requests]))
     reference = np.stack([tevsuite.process_logits(row, **r) for row, r in zip(logits, requests)])
     assert np.abs(mine.numpy() - reference).max() < 1e-12
 

@@ -80,26 +80,32 @@ def tree_walk(parents, tokens, probs, n, generator, bug=None):
     return accepted, bonus
 
 
-def apply_sampling_params(logits, temperature, top_k, top_p, min_p, min_p_last, bug=None):
-    """logits [R, V] float64; per row: temperature [R] (0: greedy), top_k [R] int64 (0: off), top_p
-    [R], min_p [R], min_p_last [R] bool. Returns the [R, V] distributions the engine samples from:
-    logits / temperature, softmax, min-p, top-k (ties at the k-th logit kept), top-p on the
-    survivors (descending, ties by token id, the token crossing top_p kept), renormalize; min-p after
-    top-p where min_p_last."""
+ORDERS = ("min_p_first", "min_p_last", "top_p_full_and_top_k")  # the order codes of apply_sampling_params
+SAMPLING_EPS = 1e-5  # vLLM's: a temperature below it is greedy
+
+
+def apply_sampling_params(logits, temperature, top_k, top_p, min_p, order, bug=None):
+    """logits [R, V] float64; per row: temperature [R] (below SAMPLING_EPS: greedy), top_k [R] int64
+    (0: off), top_p [R], min_p [R], order [R] int64 (an index of ORDERS). Returns the [R, V]
+    distributions the engine samples from: logits / temperature, softmax, min-p, top-k (ties at the
+    k-th logit kept), top-p on the survivors (descending, ties by token id, the token crossing top_p
+    kept), renormalize; min-p after top-p where the order is min_p_last; top-p's cut on the full
+    softmax, intersected with top-k and min-p, where it is top_p_full_and_top_k."""
     rows, vocab = logits.shape
-    greedy = temperature == 0
+    greedy = temperature < SAMPLING_EPS
+    min_p_last, top_p_full = (order == 1).unsqueeze(1), (order == 2).unsqueeze(1)
     scale = torch.ones_like(temperature) if bug == "temperature_after_softmax" else torch.where(greedy, 1.0, temperature)
-    probs = torch.softmax(logits / scale.unsqueeze(1), dim=1)
+    full = torch.softmax(logits / scale.unsqueeze(1), dim=1)
     ranked_logits = logits.sort(dim=1, descending=True).values
     kth = ranked_logits.gather(1, (top_k.clamp(1, vocab) - 1).unsqueeze(1))
-    probs = torch.where(((top_k > 0) & (top_k < vocab)).unsqueeze(1) & (logits < kth), 0.0, probs)
+    probs = torch.where(((top_k > 0) & (top_k < vocab)).unsqueeze(1) & (logits < kth), 0.0, full)
     floor = (min_p * probs.max(dim=1).values).unsqueeze(1)
-    probs = torch.where(~min_p_last.unsqueeze(1) & (probs < floor), 0.0, probs)
-    ranked, order = probs.sort(dim=1, descending=True, stable=True)
+    probs = torch.where(~min_p_last & (probs < floor), 0.0, probs)
+    ranked, order = torch.where(top_p_full, full, probs).sort(dim=1, descending=True, stable=True)
     before = ranked.cumsum(dim=1) - ranked
     drop_ranked = before >= (top_p * ranked.sum(dim=1)).unsqueeze(1)
     probs = torch.where(torch.zeros_like(drop_ranked).scatter(1, order, drop_ranked), 0.0, probs)
-    probs = torch.where(min_p_last.unsqueeze(1) & (probs < floor), 0.0, probs)
+    probs = torch.where(min_p_last & (probs < floor), 0.0, probs)
     if bug == "temperature_after_softmax":
         probs = probs / torch.where(greedy, 1.0, temperature).unsqueeze(1)
     probs = probs / probs.sum(dim=1, keepdim=True)
@@ -119,7 +125,7 @@ def process_rows(logits, sampling, bug=None):
         return torch.full((rows,), value, dtype=dtype)
     return apply_sampling_params(logits, per_row(sampling["temperature"], torch.float64), per_row(sampling["top_k"], torch.int64),
                                  per_row(sampling["top_p"], torch.float64), per_row(sampling["min_p"], torch.float64),
-                                 per_row(sampling["order"] == "min_p_last", torch.bool), bug)
+                                 per_row(ORDERS.index(sampling["order"]), torch.int64), bug)
 
 
 def torch_generator(rng):

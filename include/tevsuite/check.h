@@ -18,15 +18,22 @@ extern "C" {
  * the headers' (<tevsuite/version.h>). */
 const char* tev_version(void);
 
+/* The order of the filters (tev_sampling.order). */
+enum {
+  TEV_ORDER_MIN_P_FIRST = 0,          /* vLLM's: min-p, top-k, then top-p on the survivors */
+  TEV_ORDER_MIN_P_LAST = 1,           /* Hugging Face transformers': min-p after top-k and top-p */
+  TEV_ORDER_TOP_P_FULL_AND_TOP_K = 2  /* SGLang's: top-p on the full distribution, intersected with top-k and min-p */
+};
+
 /* A request's sampling parameters, as an engine applies them to its logits: divide by the
- * temperature, softmax, then min-p, top-k and top-p (vLLM's order; min_p_last moves min-p after
- * top-p, as Hugging Face transformers does). The same as <tevsuite/check.hpp>'s SamplingParams. */
+ * temperature, softmax, then min-p, top-k and top-p in the given order. The same as
+ * <tevsuite/check.hpp>'s SamplingParams. */
 typedef struct tev_sampling {
-  double temperature; /* >= 0; 0: greedy (the first argmax) */
+  double temperature; /* >= 0; below 1e-5 (0 included): greedy (the first argmax) */
   int64_t top_k;      /* 0: off; keeps every logit >= the k-th largest */
   double top_p;       /* in (0, 1]; 1: off */
   double min_p;       /* in [0, 1); 0: off */
-  int32_t min_p_last; /* nonzero: min-p after top-k and top-p */
+  int32_t order;      /* TEV_ORDER_* */
 } tev_sampling;
 
 /* tevsuite's reference processing: out[0 .. vocab) = the distribution an engine samples from

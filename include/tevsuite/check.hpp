@@ -38,15 +38,24 @@ enum class Verdict : int {
 };
 std::string verdict_text(Verdict v);
 
+// The order of the filters: vLLM's (min-p, top-k, then top-p on the survivors); Hugging Face
+// transformers' (min-p after top-k and top-p); SGLang's (top-p on the full distribution,
+// intersected with top-k and min-p).
+enum class FilterOrder { min_p_first, min_p_last, top_p_full_and_top_k };
+// "min_p_first", "min_p_last", "top_p_full_and_top_k" (the protocol's names); parse_order throws
+// std::invalid_argument on another name.
+std::string_view order_name(FilterOrder order);
+FilterOrder parse_order(std::string_view name);
+
 // A request's sampling parameters, as an engine applies them to its logits: divide by the
-// temperature, softmax, then min-p, top-k and top-p (vLLM's order; min_p_last moves min-p after
-// top-p, as Hugging Face transformers does). docs/protocol.md states each step.
+// temperature, softmax, then min-p, top-k and top-p in the given order. docs/protocol.md states
+// each step.
 struct SamplingParams {
-  double temperature = 1.0;  // ≥ 0; 0: greedy (the first argmax)
+  double temperature = 1.0;  // ≥ 0; below 1e-5 (0 included): greedy (the first argmax)
   std::int64_t top_k = 0;    // 0: off; keeps every logit ≥ the k-th largest
   double top_p = 1.0;        // in (0, 1]; 1: off
   double min_p = 0.0;        // in [0, 1); 0: off
-  bool min_p_last = false;   // min-p after top-k and top-p instead of before
+  FilterOrder order = FilterOrder::min_p_first;
 };
 
 // tevsuite's reference processing: out = the distribution an engine samples from (out may alias

@@ -80,18 +80,21 @@ def root_bonus_batch(case, n, rng):
 def process_rows(logits, sampling, unprocessed=False):
     """An engine's own sampling-parameter processing in numpy, over (N, V) logits: temperature,
     softmax, min-p, top-k, top-p on the survivors (ties by token id), renormalize; min-p after
-    top-p when order is "min_p_last". unprocessed plants the bug: softmax(logits), parameters ignored."""
+    top-p when order is "min_p_last"; top-p's cut on the full softmax, intersected with top-k and
+    min-p, when it is "top_p_full_and_top_k"; greedy below a temperature of 1e-5. unprocessed plants
+    the bug: softmax(logits), parameters ignored."""
     if unprocessed:
         sampling = dict(temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, order="min_p_first")
     n, vocab = logits.shape
     rows = np.arange(n)[:, None]
-    if sampling["temperature"] == 0.0:
+    if sampling["temperature"] < 1e-5:
         probs = np.zeros_like(logits)
         probs[np.arange(n), np.argmax(logits, axis=1)] = 1.0
         return probs
     z = (logits - logits.max(axis=1, keepdims=True)) / sampling["temperature"]
     probs = np.exp(z)
     probs /= probs.sum(axis=1, keepdims=True)
+    full = probs.copy()
     if 0 < sampling["top_k"] < vocab:
         kth = np.sort(logits, axis=1)[:, vocab - sampling["top_k"]][:, None]
         probs[logits < kth] = 0.0
@@ -100,8 +103,9 @@ def process_rows(logits, sampling, unprocessed=False):
     if sampling["min_p"] > 0.0 and not min_p_last:
         probs[probs < sampling["min_p"] * largest] = 0.0
     if sampling["top_p"] < 1.0:
-        order = np.argsort(-probs, axis=1, kind="stable")
-        ranked = probs[rows, order]
+        seen = full if sampling["order"] == "top_p_full_and_top_k" else probs
+        order = np.argsort(-seen, axis=1, kind="stable")
+        ranked = seen[rows, order]
         before = np.cumsum(ranked, axis=1) - ranked
         drop = before >= sampling["top_p"] * ranked.sum(axis=1, keepdims=True)
         probs[np.broadcast_to(rows, order.shape)[drop], order[drop]] = 0.0

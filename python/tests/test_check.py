@@ -134,6 +134,16 @@ def test_engine_model_cases_give_logits_only():
     assert len(report.cases) == 8
 
 
+def test_process_logits_orders_and_greedy():
+    # p = (0.4, 0.3, 0.2, 0.1), top-k 2, top-p 0.5: vLLM's top-p on the top-k survivors (4/7, 3/7)
+    # keeps one token; SGLang's on the full row (mass before 0, 0.4, 0.7) keeps two, so does top-k.
+    logits = np.log([0.4, 0.3, 0.2, 0.1])
+    np.testing.assert_allclose(tevsuite.process_logits(logits, top_k=2, top_p=0.5), [1.0, 0.0, 0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(tevsuite.process_logits(logits, top_k=2, top_p=0.5, order="top_p_full_and_top_k"), [4 / 7, 3 / 7, 0.0, 0.0], atol=1e-12)
+    # Below a temperature of 1e-5 the row is greedy.
+    np.testing.assert_array_equal(tevsuite.process_logits(logits, temperature=5e-6), [1.0, 0.0, 0.0, 0.0])
+
+
 def test_process_logits_refuses_parameters_out_of_range():
     with pytest.raises(ValueError):
         tevsuite.process_logits(np.zeros(3), top_p=0.0)
