@@ -223,6 +223,17 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
     const double worst = d.tv[d.worst_tree].value_or(1e300), here = d.tv.back().value_or(1e300);
     if (here > worst) d.worst_tree = i;
   }
+  // The budget itself, drawn and judged tree by tree as check does: where its time goes.
+  for (std::size_t i = 0; i < suite.size(); ++i) {
+    const engine::MonteCarloPlan plan{.seed = judging.seed, .tree_id = static_cast<std::uint32_t>(i), .samples = d.samples_per_tree, .threads = d.threads};
+    const auto drawing = Clock::now();
+    const engine::BlockCounts counts = run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan);
+    d.sampling_seconds.push_back(seconds_since(drawing));
+    const auto judging_start = Clock::now();
+    const judging::TreeEvidence e = judging::sampled_evidence(suite[i].tree, suite[i].rows, counts, policy.identity_test_level(suite.size(), i, true));
+    g_sink = g_sink + static_cast<std::uint64_t>(e.chi_square.p_value * 1e6);
+    d.judging_seconds.push_back(seconds_since(judging_start));
+  }
   // The spot check: a budget small enough for replicates, the TV it detects with 99 % predicted power.
   d.spot_samples = 20000;
   const workloads::CheckCase& c = suite[d.worst_tree];

@@ -53,6 +53,9 @@ struct DetectablePerMinute {
   std::uint64_t samples_per_tree = 0;
   double level = 0.0;                           // one tree's χ² level in the default check
   std::vector<std::optional<double>> tv;        // (trees) detectable TV; none: not detectable
+  // (trees) wall seconds of the budget's samples drawn and judged: sampling (TEV's fast path
+  // completes each block in the same pass) and the identity test with its simulated p-values.
+  std::vector<double> sampling_seconds, judging_seconds;
   std::size_t worst_tree = 0;
   std::uint64_t spot_samples = 0;               // per replicate
   double spot_tv = 0.0;                         // detectable TV of the worst tree at spot_samples

@@ -8,7 +8,8 @@
 // lets it lump a token draw into one branch per drafted child plus one for every other token
 // together, so a draw over V = 151,936 tokens costs a handful of branches, not V.
 // `prepare(compute)` is work a verifier does before its first draw, from the tree and rows alone
-// (its exit law, say): sampling computes it every call, enumeration once for all its runs.
+// (its exit law, say): enumeration computes it once for all its runs, sampling once per tree when
+// it restarts on the same inputs.
 #include <any>
 #include <cstddef>
 #include <deque>
@@ -25,11 +26,44 @@
 
 namespace tev {
 
+// What a verifier's prepare calls computed, kept by call order for later runs on the same tree and
+// rows: a deterministic verifier makes the same calls, before any draw, on every run.
+class PreparedResults {
+ public:
+  template <class Compute>
+  const auto& get(Compute&& compute) {
+    using Result = decltype(compute());
+    if (position_ == results_.size()) results_.emplace_back(compute());
+    const Result* kept = std::any_cast<Result>(&results_[position_++]);
+    if (kept == nullptr) throw std::logic_error("verifier is not a deterministic function of its choices");
+    return *kept;
+  }
+  // Another run on the same inputs: the same calls get the kept results.
+  void rewind() { position_ = 0; }
+  void clear() {
+    results_.clear();
+    position_ = 0;
+  }
+
+ private:
+  std::deque<std::any> results_;  // in call order (a deque: references to them stay valid)
+  std::size_t position_ = 0;
+};
+
 class PhiloxChooser {
  public:
   explicit PhiloxChooser(const DrawSite& site, DrawLayout layout = DrawLayout::one_per_block) : draws_(site, layout) {}
   // Starts another sample's draw sequence in the same layout, keeping the scratch buffer.
-  void restart(const DrawSite& site) { draws_ = DrawCounter(site, draws_.layout()); }
+  void restart(const DrawSite& site) {
+    draws_ = DrawCounter(site, draws_.layout());
+    prepared_.clear();
+  }
+  // The same, for a sample of the same tree and rows: what prepare computed is kept, so a
+  // verifier's setup (its exit law, say) runs once per tree instead of once per sample.
+  void restart_same_inputs(const DrawSite& site) {
+    draws_ = DrawCounter(site, draws_.layout());
+    prepared_.rewind();
+  }
 
   std::size_t categorical(std::span<const double> weights) {
     const auto n = static_cast<std::int32_t>(weights.size());
@@ -44,12 +78,13 @@ class PhiloxChooser {
   }
 
   template <class Compute>
-  auto prepare(Compute&& compute) {
-    return compute();
+  const auto& prepare(Compute&& compute) {
+    return prepared_.get(compute);
   }
 
  private:
   DrawCounter draws_;
+  PreparedResults prepared_;
   std::vector<double> cumulative_;  // (weights) scratch reused across draws
 };
 
@@ -108,12 +143,8 @@ class EnumeratingChooser {
   // k-th call's result is kept from the first run for all the others.
   template <class Compute>
   const auto& prepare(Compute&& compute) {
-    using Result = decltype(compute());
     if (position_ != 0) throw std::logic_error("prepare called after a draw: its result could depend on the choices");
-    if (prepared_position_ == prepared_.size()) prepared_.emplace_back(compute());
-    const Result* kept = std::any_cast<Result>(&prepared_[prepared_position_++]);
-    if (kept == nullptr) throw std::logic_error("verifier is not a deterministic function of its choices");
-    return *kept;
+    return prepared_.get(compute);
   }
 
   Branch branch() const {
@@ -135,7 +166,7 @@ class EnumeratingChooser {
   bool advance() {
     if (position_ != trail_.size()) throw std::logic_error("verifier is not a deterministic function of its choices");
     position_ = 0;
-    prepared_position_ = 0;
+    prepared_.rewind();
     lumped_run_ = false;
     while (!trail_.empty()) {
       Choice& last = trail_.back();
@@ -214,8 +245,7 @@ class EnumeratingChooser {
   std::size_t position_ = 0;
   std::size_t branches_ = 1;
   bool lumped_run_ = false;  // this run took a lumped outcome: any further draw breaks the promise
-  std::deque<std::any> prepared_;  // results of prepare, in call order (a deque: references to them stay valid)
-  std::size_t prepared_position_ = 0;
+  PreparedResults prepared_;
 };
 
 // Calls visit(outcome, branch) once per branch of run(chooser); the probabilities, lumps'

@@ -6,6 +6,7 @@
 #include <boost/math/distributions/non_central_chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/beta.hpp>
+#include <boost/random/binomial_distribution.hpp>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -166,6 +167,18 @@ double replicate_rare_sum(const Layout& layout, std::span<const std::uint64_t> b
   return sum;
 }
 
+// 64-bit words from two of Philox's 32-bit ones, so Boost's samplers draw 53-bit uniforms.
+struct Philox64 {
+  using result_type = std::uint64_t;
+  PhiloxEngine& engine;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+  result_type operator()() {
+    const std::uint64_t hi = engine();
+    return hi << 32 | engine();
+  }
+};
+
 // Pearson's χ² of one null replicate of the binned multinomial, by conditional binomials; `kl`,
 // when given, receives the replicate's relative entropy from the bins' law (for its bound).
 double replicate_chi_square(const Binning& bins, double n, PhiloxEngine& rng, double* kl = nullptr) {
@@ -175,7 +188,8 @@ double replicate_chi_square(const Binning& bins, double n, PhiloxEngine& rng, do
     const double p = bins.bin_probability[b];
     std::int64_t x = left;
     if (b + 1 < bins.bin_probability.size() && left > 0) {
-      x = std::binomial_distribution<std::int64_t>(left, std::clamp(p / mass_left, 0.0, 1.0))(rng);
+      Philox64 wide{rng};
+      x = boost::random::binomial_distribution<std::int64_t, double>(left, std::clamp(p / mass_left, 0.0, 1.0))(wide);
     }
     left -= x;
     mass_left -= p;
@@ -206,22 +220,40 @@ double binomial_two_sided(double count, double n, double p) {
 }
 
 // A valid p-value of the binned counts: the smaller of Agrawal's bound on their relative entropy
-// (diffuse deviations) and the smallest two-sided exact binomial tail of one bin times the number
-// of bins (one bin far off), doubled (Bonferroni over the two).
-double binned_bound(const Binning& bins, std::span<const std::uint64_t> counts, double n) {
+// (diffuse deviations) and the smallest two-sided exact binomial tail of one bin or one group (the
+// cells of an exit node: mass moved between nodes, spread over their bins) times the number of
+// those unions, doubled (Bonferroni over the two). Each union's count is Binomial(n, its mass)
+// under the null, whatever the binning.
+double binned_bound(const Binning& bins, std::span<const std::uint64_t> counts, std::span<const double> probability,
+                    std::span<const std::int32_t> group_of_cell, double n) {
   std::vector<double> in_bin(bins.bin_probability.size(), 0.0);  // (bins) counts
+  std::vector<double> in_group, group_mass;                     // (groups) counts and reference mass
   for (std::size_t i = 0; i < counts.size(); ++i) {
-    if (bins.bin_of_cell[i] >= 0) in_bin[static_cast<std::size_t>(bins.bin_of_cell[i])] += static_cast<double>(counts[i]);
+    if (bins.bin_of_cell[i] < 0) continue;
+    in_bin[static_cast<std::size_t>(bins.bin_of_cell[i])] += static_cast<double>(counts[i]);
+    const auto g = static_cast<std::size_t>(group_of_cell[i]);
+    if (g >= in_group.size()) {
+      in_group.resize(g + 1, 0.0);
+      group_mass.resize(g + 1, 0.0);
+    }
+    in_group[g] += static_cast<double>(counts[i]);
+    group_mass[g] += probability[i];
   }
-  double kl = 0.0, smallest = 1.0;
+  double unions = 0.0, smallest = 1.0;
+  // Only unions 4 standard deviations off can matter; the others are not worth a tail.
+  const auto tail = [&](double count, double mass) {
+    if (!(mass > 0.0) || !(mass < 1.0)) return;  // a group holding every cell says nothing
+    unions += 1.0;
+    const double expected = n * mass;
+    if (std::abs(count - expected) > 4.0 * std::sqrt(expected)) smallest = std::min(smallest, binomial_two_sided(count, n, mass));
+  };
+  double kl = 0.0;
   for (std::size_t b = 0; b < in_bin.size(); ++b) {
     if (in_bin[b] > 0.0) kl += in_bin[b] / n * std::log(in_bin[b] / (n * bins.bin_probability[b]));
-    // Only bins 4 standard deviations off can matter; the others are not worth a tail.
-    const double expected = n * bins.bin_probability[b];
-    if (std::abs(in_bin[b] - expected) > 4.0 * std::sqrt(expected)) smallest = std::min(smallest, binomial_two_sided(in_bin[b], n, bins.bin_probability[b]));
+    tail(in_bin[b], bins.bin_probability[b]);
   }
-  const auto count = static_cast<double>(in_bin.size());
-  return std::min(1.0, 2.0 * std::min(relative_entropy_bound(kl, n, count), smallest * count));
+  for (std::size_t g = 0; g < in_group.size(); ++g) tail(in_group[g], group_mass[g]);
+  return std::min(1.0, 2.0 * std::min(relative_entropy_bound(kl, n, static_cast<double>(in_bin.size())), smallest * unions));
 }
 
 // A valid p-value of the rare-cell statistic's cells given the bin counts: the smallest exact
@@ -389,10 +421,19 @@ std::uint64_t monte_carlo_cap(double level) {
   return static_cast<std::uint64_t>(std::min(static_cast<double>(kMaxReplicates), std::ceil(kReplicatesPerLevel / (kMonteCarloWeight * level))));
 }
 
+double rejection_exceedances(double level) {
+  return std::max(-1.0, std::floor(kMonteCarloWeight * level * (static_cast<double>(monte_carlo_cap(level)) + 1.0) - 1.0));
+}
+
+std::uint64_t monte_carlo_exceedances(double level) {
+  // The fewest exceedances h with h/(cap·weight) > level: stopped there after r ≤ cap replicates,
+  // h/r is above the level, and so is the whole cap's (h + 1)/(cap + 1) (h < cap).
+  return static_cast<std::uint64_t>(std::floor(kMonteCarloWeight * level * static_cast<double>(monte_carlo_cap(level)))) + 1;
+}
+
 double power_level(double level) {
   const auto cap = static_cast<double>(monte_carlo_cap(level));
-  // The weighted p-value (hits + 1)/((cap + 1)·weight) is ≤ level for at most `allowed` hits.
-  const double allowed = std::floor(kMonteCarloWeight * level * (cap + 1.0) - 1.0);
+  const double allowed = rejection_exceedances(level);
   if (allowed < 0.0) return 0.0;
   if (allowed >= cap) return kMonteCarloWeight * level;
   // P(Binomial(cap, p) ≤ allowed) = 1 − I_p(allowed + 1, cap − allowed): the p where it is 1 − miss.
@@ -427,7 +468,7 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<c
   // The bounds first: where either statistic's bounds alone reject, the case is rejected and
   // nothing is simulated.
   const double binned_bounds =
-      r.dof >= 1 ? bounds_p_value(binned_bound(layout.bins, counts, n), cantelli(r.statistic, r.dof, chi_square_null_variance(layout.bins, n))) : 1.0;
+      r.dof >= 1 ? bounds_p_value(binned_bound(layout.bins, counts, probability, group_of_cell, n), cantelli(r.statistic, r.dof, chi_square_null_variance(layout.bins, n))) : 1.0;
   const bool rare_runs = tests == 2 && observed.null_variance > 0.0;
   const double rare_bounds = rare_runs ? bounds_p_value(rare_cell_bound(layout, counts, bin_counts, probability),
                                                         cantelli(observed.sum, observed.centre, observed.null_variance))
@@ -514,7 +555,7 @@ NullCalibration binned_null_calibration(std::span<const double> probability, std
   const double variance = chi_square_null_variance(bins, samples);
   const std::uint64_t cap = monte_carlo_cap(level);
   // The Monte Carlo p / its weight is ≤ level only when it ran to the cap with few exceedances.
-  const double most_exceedances = std::floor(kMonteCarloWeight * level * (static_cast<double>(cap) + 1.0) - 1.0);
+  const double most_exceedances = rejection_exceedances(level);
   double asymptotic = 0.0, used = 0.0;
   for (std::uint64_t r = 0; r < replicates; ++r) {
     const double t = statistic[r];

@@ -17,12 +17,13 @@
 // p-values are valid at the level used: the asymptotic p-value (χ² tail; normal tail for S) stands
 // only where it lies a factor 100 above every level it can meet (100 × the largest level a
 // step-down procedure may compare it with). Below that the p-value is a weighted Bonferroni of
-// valid ones: 0.1 to a finite-sample bound (Agrawal's relative-entropy bound over the bins; the
+// valid ones: 0.1 to a finite-sample bound (Agrawal's relative-entropy bound over the bins, or the
+// smallest exact binomial tail of one bin's or one exit node's count, Bonferroni over them; the
 // smallest exact binomial tail of S's cells given the bin counts, Bonferroni over them), 0.01 to
 // Cantelli's bound, and, when those do not already reject, 0.89 to a Monte Carlo p-value
 // simulated under the null (the binned multinomial; S given the bin counts) with Besag &
 // Clifford's sequential stopping on the null_simulation stream, drawn far enough to reach the
-// level. Every part is valid at every n, so their combination is.
+// level and stopped as soon as it cannot. Every part is valid at every n, so their combination is.
 // Rare cells: cells expected fewer than 0.05 times are pooled, per bin, into one cell of S, so a
 // law that moves mass into or out of them is seen; a move among them is not, and their mass is
 // added to the guarantee below.
@@ -99,12 +100,19 @@ NullCalibration binned_null_calibration(std::span<const double> probability, std
                                         double level, double largest_level, std::uint64_t replicates, std::uint32_t seed);
 
 // The Monte Carlo part of a p-value near `level` (see above): Besag & Clifford's sequential
-// p-value with kMonteCarloExceedances exceedances and monte_carlo_cap(level) replicates at most,
-// divided by its weight in the combination, kMonteCarloWeight. A rejection at `level` then allows
-// one exceedance among the cap's replicates.
+// p-value with monte_carlo_exceedances(level) exceedances and monte_carlo_cap(level) replicates at
+// most, divided by its weight in the combination, kMonteCarloWeight. A rejection at `level` allows
+// rejection_exceedances(level) exceedances among the cap's replicates (one, at every level below
+// 0.1). The simulation stops at monte_carlo_exceedances(level), the fewest exceedances h that keep
+// h/r above the level for every r up to the cap (three, at every level below 0.1): from there no
+// replicate can bring the p-value down to `level`, and h/r is Besag & Clifford's valid p-value
+// for that h. Its decision at `level` is the one the whole cap would give, on every draw.
 inline constexpr double kMonteCarloWeight = 0.89;
-inline constexpr std::uint64_t kMonteCarloExceedances = 20;
 std::uint64_t monte_carlo_cap(double level);
+// The most exceedances among the cap's replicates at which the weighted p-value, (hits + 1) /
+// ((cap + 1)·kMonteCarloWeight), is ≤ `level`; −1 when none is.
+double rejection_exceedances(double level);
+std::uint64_t monte_carlo_exceedances(double level);
 // The largest true p-value at which that weighted Monte Carlo p-value rejects at `level` with
 // probability ≥ 1 − kMonteCarloMiss (exact binomial: at most the allowed exceedances among the
 // cap's replicates), about a twentieth of the level; 0 when it never can. Powers are computed at
@@ -150,7 +158,7 @@ SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate
 // The weighted Monte Carlo p-value at `level` (see kMonteCarloWeight): valid at every level.
 template <class Replicate>
 double weighted_monte_carlo_p(double observed, Replicate&& replicate, double level) {
-  return sequential_monte_carlo_p(observed, replicate, kMonteCarloExceedances, monte_carlo_cap(level)).p_value / kMonteCarloWeight;
+  return sequential_monte_carlo_p(observed, replicate, monte_carlo_exceedances(level), monte_carlo_cap(level)).p_value / kMonteCarloWeight;
 }
 
 }  // namespace tev

@@ -77,7 +77,7 @@ BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRo
     return tally_fast_path(info.fast_path, tree, rows, tables.view(), plan);
   }
   return count_blocks(tree, rows, plan, [&](const DrawSite& site, PhiloxChooser& chooser) {
-    chooser.restart(site);
+    chooser.restart_same_inputs(site);
     return run_verifier(id, tree, rows, chooser);
   });
 }

@@ -122,6 +122,20 @@ TEST(EnumeratingChooser, PreparesOnceForAllRunsAndOnlyBeforeTheFirstDraw) {
   EXPECT_THROW(enumerate_outcomes(late, [](int, const Branch&) {}), std::logic_error);
 }
 
+// Restarted on the same tree and rows, a sampler keeps what prepare computed; a plain restart
+// (another tree, a drafted one say) computes it again.
+TEST(PhiloxChooser, PreparesOncePerInputsAcrossSamples) {
+  int computed = 0;
+  PhiloxChooser c({5, Stream::verifier, 1, 0});
+  for (std::uint64_t s = 0; s < 3; ++s) {
+    c.restart_same_inputs({5, Stream::verifier, 1, s});
+    EXPECT_EQ(c.prepare([&] { return ++computed; }), 1);
+  }
+  c.restart({5, Stream::verifier, 2, 0});
+  EXPECT_EQ(c.prepare([&] { return ++computed; }), 2);
+  EXPECT_EQ(computed, 2);
+}
+
 TEST(PhiloxChooser, IsReproducibleAndRejectsZeroTotal) {
   PhiloxChooser a({5, Stream::verifier, 1, 42}), b({5, Stream::verifier, 1, 42});
   const std::vector<double> w = {0.1, 0.2, 0.3, 0.4};

@@ -127,6 +127,38 @@ TEST(IdentityTest, PowerLevelIsWhereTheCappedMonteCarloRejects) {
   }
 }
 
+// The weighted Monte Carlo p-value stops at monte_carlo_exceedances(level) exceedances, yet decides
+// at `level` as the whole cap does, on every draw: 500 trials per level with a true p of half the
+// level (about as many rejections as not) and 500 with ten times the level, against the same
+// replicates run to the cap. At ten times the level it stops after about 3/(10·level) replicates,
+// an eighth of the cap's 2/(0.89·level).
+TEST(SequentialMonteCarlo, StopsWhereTheCapCouldNoLongerReject) {
+  constexpr std::uint32_t kTrials = 500;
+  for (const double level : {1e-2, 1e-3}) {
+    const std::uint64_t cap = monte_carlo_cap(level);
+    for (const double truth : {0.5 * level, 10.0 * level}) {
+      std::uint32_t rejected = 0;
+      std::uint64_t drawn = 0;
+      for (std::uint32_t trial = 0; trial < kTrials; ++trial) {
+        const auto replicate = [&](std::uint64_t r) { return uniform(DrawSite{kSeed, Stream::null_simulation, trial, r}, 1); };
+        const SequentialPValue stopped = sequential_monte_carlo_p(1.0 - truth, replicate, monte_carlo_exceedances(level), cap);
+        const SequentialPValue whole = sequential_monte_carlo_p(1.0 - truth, replicate, cap + 1, cap);
+        const bool rejects = stopped.p_value / kMonteCarloWeight <= level;
+        EXPECT_EQ(rejects, whole.p_value / kMonteCarloWeight <= level) << "level " << level << ", trial " << trial;
+        rejected += rejects ? 1 : 0;
+        drawn += stopped.replicates;
+      }
+      if (truth < level) {
+        EXPECT_GT(rejected, kTrials / 10) << "both decisions must occur for the comparison to mean anything";
+        EXPECT_LT(rejected, kTrials * 9 / 10);
+      } else {
+        EXPECT_EQ(rejected, 0u);
+        EXPECT_LT(static_cast<double>(drawn) / kTrials, 0.25 * static_cast<double>(cap)) << "level " << level;
+      }
+    }
+  }
+}
+
 // A simulated p-value stops at its caller's interrupt poll (core/interrupt.hpp): within the first
 // 64 replicates the caller's thread computes, and only there.
 TEST(IdentityTest, AnInterruptStopsItsMonteCarlo) {
@@ -220,6 +252,25 @@ TEST(IdentityTest, StrongRejectionsNeedNoSimulation) {
   for (double& p : spike) p *= 0.5;
   spike[7] += 0.5;
   const ChiSquareResult r = identity_test(sample(spike, 20000, 5), t.null, t.groups, TestLevel{1e-6, 1e-6, kSeed, 0});
+  EXPECT_LT(r.p_value, 1e-6);
+  EXPECT_FALSE(r.simulated);
+}
+
+// Mass moved between exit nodes and spread evenly over their cells is decided by the exact
+// binomial tail of a node's count, without simulation: two nodes of 50 cells each, node 0 drawing
+// 52 % of n = 100,000 samples instead of 50 % (12.6 standard deviations; every cell alone only
+// 1.3). Counts are the expected ones under that law, so no seed enters.
+TEST(IdentityTest, MassMovedBetweenNodesNeedsNoSimulation) {
+  constexpr std::size_t kCells = 100;
+  constexpr double kSamples = 100'000.0;
+  std::vector<double> null(kCells, 1.0 / kCells);
+  std::vector<std::int32_t> groups(kCells, 0);
+  std::vector<std::uint64_t> counts(kCells);
+  for (std::size_t i = 0; i < kCells; ++i) {
+    groups[i] = i < kCells / 2 ? 0 : 1;
+    counts[i] = static_cast<std::uint64_t>(std::lround(kSamples * (i < kCells / 2 ? 0.52 : 0.48) / (kCells / 2)));
+  }
+  const ChiSquareResult r = identity_test(counts, null, groups, TestLevel{1e-6, 1e-6, kSeed, 0});
   EXPECT_LT(r.p_value, 1e-6);
   EXPECT_FALSE(r.simulated);
 }
