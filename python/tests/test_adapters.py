@@ -1,6 +1,7 @@
 """tevsuite.adapters: the layout conversions round-trip, and in each shape a correct sampler is
 exact while its planted bug is caught. Checks of an exact sampler run 40,000 samples a case (what
-a conclusive "exact" needs) on two cases; family alpha 1e-3, fixed seeds."""
+a conclusive "exact" needs; model cases check_model's 20,000) on one or two cases, planted bugs
+5,000 samples or more (a "not exact" needs no stated power); family alpha 1e-3, the default seed."""
 from functools import partial
 
 import numpy as np
@@ -151,13 +152,6 @@ def tree_walk(candidates, retrive_next_token, retrive_next_sibling, retrive_inde
         accept_token_num[b] = count
 
 
-def test_tree_sampler_is_exact_and_saturated_and_its_bug_caught():
-    report = adapters.check_tree_sampler(tree_walk, cases=1, samples=40_000)
-    assert report.verdict == Verdict.EXACT_SATURATED, report.describe()
-    bug = adapters.check_tree_sampler(partial(tree_walk, bug="full_row"), cases=1, samples=5_000)
-    assert bug.verdict == Verdict.NOT_EXACT, bug.describe()
-
-
 def test_tree_sampler_on_batches_of_requests_with_logits():
     def processed_walk(target_logits, sampling_metadata, candidates, retrive_next_token, retrive_next_sibling, retrive_index,
                        uniform_samples, uniform_samples_for_final_sampling, predicts, accept_index, accept_token_num):
@@ -199,10 +193,12 @@ def path_walk(logits, candidates, bug=None):
     return best, depth, torch.softmax(logits[best, depth].double(), 0)
 
 
-def test_paths_verifier_is_exact_and_its_bug_caught():
-    report = adapters.check_paths(path_walk, cases=1, samples=40_000)
+@pytest.mark.parametrize("check, walk", [(adapters.check_tree_sampler, tree_walk), (adapters.check_paths, path_walk)],
+                         ids=["flattened tree", "paths"])
+def test_tree_shapes_are_exact_and_saturated_and_their_bugs_caught(check, walk):
+    report = check(walk, cases=1, samples=40_000)
     assert report.verdict == Verdict.EXACT_SATURATED, report.describe()
-    bug = adapters.check_paths(partial(path_walk, bug="full_row"), cases=1, samples=5_000)
+    bug = check(partial(walk, bug="full_row"), cases=1, samples=5_000)
     assert bug.verdict == Verdict.NOT_EXACT, bug.describe()
 
 

@@ -225,14 +225,14 @@ def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alph
 
 def _request_batch(verify_requests):
     def call(requests, rng):
-        where = f"batch {requests[0].id.split('/')[0]}, round {rng.sample}"
+        where = f"round {rng.sample} of the batch of requests {', '.join(r.id for r in requests)}"
         answer = _call(verify_requests, where, requests, rng)
         accepted, bonus = _blocks(answer, where, 1, "(accepted [requests, D], bonus [requests])")
         if accepted.shape[0] != len(requests) or bonus.shape[0] != len(requests):
             raise VerifierError(f"{where}: expected {len(requests)} blocks, one per request, got accepted of shape {accepted.shape} "
                                 f"and bonus of shape {bonus.shape}")
         # one vocabulary a batch: the first request's bounds every row
-        return _checked(accepted, bonus, requests[0], lambda row: f"{where}, request {requests[int(row)].id}", padded=True)
+        return _checked(accepted, bonus, requests[0], lambda row: f"{where}: request {requests[int(row)].id}", padded=True)
     return call
 
 
