@@ -87,6 +87,8 @@ ROUTINE = "evaluate_posterior (utils.py, sampling)"
 SOURCE = "SafeAILab/EAGLE eagle/model/utils.py evaluate_posterior"
 COMMIT = "cb7e0841"
 STATED = "exact by design"
+FINDINGS = ("EAGLE's logits processor has temperature, top-p and top-k only, top-p before top-k: a request's min-p is not "
+            "applied, and top-p is taken on the full distribution where tevsuite's cases take it after top-k.")
 
 
 def runs():

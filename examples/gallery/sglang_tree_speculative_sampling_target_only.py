@@ -117,6 +117,8 @@ SOURCE = ("sgl-project/sglang sgl-kernel/csrc/speculative/speculative_sampling.c
           "python/sglang/srt/speculative/eagle_info.py EagleVerifyInput.verify (0007d13b)")
 COMMIT = "b227f632"
 STATED = "exact by design (thresholds 1, zeroed scratch)"
+FINDINGS = ("EagleVerifyInput.verify (0007d13b) applies temperature, top-k and top-p to the target rows, not min-p (later "
+            "versions add a min-p renormalization).")
 
 
 def runs():

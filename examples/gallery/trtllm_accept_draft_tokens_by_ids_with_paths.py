@@ -82,6 +82,8 @@ ROUTINE = "acceptDraftTokensByIdsWithPaths"
 SOURCE = "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/speculativeDecoding/common.cu acceptDraftTokensByIdsWithPaths, typicalAcceptanceSampling"
 COMMIT = "2a9abd95"
 STATED = "exact with one sample per node; not exact with typicalAcceptanceSampling"
+FINDINGS = ("typicalAcceptanceSampling samples each node's target token from p truncated below min(threshold, alpha exp(-H)): "
+            "the truncated target, not the target; not exact by design.")
 
 
 def runs():

@@ -69,6 +69,8 @@ ROUTINE = "RejectionSampler.forward (V1, top-k/top-p)"
 SOURCE = "vllm-project/vllm vllm/v1/sample/rejection_sampler.py RejectionSampler.forward, compute_probs"
 COMMIT = "0097a7bb"
 STATED = "exact by design (min-p not applied to verified rows)"
+FINDINGS = ("compute_probs applies temperature, top-k and top-p to the verified rows, not min-p; the bonus token comes from the "
+            "main sampler, which applies min-p: a request with min-p is verified against a target it is not sampled from.")
 
 
 def runs():

@@ -152,20 +152,27 @@ def tree_walk(candidates, retrive_next_token, retrive_next_sibling, retrive_inde
         accept_token_num[b] = count
 
 
-def test_tree_sampler_on_batches_of_requests_with_logits():
-    def processed_walk(target_logits, sampling_metadata, candidates, retrive_next_token, retrive_next_sibling, retrive_index,
-                       uniform_samples, uniform_samples_for_final_sampling, predicts, accept_index, accept_token_num):
-        # tevsuite's reference processing per row, each request with its own parameters
-        s = sampling_metadata
-        rows = [dict(temperature=float(s.temperature[b]), top_k=int(s.top_k[b]), top_p=float(s.top_p[b]), min_p=float(s.min_p[b]),
-                     order="min_p_last" if bool(s.min_p_last[b]) else "min_p_first") for b in range(target_logits.shape[0])]
-        probs = torch.tensor(np.stack([[tevsuite.process_logits(r, **rows[b]) for r in target_logits[b].double().numpy()]
-                                       for b in range(len(rows))]))
-        tree_walk(candidates, retrive_next_token, retrive_next_sibling, retrive_index, probs, uniform_samples,
-                  uniform_samples_for_final_sampling, predicts, accept_index, accept_token_num)
+def processed_walk(target_logits, sampling_metadata, candidates, retrive_next_token, retrive_next_sibling, retrive_index, uniform_samples,
+                   uniform_samples_for_final_sampling, predicts, accept_index, accept_token_num, bug=None):
+    """tree_walk after tevsuite's reference processing of each request's rows with its own
+    parameters (with the bug: the first request's parameters for every request)."""
+    s = sampling_metadata
+    rows = [dict(temperature=float(s.temperature[b]), top_k=int(s.top_k[b]), top_p=float(s.top_p[b]), min_p=float(s.min_p[b]),
+                 order="min_p_last" if bool(s.min_p_last[b]) else "min_p_first") for b in range(target_logits.shape[0])]
+    if bug == "first_request_parameters":
+        rows = [rows[0]] * len(rows)
+    probs = torch.tensor(np.stack([[tevsuite.process_logits(r, **rows[b]) for r in target_logits[b].double().numpy()]
+                                   for b in range(len(rows))]))
+    tree_walk(candidates, retrive_next_token, retrive_next_sibling, retrive_index, probs, uniform_samples, uniform_samples_for_final_sampling,
+              predicts, accept_index, accept_token_num)
 
+
+def test_tree_sampler_on_batches_of_requests_with_their_own_parameters():
     report = adapters.check_tree_sampler(processed_walk, target="logits", batch_of_requests=True, engine_inputs=True, **BATCH)
     assert report.verdict == Verdict.EXACT_SATURATED, report.describe()
+    bug = adapters.check_tree_sampler(partial(processed_walk, bug="first_request_parameters"), target="logits", batch_of_requests=True,
+                                      engine_inputs=True, **dict(BATCH, rounds=5_000))
+    assert bug.verdict == Verdict.NOT_EXACT, bug.describe()
 
 
 # --- paths, one sample a call ---

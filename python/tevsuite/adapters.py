@@ -10,7 +10,8 @@ returns the Report of ``check_model``, ``check_tree`` or ``check_batch``:
         assert report.verdict == Verdict.EXACT_SATURATED, report.describe()
 
 The function receives only the keyword arguments its signature names (all of them with
-``**kwargs``), so an engine's parameter names select what it gets. The shapes:
+``**kwargs``), so an engine's parameter names select what it gets; it writes only its outputs
+(a tree's input tensors serve every round of a batch of requests). The shapes:
 
 * ``check_chain``: a chain rejection sampler (vLLM's, FlashInfer's). Padded layout:
   ``draft_token_ids`` [B, K] int64, ``draft_probs`` [B, K, V] float32 (or None),
@@ -403,7 +404,15 @@ def check_tree_sampler(sampler, *, target="probs", randomness="uniforms", device
             tables[case.id] = (*tree_layout(case.parents, case.tokens), root_paths(case.parents), probs, logits, params)
         return tables[case.id]
 
-    def call(cases, rng):
+    inputs = {}
+
+    def layout(cases):
+        """The batch's input tensors (kept for the last batch of cases: a check calls again with
+        the same ones), its candidates [B, N] in numpy, and B, N, V, L."""
+        key = tuple(c.id for c in cases)
+        if key in inputs:
+            return inputs[key]
+        inputs.clear()
         b = len(cases)
         distinct = {c.id: c for c in cases}
         which = np.array([list(distinct).index(c.id) for c in cases]) if len(distinct) > 1 else np.zeros(b, dtype=np.int64)
@@ -426,17 +435,23 @@ def check_tree_sampler(sampler, *, target="probs", randomness="uniforms", device
         candidates, next_token, next_sibling, paths = candidates[which], next_token[which], next_sibling[which], paths[which]
         tensor = lambda a, dtype=torch.int64: torch.tensor(a, dtype=dtype, device=device)  # noqa: E731
         index = torch.tensor(which, device=device)
-        predicts = torch.full((b * n,), -1, dtype=torch.int32, device=device)
-        accept_index = torch.full((b, width), -1, dtype=torch.int32, device=device)
-        accept_token_num = torch.zeros(b, dtype=torch.int32, device=device)
-        kwargs = dict(predicts=predicts, accept_index=accept_index, accept_token_num=accept_token_num, candidates=tensor(candidates),
-                      retrive_index=tensor(np.arange(b * n).reshape(b, n)), retrive_next_token=tensor(next_token),
-                      retrive_next_sibling=tensor(next_sibling), paths=tensor(paths),
-                      draft_probs=torch.zeros((b, n, v), dtype=torch.float32, device=device), threshold_single=1.0, threshold_acc=1.0)
+        kwargs = dict(candidates=tensor(candidates), retrive_index=tensor(np.arange(b * n).reshape(b, n)),
+                      retrive_next_token=tensor(next_token), retrive_next_sibling=tensor(next_sibling), paths=tensor(paths),
+                      threshold_single=1.0, threshold_acc=1.0)
         kwargs.update({name: value[index] if name != "sampling_metadata" else value
                        for name, value in _target(target, probs, logits, [t[6] for t in parts], device).items()})
         if target == "logits":
             kwargs["sampling_metadata"] = _sampling_columns([parts[i][6] for i in which], device)
+        inputs[key] = (kwargs, candidates, b, n, v, width)
+        return inputs[key]
+
+    def call(cases, rng):
+        fixed, candidates, b, n, v, width = layout(cases)
+        predicts = torch.full((b * n,), -1, dtype=torch.int32, device=device)
+        accept_index = torch.full((b, width), -1, dtype=torch.int32, device=device)
+        accept_token_num = torch.zeros(b, dtype=torch.int32, device=device)
+        kwargs = dict(fixed, predicts=predicts, accept_index=accept_index, accept_token_num=accept_token_num,
+                      draft_probs=torch.zeros((b, n, v), dtype=torch.float32, device=device))
         kwargs.update(_randomness(randomness, int(rng.integers(2**63)), device,
                                   dict(uniform_samples=((b, n), np.float32), uniform_samples_for_final_sampling=((b,), np.float32))))
         out = _call(sampler, kwargs)
