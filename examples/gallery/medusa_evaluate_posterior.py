@@ -54,6 +54,46 @@ def medusa_step(logits, candidates, temperature=1.0, posterior_threshold=0.3, po
     return best, length, token[0]
 
 
+def exact_tv(case):
+    """The exact TV of medusa_step's law from the canonical one on a fixed-tree case (its rows as
+    the adapter passes them): the acceptance is deterministic, so the law is the typical-truncated
+    next-token row at the accepted node; a next token that is a drafted child continues as the
+    target does (tevsuite's completion). Cells: (exit node, next token)."""
+    import numpy as np
+    from tevsuite import adapters
+    probs = np.asarray(case.probs)
+    paths = adapters.root_paths(case.parents)
+    tokens = np.where(case.tokens < 0, 0, case.tokens)
+    candidates = torch.tensor(np.where(paths >= 0, tokens[np.maximum(paths, 0)], -1), dtype=torch.int64)
+    with np.errstate(divide="ignore"):
+        logits = torch.tensor(np.log(probs)[np.maximum(paths, 0)], dtype=torch.float32)
+    best, length = evaluate_posterior(logits, candidates, 1.0)
+    stop = int(paths[int(best), int(length)])
+    row = torch.softmax(logits[int(best), int(length)].double(), dim=-1)
+    entropy = -(row * torch.log(row + 1e-5)).sum()
+    kept = torch.where(row < torch.minimum(torch.tensor(0.3, dtype=torch.float64), torch.exp(-entropy) * 0.09), 0.0, row)
+    truncated = (kept / kept.sum()).numpy()
+    nodes = case.nodes
+    reach = np.ones(nodes)  # the target's probability of each node's path
+    for i in range(1, nodes):
+        reach[i] = reach[case.parents[i]] * probs[case.parents[i], case.tokens[i]]
+    exits = probs.copy()  # a node's exit row: its drafted children's tokens continue
+    exits[case.parents[1:], case.tokens[1:]] = 0.0
+    canonical = reach[:, None] * exits
+    law = np.zeros_like(canonical)
+    continues = np.zeros(case.vocab, dtype=bool)
+    continues[case.tokens[case.parents == stop]] = True
+    law[stop] = np.where(continues, 0.0, truncated)
+    for child in np.nonzero(case.parents == stop)[0]:
+        below = [child]
+        for i in range(child + 1, nodes):
+            if case.parents[i] in below:
+                below.append(i)
+        for m in below:
+            law[m] += truncated[case.tokens[child]] * reach[m] / reach[child] * exits[m]
+    return 0.5 * float(np.abs(law - canonical).sum())
+
+
 ENGINE = "Medusa"
 ROUTINE = "evaluate_posterior (typical acceptance)"
 SOURCE = "FasterDecoding/Medusa medusa/model/utils.py evaluate_posterior, get_typical_one_token"
