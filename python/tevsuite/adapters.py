@@ -237,8 +237,13 @@ def _draw_rows(rows, rng):
     return np.minimum((cdf <= u[:, None]).sum(axis=1), rows.shape[1] - 1)
 
 
-def _chunks(n, max_batch):
-    step = n if not max_batch else max_batch
+_CALL_ELEMENTS = 1 << 24  # the most probabilities one call's [B, rows, V] tensor holds (64 MiB in float32)
+
+
+def _chunks(n, max_batch, row_elements=1):
+    """[start, end) of each call over n samples: at most max_batch (0: no limit), and at most
+    _CALL_ELEMENTS / row_elements, so that a large vocabulary does not exhaust memory."""
+    step = max(1, min(max_batch or n, _CALL_ELEMENTS // max(row_elements, 1), n))
     return [(s, min(s + step, n)) for s in range(0, n, step)]
 
 
@@ -379,8 +384,11 @@ def check_chain(sampler, *, draft_probs=True, layout="padded", target="probs", r
         return check_batch(verify_requests=requests, **options)
 
     def fixed(case, n, rng):
-        drafts, p, logits, sampling, lengths = _fixed_chains([case], n, rng)
-        return call(drafts, None, p, logits, sampling, lengths, rng)
+        parts = []
+        for s, e in _chunks(n, max_batch, len(first_child_chain(case)) * case.vocab):
+            drafts, p, logits, sampling, lengths = _fixed_chains([case], e - s, rng)
+            parts.append(call(drafts, None, p, logits, sampling, lengths, rng))
+        return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
     return check_tree(verify_batch=fixed, **options)
 
 
@@ -475,7 +483,7 @@ def check_tree_sampler(sampler, *, target="probs", randomness="uniforms", device
         return accepted, predicts[nodes[np.arange(b), count]]
 
     def chunked(cases, rng):
-        parts = [call(cases[s:e], rng) for s, e in _chunks(len(cases), max_batch)]
+        parts = [call(cases[s:e], rng) for s, e in _chunks(len(cases), max_batch, max(c.nodes for c in cases) * cases[0].vocab)]
         return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
 
     if batch_of_requests:
