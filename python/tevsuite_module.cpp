@@ -227,6 +227,7 @@ PYBIND11_MODULE(_tevsuite, m) {
   m.attr("kMaxSamples") = kMaxSamples;
   m.attr("kMinAlpha") = kMinAlpha;
   m.attr("kMaxAlpha") = kMaxAlpha;
+  m.attr("kMaxRequests") = kMaxRequests;
 
   py::enum_<Verdict>(m, "Verdict", "The verdicts, numbered as tevsuite's exit codes.")
       .value("EXACT_SATURATED", Verdict::exact_saturated)
@@ -420,6 +421,26 @@ PYBIND11_MODULE(_tevsuite, m) {
         return exact_law(verifier, owned_tree_case(c));
       },
       py::arg("verify"), py::arg("case"));
+
+  m.def(
+      "_check_batch",
+      [](const py::function& verify, std::int32_t batches, std::int32_t requests, std::uint64_t rounds, double alpha, std::uint32_t seed,
+         bool engine_inputs) {
+        TreeCaseCache cache;
+        const RequestBatchVerifier verifier = [&](std::span<const TreeCase> batch, Randomness& r) {
+          py::gil_scoped_acquire gil;
+          py::list cases;
+          for (const TreeCase& c : batch) cases.append(cache.get(c));
+          PyRandomness* raw = nullptr;
+          const py::object randomness = randomness_object(r, raw);
+          const BlockBatch b = batch_of(verify(cases, randomness));
+          raw->live = nullptr;
+          return b;
+        };
+        return run_released([&] { return check_batch_verifier(verifier, BatchCheckOptions{batches, requests, rounds, alpha, seed, engine_inputs}); });
+      },
+      py::arg("verify"), py::kw_only(), py::arg("batches"), py::arg("requests"), py::arg("rounds"), py::arg("alpha"), py::arg("seed"),
+      py::arg("engine_inputs"));
 
   m.def(
       "process_logits",

@@ -31,9 +31,13 @@ shapes, ragged lists, non-integer arrays, tokens out of range, a model-case bloc
 accepted tokens, a raising callable) raise ``VerifierError`` naming the case and sample; they
 never become a verdict. Tokens are range-checked in the dtype the verifier gave them, before they
 are narrowed to int32, and -1 pads only in a signed dtype (an unsigned 0xFFFFFFFF is out of range).
-Options outside their ranges (``tevsuite conformance``'s: ``cases`` 1 to 100,000, ``samples`` 1 to
-2**32, ``alpha`` in [1e-12, 0.5]; a 32-bit ``seed``, ``batch`` >= 0) raise ``ValueError`` before
-anything runs.
+Options outside their ranges (``tevsuite conformance``'s: ``cases`` and ``batches`` 1 to 100,000,
+``samples`` and ``rounds`` 1 to 2**32, ``requests`` 1 to 64, ``alpha`` in [1e-12, 0.5]; a 32-bit
+``seed``, ``batch`` >= 0) raise ``ValueError`` before anything runs.
+
+Batches of requests verified together, as an engine's kernel verifies them:
+``check_batch(verify_requests=f)`` with ``f(requests, rng) -> (accepted, bonus)``, one row per
+request. ``tevsuite.adapters`` calls engines' own samplers in their own tensor layouts.
 """
 import numbers
 
@@ -49,6 +53,7 @@ from ._tevsuite import (
     ExactLaw,
     Verdict,
     _check_model,
+    _check_batch,
     _check_model_batched,
     _check_tree,
     _check_tree_batched,
@@ -56,6 +61,7 @@ from ._tevsuite import (
     kDefaultSeed,
     kMaxAlpha,
     kMaxCases,
+    kMaxRequests,
     kMaxSamples,
     kMinAlpha,
     process_logits,
@@ -63,7 +69,7 @@ from ._tevsuite import (
 
 __all__ = [
     "__version__", "CaseResult", "ModelCase", "Report", "TreeCase", "Verdict", "VerifierError",
-    "check_tree", "check_model", "exact_law", "process_logits", "DEFAULT_SEED", "Draws", "ExactLaw",
+    "check_tree", "check_model", "check_batch", "exact_law", "process_logits", "DEFAULT_SEED", "Draws", "ExactLaw",
 ]
 
 DEFAULT_SEED = kDefaultSeed
@@ -184,7 +190,7 @@ def _one_of(verify, verify_batch):
 
 # The options' ranges: the library's (``tevsuite conformance``'s), and where it has none the C
 # type's (a 32-bit seed, a 64-bit batch size), checked here before any of them is converted.
-_RANGES = dict(cases=(1, kMaxCases), samples=(1, kMaxSamples), alpha=(kMinAlpha, kMaxAlpha), seed=(0, 2**32 - 1), batch=(0, 2**64 - 1))
+_RANGES = dict(cases=(1, kMaxCases), batches=(1, kMaxCases), requests=(1, kMaxRequests), samples=(1, kMaxSamples), rounds=(1, kMaxSamples), alpha=(kMinAlpha, kMaxAlpha), seed=(0, 2**32 - 1), batch=(0, 2**64 - 1))
 
 
 def _check_options(**options):
@@ -239,3 +245,34 @@ def exact_law(verify, case):
     or a raising verifier ``VerifierError``.
     """
     return _exact_law(lambda c, draws: _one_block(verify, c, f"case {c.id}", draws), case)
+
+
+def _request_batch(verify_requests):
+    def call(requests, rng):
+        where = f"round {rng.sample} of the batch of requests {', '.join(r.id for r in requests)}"
+        answer = _call(verify_requests, where, requests, rng)
+        accepted, bonus = _blocks(answer, where, 1, "(accepted [requests, D], bonus [requests])")
+        if accepted.shape[0] != len(requests) or bonus.shape[0] != len(requests):
+            raise VerifierError(f"{where}: expected {len(requests)} blocks, one per request, got accepted of shape {accepted.shape} "
+                                f"and bonus of shape {bonus.shape}")
+        # one vocabulary a batch: the first request's bounds every row
+        return _checked(accepted, bonus, requests[0], lambda row: f"{where}: request {requests[int(row)].id}", padded=True)
+    return call
+
+
+def check_batch(*, verify_requests, batches=2, requests=4, rounds=100_000, alpha=1e-3, seed=DEFAULT_SEED, engine_inputs=False):
+    """Checks a verifier that verifies a batch of requests together, as an engine's kernel does
+    (``tevsuite conformance emit --batch``'s cases); returns a Report.
+
+    ``verify_requests(requests, rng) -> (accepted, bonus)`` is called once per round with the
+    batch's requests (a list of ``TreeCase``, different trees and, with ``engine_inputs``,
+    different sampling parameters; one vocabulary a batch) and that round's randomness (as
+    ``verify``'s: ``uniform()``, ``bits()``, ``sample`` the round); row k of ``accepted`` (requests,
+    D), padded with -1, and of ``bonus`` (requests,) is request k's block. Each request is judged as
+    a case (id "batch/request"), and every two requests of a batch are tested for independence
+    within a round. ``requests`` 1 to 64 per batch; ``batches`` and ``rounds`` in the ranges of
+    ``cases`` and ``samples``.
+    """
+    _check_options(batches=batches, requests=requests, rounds=rounds, alpha=alpha, seed=seed)
+    return _check_batch(_request_batch(verify_requests), batches=batches, requests=requests, rounds=rounds, alpha=alpha, seed=seed,
+                        engine_inputs=engine_inputs)
