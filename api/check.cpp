@@ -20,6 +20,7 @@ namespace {
 namespace tc = tev::conformance;
 
 static_assert(kDefaultSeed == tev::kDefaultSeed);
+static_assert(kGreedyTemperature == tev::kGreedyTemperature);
 static_assert(TreeCheckOptions{}.cases == tc::EmitConfig{}.cases && TreeCheckOptions{}.samples == tc::EmitConfig{}.samples &&
               TreeCheckOptions{}.large_vocab == tc::EmitConfig{}.large_vocab &&
               TreeCheckOptions{}.large_vocab_factor == tc::EmitConfig{}.large_vocab_sample_factor &&

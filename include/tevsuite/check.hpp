@@ -50,8 +50,10 @@ FilterOrder parse_order(std::string_view name);
 // A request's sampling parameters, as an engine applies them to its logits: divide by the
 // temperature, softmax, then min-p, top-k and top-p in the given order. docs/protocol.md states
 // each step.
+// A temperature below this (vLLM's _SAMPLING_EPS; 0 included) is greedy: the first argmax.
+inline constexpr double kGreedyTemperature = 1e-5;
 struct SamplingParams {
-  double temperature = 1.0;  // ≥ 0; below 1e-5 (0 included): greedy (the first argmax)
+  double temperature = 1.0;  // ≥ 0; below kGreedyTemperature: greedy
   std::int64_t top_k = 0;    // 0: off; keeps every logit ≥ the k-th largest
   double top_p = 1.0;        // in (0, 1]; 1: off
   double min_p = 0.0;        // in [0, 1); 0: off

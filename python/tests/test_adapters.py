@@ -158,7 +158,7 @@ def processed_walk(target_logits, sampling_metadata, candidates, retrive_next_to
     parameters (with the bug: the first request's parameters for every request)."""
     s = sampling_metadata
     rows = [dict(temperature=float(s.temperature[b]), top_k=int(s.top_k[b]), top_p=float(s.top_p[b]), min_p=float(s.min_p[b]),
-                 order="min_p_last" if bool(s.min_p_last[b]) else "min_p_first") for b in range(target_logits.shape[0])]
+                 order=s.order[b]) for b in range(target_logits.shape[0])]
     if bug == "first_request_parameters":
         rows = [rows[0]] * len(rows)
     probs = torch.tensor(np.stack([[tevsuite.process_logits(r, **rows[b]) for r in target_logits[b].double().numpy()]

@@ -59,6 +59,7 @@ from ._tevsuite import (
     _check_tree_batched,
     _exact_law,
     kDefaultSeed,
+    kGreedyTemperature,
     kMaxAlpha,
     kMaxCases,
     kMaxRequests,
@@ -69,10 +70,11 @@ from ._tevsuite import (
 
 __all__ = [
     "__version__", "CaseResult", "ModelCase", "Report", "TreeCase", "Verdict", "VerifierError",
-    "check_tree", "check_model", "check_batch", "exact_law", "process_logits", "DEFAULT_SEED", "Draws", "ExactLaw",
+    "check_tree", "check_model", "check_batch", "exact_law", "process_logits", "DEFAULT_SEED", "GREEDY_TEMPERATURE", "Draws", "ExactLaw",
 ]
 
 DEFAULT_SEED = kDefaultSeed
+GREEDY_TEMPERATURE = kGreedyTemperature  # below it a temperature is greedy, as vLLM's _SAMPLING_EPS
 
 
 class VerifierError(ValueError):

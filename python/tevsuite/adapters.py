@@ -45,8 +45,8 @@ torch's, numpy's and Python's global generators before each call. All of them co
 tevsuite's verifier stream, so a run is reproducible.
 
 With ``target="logits"`` the function gets raw logits and ``sampling_metadata`` (per row
-``temperature``, ``top_k`` (0: off), ``top_p``, ``min_p`` and ``min_p_last``, tensors of length
-B) and must process them itself; on cases without logits these are log p and neutral parameters.
+``temperature``, ``top_k`` (0: off), ``top_p`` and ``min_p``, tensors of length B, and ``order``,
+a list of B filter-order names as ``process_logits`` takes them) and must process them itself; on cases without logits these are log p and neutral parameters.
 With ``target="probs"`` on engine-shaped cases the adapter processes the rows with
 ``tevsuite.process_logits`` (FlashInfer's contract: the caller applies the parameters).
 ``batch_of_requests=True`` checks requests of different trees and parameters verified together
@@ -59,7 +59,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import DEFAULT_SEED, VerifierError, check_batch, check_model, check_tree, process_logits
+from . import DEFAULT_SEED, GREEDY_TEMPERATURE, VerifierError, check_batch, check_model, check_tree, process_logits
 
 __all__ = ["check_chain", "check_tree_sampler", "check_paths", "first_child_chain", "chain_output", "blocks_of_output",
            "flatten_chains", "unflatten_chains", "tree_layout", "tree_of_layout", "root_paths"]
@@ -202,8 +202,9 @@ def _sampling_columns(rows, device):
     column = lambda name, dtype: torch.tensor([r[name] for r in rows], dtype=dtype, device=device)  # noqa: E731
     return SimpleNamespace(temperature=column("temperature", torch.float32), top_k=column("top_k", torch.int64),
                            top_p=column("top_p", torch.float32), min_p=column("min_p", torch.float32),
-                           min_p_last=torch.tensor([r["order"] == "min_p_last" for r in rows], device=device),
-                           all_greedy=all(r["temperature"] == 0.0 for r in rows), all_random=all(r["temperature"] > 0.0 for r in rows),
+                           order=[r["order"] for r in rows],
+                           all_greedy=all(r["temperature"] < GREEDY_TEMPERATURE for r in rows),
+                           all_random=all(r["temperature"] >= GREEDY_TEMPERATURE for r in rows),
                            generators={})
 
 
