@@ -118,7 +118,9 @@ SOURCE = ("sgl-project/sglang sgl-kernel/csrc/speculative/speculative_sampling.c
 COMMIT = "b227f632"
 STATED = "exact by design (thresholds 1, zeroed scratch)"
 FINDINGS = ("EagleVerifyInput.verify (0007d13b) applies temperature, top-k and top-p to the target rows, not min-p (later "
-            "versions add a min-p renormalization).")
+            "versions add a min-p renormalization), and top-p after top-k's renormalization: on the cases in SGLang's own "
+            "sampler's order (top_p_full_and_top_k, top-p on the full row) its speculative path samples another target than "
+            "its normal sampler.")
 
 
 def runs():
