@@ -9,7 +9,9 @@
 
 namespace tev::apps {
 
-int default_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int default_threads() {
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 bool gpu_unavailable(std::ostream& err) {
   const std::string why = gpu::unavailable_reason();
@@ -22,7 +24,9 @@ CLI::Validator open_unit_interval() {
   return CLI::Validator(
       [](const std::string& text) {
         double x = 0.0;
-        return CLI::detail::lexical_cast(text, x) && x > 0.0 && x < 1.0 ? std::string() : "must lie strictly between 0 and 1, not " + text;
+        return CLI::detail::lexical_cast(text, x) && x > 0.0 && x < 1.0
+                   ? std::string()
+                   : "must lie strictly between 0 and 1, not " + text;
       },
       "in (0, 1)");
 }

@@ -10,8 +10,8 @@
 namespace tev::apps {
 
 struct Command {
-  CLI::App* app = nullptr;      // the subcommand: run only when app->parsed()
-  std::function<int()> run;     // the library call and its printing; returns the exit code
+  CLI::App* app = nullptr;   // the subcommand: run only when app->parsed()
+  std::function<int()> run;  // the library call and its printing; returns the exit code
 };
 
 // Worker threads when --threads is not given: every hardware thread.

@@ -20,16 +20,19 @@ int main(int argc, char** argv) {
   std::optional<tev::apps::SilencedStandardStreams> silenced;
   if (!context.speaks()) silenced.emplace();
   CLI::App app{
-      "tevsuite: checks that tree speculative-decoding verifiers are exact (their output has the target's law)\n"
-      "and saturated (they emit 1 + C_p(T) tokens per round on average), against the canonical exit law\n"
+      "tevsuite: checks that tree speculative-decoding verifiers are exact (their output has the "
+      "target's law)\n"
+      "and saturated (they emit 1 + C_p(T) tokens per round on average), against the canonical "
+      "exit law\n"
       "w(v) = P(v) rho(v) of 'Exit-Guided Speculative Decoding'."};
   app.set_version_flag("--version", "tevsuite " TEVSUITE_VERSION_STRING);
   app.require_subcommand(1);
   using namespace tev::apps;
-  const std::vector<Command> commands = {register_check(app, context),      register_selftest(app, context),
-                                         register_theorem1(app, context),   register_exittrain(app, context),
-                                         register_report(app, context),     register_conformance(app, context),
-                                         register_live(app, context),       register_bench(app, context)};
+  const std::vector<Command> commands = {
+      register_check(app, context),    register_selftest(app, context),
+      register_theorem1(app, context), register_exittrain(app, context),
+      register_report(app, context),   register_conformance(app, context),
+      register_live(app, context),     register_bench(app, context)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

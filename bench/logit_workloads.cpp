@@ -25,7 +25,8 @@ std::uint32_t mix(std::uint32_t h, std::uint32_t x) {
 
 class LiveLanguage {
  public:
-  LiveLanguage(std::int32_t vocab, double temperature, std::uint32_t seed) : vocab_(vocab), seed_(seed), pool_(static_cast<std::size_t>(vocab)) {
+  LiveLanguage(std::int32_t vocab, double temperature, std::uint32_t seed)
+      : vocab_(vocab), seed_(seed), pool_(static_cast<std::size_t>(vocab)) {
     PhiloxEngine engine(seed, uses::bench_workload, 0);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     for (float& z : pool_) z = normal(engine);
@@ -69,7 +70,8 @@ std::vector<double> softmax(const std::vector<float>& logits, double temperature
 
 }  // namespace
 
-LiveWorkload make_live_workload(std::int32_t budget, double temperature, std::int32_t vocab, std::uint32_t seed) {
+LiveWorkload make_live_workload(std::int32_t budget, double temperature, std::int32_t vocab,
+                                std::uint32_t seed) {
   const LiveLanguage language(vocab, temperature, seed);
   // The drafter's marginals along its own most likely chain.
   PhiloxEngine engine(seed, uses::bench_workload, 1);
@@ -89,14 +91,17 @@ LiveWorkload make_live_workload(std::int32_t budget, double temperature, std::in
   w.tree = workloads::ddtree_best_first(marginals, budget).tree;
   w.logits.resize(static_cast<std::size_t>(w.tree.size()) * static_cast<std::size_t>(vocab));
   for (NodeId v = 0; v < w.tree.size(); ++v) {
-    language.target_row(w.tree.path_tokens(v), w.logits.data() + static_cast<std::size_t>(v) * static_cast<std::size_t>(vocab));
+    language.target_row(
+        w.tree.path_tokens(v),
+        w.logits.data() + static_cast<std::size_t>(v) * static_cast<std::size_t>(vocab));
   }
   LogitScratch scratch(vocab, w.tree.size());
   double top1 = 0.0;
   for (NodeId v = 0; v < w.tree.size(); ++v) {
     scratch.row.compute(w.view().row(v), temperature);
     const auto r = w.view().row(v);
-    top1 += scratch.row.at(static_cast<Token>(std::max_element(r.begin(), r.end()) - r.begin())) / scratch.row.total();
+    top1 += scratch.row.at(static_cast<Token>(std::max_element(r.begin(), r.end()) - r.begin())) /
+            scratch.row.total();
   }
   w.mean_top1 = top1 / w.tree.size();
   DrawCounter draws({seed, Stream::verifier, 0, 0});
@@ -111,15 +116,19 @@ StageReport describe_workload(const LiveWorkload& w) {
   report.temperature = w.temperature;
   report.vocab = w.tree.vocab;
   report.nodes = w.tree.size();
-  report.internal = static_cast<std::int32_t>(std::count_if(w.tree.child_count.begin(), w.tree.child_count.end(), [](std::int32_t c) { return c > 0; }));
+  report.internal = static_cast<std::int32_t>(std::count_if(
+      w.tree.child_count.begin(), w.tree.child_count.end(), [](std::int32_t c) { return c > 0; }));
   report.ceiling = w.ceiling;
   report.mean_top1 = w.mean_top1;
   return report;
 }
 
 workloads::CheckCase montecarlo_case() {
-  const workloads::SuiteConfig config{.trees = 1, .vocab = kMonteCarloVocab, .budget = kMonteCarloBudget, .seed = kDefaultSeed};
-  return workloads::make_case(workloads::TreeShape::ddtree, {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0).check;
+  const workloads::SuiteConfig config{
+      .trees = 1, .vocab = kMonteCarloVocab, .budget = kMonteCarloBudget, .seed = kDefaultSeed};
+  return workloads::make_case(workloads::TreeShape::ddtree,
+                              {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, 2, config, 0)
+      .check;
 }
 
 double StageReport::micros(const std::string& verifier, int threads) const {

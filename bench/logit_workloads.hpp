@@ -30,13 +30,16 @@ struct LiveWorkload {
 // runner-up chosen by the prefix, boosted so that the mean top-1 probability at this temperature
 // is about 0.6 (runner-up about 0.15). The drafter is the target with extra logit noise; DDTree
 // builds the tree from its per-depth marginals along its own most likely chain.
-LiveWorkload make_live_workload(std::int32_t budget, double temperature, std::int32_t vocab = kQwenVocab, std::uint32_t seed = kDefaultSeed);
+LiveWorkload make_live_workload(std::int32_t budget, double temperature,
+                                std::int32_t vocab = kQwenVocab, std::uint32_t seed = kDefaultSeed);
 
 struct StageTiming {
   std::string verifier;
   int threads = 1;
-  double micros_per_call = 0.0;  // median over batches: CPU time of the calling thread at 1 thread, wall time at 2
-  double wall_micros_per_call = 0.0;  // median over batches, wall clock (what this run got on a shared machine)
+  double micros_per_call =
+      0.0;  // median over batches: CPU time of the calling thread at 1 thread, wall time at 2
+  double wall_micros_per_call =
+      0.0;  // median over batches, wall clock (what this run got on a shared machine)
   std::uint64_t calls = 0;
 };
 

@@ -22,7 +22,9 @@ using Clock = std::chrono::steady_clock;
 // Results land here so the optimizer cannot drop the timed calls.
 volatile std::uint64_t g_sink = 0;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // CPU seconds of the calling thread or of the whole process: on a shared machine they leave out the
 // time other programs hold the cores, which wall-clock time does not.
@@ -95,13 +97,20 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
   const LogitRows rows = w.view();
   using Verify = std::function<Block(DrawCounter&)>;
   const std::vector<std::tuple<std::string, int, Verify>> cases = {
-      {"tev (level-parallel)", 1, [&](DrawCounter& d) { return tev_from_logits(w.tree, rows, d, scratch, 1); }},
-      {"tev (level-parallel)", 2, [&](DrawCounter& d) { return tev_from_logits(w.tree, rows, d, scratch, 2); }},
-      {"walk (lazy)", 1, [&](DrawCounter& d) { return walk_from_logits(w.tree, rows, d, scratch); }},
-      {"predraw (eager)", 1, [&](DrawCounter& d) { return predraw_eager_from_logits(w.tree, rows, d, scratch, 1); }},
-      {"predraw (eager)", 2, [&](DrawCounter& d) { return predraw_eager_from_logits(w.tree, rows, d, scratch, 2); }},
-      {"predraw (lazy)", 1, [&](DrawCounter& d) { return predraw_lazy_from_logits(w.tree, rows, d, scratch); }},
-      {"sequential residual", 1, [&](DrawCounter& d) { return sequential_residual_from_logits(w.tree, rows, d, scratch); }},
+      {"tev (level-parallel)", 1,
+       [&](DrawCounter& d) { return tev_from_logits(w.tree, rows, d, scratch, 1); }},
+      {"tev (level-parallel)", 2,
+       [&](DrawCounter& d) { return tev_from_logits(w.tree, rows, d, scratch, 2); }},
+      {"walk (lazy)", 1,
+       [&](DrawCounter& d) { return walk_from_logits(w.tree, rows, d, scratch); }},
+      {"predraw (eager)", 1,
+       [&](DrawCounter& d) { return predraw_eager_from_logits(w.tree, rows, d, scratch, 1); }},
+      {"predraw (eager)", 2,
+       [&](DrawCounter& d) { return predraw_eager_from_logits(w.tree, rows, d, scratch, 2); }},
+      {"predraw (lazy)", 1,
+       [&](DrawCounter& d) { return predraw_lazy_from_logits(w.tree, rows, d, scratch); }},
+      {"sequential residual", 1,
+       [&](DrawCounter& d) { return sequential_residual_from_logits(w.tree, rows, d, scratch); }},
   };
   // The per-row kernels, against the floor.
   std::vector<NodeId> internal;
@@ -121,7 +130,8 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
   kernels.push_back({[&](std::uint64_t i) {
     const NodeId v = internal[i % internal.size()];
     children.clear();
-    for (NodeId c = w.tree.first_child[v]; c < w.tree.first_child[v] + w.tree.child_count[v]; ++c) children.push_back(w.tree.token[c]);
+    for (NodeId c = w.tree.first_child[v]; c < w.tree.first_child[v] + w.tree.child_count[v]; ++c)
+      children.push_back(w.tree.token[c]);
     child_exps.resize(children.size());
     double total = 0.0, rest = 0.0;
     scratch.row.sums_only(rows.row(v), w.temperature, children, total, rest, child_exps);
@@ -131,13 +141,15 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
     const auto v = static_cast<NodeId>(i % static_cast<std::uint64_t>(w.tree.size()));
     scratch.row.compute(rows.row(v), w.temperature);
     DrawCounter draws({kDefaultSeed, Stream::verifier, 0, i});
-    g_sink = g_sink + static_cast<std::uint64_t>(scratch.row.draw(draws.next(), {}, scratch.row.total()));
+    g_sink = g_sink +
+             static_cast<std::uint64_t>(scratch.row.draw(draws.next(), {}, scratch.row.total()));
   }});
   for (const auto& [name, threads, verify] : cases) {
     kernels.push_back({[&verify = verify](std::uint64_t i) {
                          DrawCounter draws({kDefaultSeed, Stream::verifier, 0, i});
                          const Block b = verify(draws);
-                         g_sink = g_sink + static_cast<std::uint64_t>(b.exit) + static_cast<std::uint64_t>(b.bonus);
+                         g_sink = g_sink + static_cast<std::uint64_t>(b.exit) +
+                                  static_cast<std::uint64_t>(b.bonus);
                        },
                        threads == 1});
   }
@@ -147,7 +159,8 @@ StageReport measure_verifier_stage(const LiveWorkload& w, double seconds_each) {
   report.draw_micros = 1e6 * kernels[2].median();
   for (std::size_t k = 0; k < cases.size(); ++k) {
     TimedCall& timed = kernels[3 + k];
-    report.timings.push_back({std::get<0>(cases[k]), std::get<1>(cases[k]), 1e6 * timed.median(), 1e6 * timed.median_wall(), timed.calls});
+    report.timings.push_back({std::get<0>(cases[k]), std::get<1>(cases[k]), 1e6 * timed.median(),
+                              1e6 * timed.median_wall(), timed.calls});
   }
   return report;
 }
@@ -174,19 +187,24 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
   };
   for (int threads : {1, 2}) {
     threads_now = threads;
-    const engine::MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
-    for (VerifierId id : {VerifierId::tree_exit, VerifierId::predraw, VerifierId::sequential_residual, VerifierId::pathwise_walk}) {
+    const engine::MonteCarloPlan plan{
+        .seed = 1, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
+    for (VerifierId id : {VerifierId::tree_exit, VerifierId::predraw,
+                          VerifierId::sequential_residual, VerifierId::pathwise_walk}) {
       const auto [wall, cores] = best_rate([&] { run_monte_carlo(id, c.tree, c.rows, plan); });
       report.timings.push_back({std::string(verifier_info(id).name), threads, wall, cores});
     }
     // The engine's own loop and batched Philox, the verifier replaced by the block's first uniform.
     const auto [wall, cores] = best_rate([&] {
       engine::tally_samples(c.tree, c.rows, plan, [&] {
-        return engine::BatchedSampler(plan.seed, plan.tree_id, engine::each_sample([&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
-          const auto token = static_cast<Token>(uniform_from(block0[0], block0[1]) * c.tree.vocab);
-          const Block b{leaf, std::min(token, c.tree.vocab - 1)};
-          return SampledBlock{b, b};
-        }));
+        return engine::BatchedSampler(
+            plan.seed, plan.tree_id,
+            engine::each_sample([&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
+              const auto token =
+                  static_cast<Token>(uniform_from(block0[0], block0[1]) * c.tree.vocab);
+              const Block b{leaf, std::min(token, c.tree.vocab - 1)};
+              return SampledBlock{b, b};
+            }));
       });
     });
     report.timings.push_back({"philox-only", threads, wall, cores});
@@ -194,12 +212,14 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
   return report;
 }
 
-DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_seconds, int replicates) {
+DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_seconds,
+                                                  int replicates) {
   DetectablePerMinute d;
   d.seconds_measured = seconds;
   d.budget_seconds = budget_seconds;
   d.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const std::vector<workloads::CheckCase> suite = workloads::make_suite(workloads::SuiteConfig{}).cases;
+  const std::vector<workloads::CheckCase> suite =
+      workloads::make_suite(workloads::SuiteConfig{}).cases;
   // The default check: the whole check's α over every registered verifier, then the policy's level.
   judging::JudgingConfig judging;
   judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
@@ -209,37 +229,54 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   std::uint64_t drawn = 0;
   const auto start = Clock::now();
   const double cpu_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
-  for (std::size_t i = 0; drawn == 0 || seconds_since(start) < seconds; i = (i + 1) % suite.size()) {
-    const engine::MonteCarloPlan plan{.seed = judging.seed, .tree_id = static_cast<std::uint32_t>(i), .samples = kChunk, .first_sample = drawn, .threads = d.threads};
-    g_sink = g_sink + run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan).samples;
+  for (std::size_t i = 0; drawn == 0 || seconds_since(start) < seconds;
+       i = (i + 1) % suite.size()) {
+    const engine::MonteCarloPlan plan{.seed = judging.seed,
+                                      .tree_id = static_cast<std::uint32_t>(i),
+                                      .samples = kChunk,
+                                      .first_sample = drawn,
+                                      .threads = d.threads};
+    g_sink =
+        g_sink + run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan).samples;
     drawn += kChunk;
   }
   d.wall_samples_per_second = static_cast<double>(drawn) / seconds_since(start);
-  d.samples_per_second = d.threads * static_cast<double>(drawn) / (cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start);
-  d.samples_per_tree = static_cast<std::uint64_t>(d.samples_per_second * budget_seconds / static_cast<double>(suite.size()));
+  d.samples_per_second =
+      d.threads * static_cast<double>(drawn) / (cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start);
+  d.samples_per_tree = static_cast<std::uint64_t>(d.samples_per_second * budget_seconds /
+                                                  static_cast<double>(suite.size()));
   const judging::VerdictPolicy policy = judging.policy();
   for (std::size_t i = 0; i < suite.size(); ++i) {
-    d.tv.push_back(judging::detectable_tv(suite[i].tree, suite[i].rows, d.samples_per_tree, d.level, policy.required_power));
+    d.tv.push_back(judging::detectable_tv(suite[i].tree, suite[i].rows, d.samples_per_tree, d.level,
+                                          policy.required_power));
     const double worst = d.tv[d.worst_tree].value_or(1e300), here = d.tv.back().value_or(1e300);
     if (here > worst) d.worst_tree = i;
   }
   // The budget itself, drawn and judged tree by tree as check does: where its time goes.
   for (std::size_t i = 0; i < suite.size(); ++i) {
-    const engine::MonteCarloPlan plan{.seed = judging.seed, .tree_id = static_cast<std::uint32_t>(i), .samples = d.samples_per_tree, .threads = d.threads};
+    const engine::MonteCarloPlan plan{.seed = judging.seed,
+                                      .tree_id = static_cast<std::uint32_t>(i),
+                                      .samples = d.samples_per_tree,
+                                      .threads = d.threads};
     const auto drawing = Clock::now();
-    const engine::BlockCounts counts = run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan);
+    const engine::BlockCounts counts =
+        run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan);
     d.sampling_seconds.push_back(seconds_since(drawing));
     const auto judging_start = Clock::now();
-    const judging::TreeEvidence e = judging::sampled_evidence(suite[i].tree, suite[i].rows, counts, policy.identity_test_level(suite.size(), i, true));
+    const judging::TreeEvidence e = judging::sampled_evidence(
+        suite[i].tree, suite[i].rows, counts, policy.identity_test_level(suite.size(), i, true));
     g_sink = g_sink + static_cast<std::uint64_t>(e.chi_square.p_value * 1e6);
     d.judging_seconds.push_back(seconds_since(judging_start));
   }
   // The spot check: a budget small enough for replicates, the TV it detects with 99 % predicted power.
   d.spot_samples = 20000;
   const workloads::CheckCase& c = suite[d.worst_tree];
-  d.spot_tv = judging::detectable_tv(c.tree, c.rows, d.spot_samples, d.level, policy.required_power).value_or(0.0);
-  const experiments::PowerConfig config{.alpha = d.level, .replicates = replicates, .seed = judging.seed, .threads = d.threads};
-  if (d.spot_tv > 0.0) d.spot = experiments::noise_contamination_spot_check(c, d.spot_tv, d.spot_samples, config);
+  d.spot_tv = judging::detectable_tv(c.tree, c.rows, d.spot_samples, d.level, policy.required_power)
+                  .value_or(0.0);
+  const experiments::PowerConfig config{
+      .alpha = d.level, .replicates = replicates, .seed = judging.seed, .threads = d.threads};
+  if (d.spot_tv > 0.0)
+    d.spot = experiments::noise_contamination_spot_check(c, d.spot_tv, d.spot_samples, config);
   return d;
 }
 

@@ -21,7 +21,8 @@ struct ThroughputTiming {
   std::string verifier;  // or "philox-only" for the floor
   int threads = 1;
   double samples_per_second = 0.0;  // wall clock
-  double core_rate = 0.0;           // threads × samples per CPU second: the rate on `threads` cores of one's own
+  double core_rate =
+      0.0;  // threads × samples per CPU second: the rate on `threads` cores of one's own
 };
 
 struct ThroughputReport {
@@ -45,22 +46,24 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats);
 // (verdict_policy's chi_square_level over the whole check's α); then a Monte Carlo spot check of
 // the predicted power on the worst tree at a small budget.
 struct DetectablePerMinute {
-  double samples_per_second = 0.0;       // threads × samples per CPU second: on that many cores of one's own
+  double samples_per_second =
+      0.0;  // threads × samples per CPU second: on that many cores of one's own
   double wall_samples_per_second = 0.0;  // what this run got on the (shared) machine
   int threads = 1;
   double seconds_measured = 0.0;
   double budget_seconds = 60.0;
   std::uint64_t samples_per_tree = 0;
-  double level = 0.0;                           // one tree's χ² level in the default check
-  std::vector<std::optional<double>> tv;        // (trees) detectable TV; none: not detectable
+  double level = 0.0;                     // one tree's χ² level in the default check
+  std::vector<std::optional<double>> tv;  // (trees) detectable TV; none: not detectable
   // (trees) wall seconds of the budget's samples drawn and judged: sampling (TEV's fast path
   // completes each block in the same pass) and the identity test with its simulated p-values.
   std::vector<double> sampling_seconds, judging_seconds;
   std::size_t worst_tree = 0;
-  std::uint64_t spot_samples = 0;               // per replicate
-  double spot_tv = 0.0;                         // detectable TV of the worst tree at spot_samples
+  std::uint64_t spot_samples = 0;  // per replicate
+  double spot_tv = 0.0;            // detectable TV of the worst tree at spot_samples
   experiments::PowerSpotCheck spot;
 };
-DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_seconds, int replicates);
+DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_seconds,
+                                                  int replicates);
 
 }  // namespace tev::bench

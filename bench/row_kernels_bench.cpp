@@ -26,7 +26,8 @@ const std::vector<float>& row() {
 }
 
 void set_rate(benchmark::State& state) {
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(row().size()));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(row().size()));
 }
 
 void max(benchmark::State& state, const tev::RowKernels* k) {
@@ -38,7 +39,8 @@ void exp_store_sum(benchmark::State& state, const tev::RowKernels* k) {
   std::vector<float> out(row().size());
   const float top = k->max(row().data(), row().size());
   for (auto _ : state) {
-    benchmark::DoNotOptimize(k->exp_store_sum(row().data(), row().size(), top, 1.0f / 0.6f, out.data()));
+    benchmark::DoNotOptimize(
+        k->exp_store_sum(row().data(), row().size(), top, 1.0f / 0.6f, out.data()));
     benchmark::ClobberMemory();
   }
   set_rate(state);
@@ -46,13 +48,15 @@ void exp_store_sum(benchmark::State& state, const tev::RowKernels* k) {
 
 void exp_sum(benchmark::State& state, const tev::RowKernels* k) {
   const float top = k->max(row().data(), row().size());
-  for (auto _ : state) benchmark::DoNotOptimize(k->exp_sum(row().data(), row().size(), top, 1.0f / 0.6f));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(k->exp_sum(row().data(), row().size(), top, 1.0f / 0.6f));
   set_rate(state);
 }
 
 // The row floor: one blocked pass computing the log-sum-exp.
 void logsumexp(benchmark::State& state, const tev::RowKernels* k) {
-  for (auto _ : state) benchmark::DoNotOptimize(k->logsumexp(row().data(), row().size(), 1.0f / 0.6f));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(k->logsumexp(row().data(), row().size(), 1.0f / 0.6f));
   set_rate(state);
 }
 
@@ -63,7 +67,8 @@ void blocks(benchmark::State& state, const tev::RowKernels* k) {
   std::vector<double> sums(n);
   double total = 0.0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(k->blocks(row().data(), row().size(), 1.0f / 0.6f, block_max.data(), factor.data(), sums.data(), &total));
+    benchmark::DoNotOptimize(k->blocks(row().data(), row().size(), 1.0f / 0.6f, block_max.data(),
+                                       factor.data(), sums.data(), &total));
     benchmark::ClobberMemory();
   }
   set_rate(state);
@@ -74,7 +79,8 @@ void BM_StdExpScalar(benchmark::State& state) {
   std::vector<float> out(row().size());
   for (auto _ : state) {
     double total = 0.0;
-    for (std::size_t a = 0; a < out.size(); ++a) total += out[a] = std::exp(row()[a] * (1.0f / 0.6f));
+    for (std::size_t a = 0; a < out.size(); ++a)
+      total += out[a] = std::exp(row()[a] * (1.0f / 0.6f));
     benchmark::DoNotOptimize(total);
     benchmark::ClobberMemory();
   }
@@ -89,11 +95,16 @@ int main(int argc, char** argv) {
     const tev::RowKernels* k = tev::row_kernels_for(isa);
     if (k == nullptr) continue;
     const std::string name = k->name;
-    benchmark::RegisterBenchmark(("BM_RowMax/" + name).c_str(), max, k)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("BM_ExpStoreSum/" + name).c_str(), exp_store_sum, k)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("BM_ExpSum/" + name).c_str(), exp_sum, k)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("BM_RowFloorLogSumExp/" + name).c_str(), logsumexp, k)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("BM_RowBlocks/" + name).c_str(), blocks, k)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_RowMax/" + name).c_str(), max, k)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_ExpStoreSum/" + name).c_str(), exp_store_sum, k)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_ExpSum/" + name).c_str(), exp_sum, k)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_RowFloorLogSumExp/" + name).c_str(), logsumexp, k)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_RowBlocks/" + name).c_str(), blocks, k)
+        ->Unit(benchmark::kMicrosecond);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

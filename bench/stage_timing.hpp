@@ -16,7 +16,8 @@ StageReport measure_verifier_stage_gpu(const LiveWorkload& workload, std::int32_
 struct GpuThroughput {
   std::string verifier;
   double gpu_rate = 0.0;  // samples per second of the sampling kernel (best of the repeats)
-  double cpu_rate = 0.0;  // samples per second of the CPU engine on cpu_threads threads, sampling alone as on the GPU
+  double cpu_rate =
+      0.0;  // samples per second of the CPU engine on cpu_threads threads, sampling alone as on the GPU
   int cpu_threads = 1;
   bool identical = true;  // GPU histograms == CPU histograms in every repeat
 };

@@ -13,13 +13,16 @@ namespace {
 const tev::bench::LiveWorkload& workload(std::int32_t budget, int temperature_tenths) {
   static std::map<std::pair<std::int32_t, int>, std::unique_ptr<tev::bench::LiveWorkload>> cache;
   auto& w = cache[{budget, temperature_tenths}];
-  if (!w) w = std::make_unique<tev::bench::LiveWorkload>(tev::bench::make_live_workload(budget, temperature_tenths / 10.0));
+  if (!w)
+    w = std::make_unique<tev::bench::LiveWorkload>(
+        tev::bench::make_live_workload(budget, temperature_tenths / 10.0));
   return *w;
 }
 
 template <class Verify>
 void run(benchmark::State& state, Verify&& verify) {
-  const tev::bench::LiveWorkload& w = workload(static_cast<std::int32_t>(state.range(0)), static_cast<int>(state.range(1)));
+  const tev::bench::LiveWorkload& w =
+      workload(static_cast<std::int32_t>(state.range(0)), static_cast<int>(state.range(1)));
   tev::LogitScratch scratch(w.tree.vocab, w.tree.size());
   std::uint64_t i = 0;
   for (auto _ : state) {
@@ -30,12 +33,36 @@ void run(benchmark::State& state, Verify&& verify) {
   state.counters["nodes"] = w.tree.size();
 }
 
-void BM_TevLevelParallel(benchmark::State& s) { run(s, [](const auto& w, auto& d, auto& sc) { return tev::tev_from_logits(w.tree, w.view(), d, sc, 1); }); }
-void BM_TevLevelParallel2(benchmark::State& s) { run(s, [](const auto& w, auto& d, auto& sc) { return tev::tev_from_logits(w.tree, w.view(), d, sc, 2); }); }
-void BM_WalkLazy(benchmark::State& s) { run(s, [](const auto& w, auto& d, auto& sc) { return tev::walk_from_logits(w.tree, w.view(), d, sc); }); }
-void BM_PredrawEager(benchmark::State& s) { run(s, [](const auto& w, auto& d, auto& sc) { return tev::predraw_eager_from_logits(w.tree, w.view(), d, sc, 1); }); }
-void BM_PredrawLazy(benchmark::State& s) { run(s, [](const auto& w, auto& d, auto& sc) { return tev::predraw_lazy_from_logits(w.tree, w.view(), d, sc); }); }
-void BM_SequentialResidual(benchmark::State& s) { run(s, [](const auto& w, auto& d, auto& sc) { return tev::sequential_residual_from_logits(w.tree, w.view(), d, sc); }); }
+void BM_TevLevelParallel(benchmark::State& s) {
+  run(s, [](const auto& w, auto& d, auto& sc) {
+    return tev::tev_from_logits(w.tree, w.view(), d, sc, 1);
+  });
+}
+void BM_TevLevelParallel2(benchmark::State& s) {
+  run(s, [](const auto& w, auto& d, auto& sc) {
+    return tev::tev_from_logits(w.tree, w.view(), d, sc, 2);
+  });
+}
+void BM_WalkLazy(benchmark::State& s) {
+  run(s, [](const auto& w, auto& d, auto& sc) {
+    return tev::walk_from_logits(w.tree, w.view(), d, sc);
+  });
+}
+void BM_PredrawEager(benchmark::State& s) {
+  run(s, [](const auto& w, auto& d, auto& sc) {
+    return tev::predraw_eager_from_logits(w.tree, w.view(), d, sc, 1);
+  });
+}
+void BM_PredrawLazy(benchmark::State& s) {
+  run(s, [](const auto& w, auto& d, auto& sc) {
+    return tev::predraw_lazy_from_logits(w.tree, w.view(), d, sc);
+  });
+}
+void BM_SequentialResidual(benchmark::State& s) {
+  run(s, [](const auto& w, auto& d, auto& sc) {
+    return tev::sequential_residual_from_logits(w.tree, w.view(), d, sc);
+  });
+}
 
 // Arguments: budget, temperature in tenths.
 void Shapes(benchmark::internal::Benchmark* b) {

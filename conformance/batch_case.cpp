@@ -32,18 +32,23 @@ std::int64_t held_cells(const BatchCase& b) {
   return cells + pair_cells(nodes);
 }
 
-BatchCase parse_batch_case(std::string_view line, const std::string& where, const CaseLimits& limits) {
+BatchCase parse_batch_case(std::string_view line, const std::string& where,
+                           const CaseLimits& limits) {
   json j = parse_bounded(line, limits.json_values, where);
   const std::int64_t version = format_version(j, where);
   if (version != kBatchFormatVersion) {
-    fail(where, "format_version " + std::to_string(version) + (is_model_format(version) ? " is a model case" : " is a fixed-tree case") +
-                    ": it goes in a file of its own (this file's first case is a batch case, format_version 5)");
+    fail(where, "format_version " + std::to_string(version) +
+                    (is_model_format(version) ? " is a model case" : " is a fixed-tree case") +
+                    ": it goes in a file of its own (this file's first case is a batch case, "
+                    "format_version 5)");
   }
   BatchCase b;
   const std::string at = read_header(j, where, b.id, b.label, b.samples);
   json& requests = j["requests"];
-  if (!requests.is_array() || requests.empty() || static_cast<std::int64_t>(requests.size()) > kMaxBatchRequests) {
-    fail(at, "\"requests\" must be an array of 1 to " + std::to_string(kMaxBatchRequests) + " fixed-tree cases");
+  if (!requests.is_array() || requests.empty() ||
+      static_cast<std::int64_t>(requests.size()) > kMaxBatchRequests) {
+    fail(at, "\"requests\" must be an array of 1 to " + std::to_string(kMaxBatchRequests) +
+                 " fixed-tree cases");
   }
   // Node counts first, so the pair tables are refused before any request's rows are allocated.
   std::vector<std::int64_t> nodes;
@@ -53,7 +58,8 @@ BatchCase parse_batch_case(std::string_view line, const std::string& where, cons
   }
   std::int64_t cells_left = limits.cells - pair_cells(nodes);
   if (cells_left < 0) {
-    fail(at, "the joint exit-node counts of its pairs of requests take " + std::to_string(pair_cells(nodes)) + " cells, more than the " +
+    fail(at, "the joint exit-node counts of its pairs of requests take " +
+                 std::to_string(pair_cells(nodes)) + " cells, more than the " +
                  std::to_string(limits.cells) + " this batch may hold");
   }
   std::map<std::string, std::size_t> seen;
@@ -63,10 +69,14 @@ BatchCase parse_batch_case(std::string_view line, const std::string& where, cons
     if (!r.is_object()) fail(request_at, "a request must be a JSON object (a format 1 or 3 case)");
     const std::int64_t request_version = format_version(r, request_at);
     if (request_version != kFormatVersion && request_version != kEngineFormatVersion) {
-      fail(request_at, "format_version " + std::to_string(request_version) + " is not a fixed-tree case (expected 1 or 3)");
+      fail(request_at, "format_version " + std::to_string(request_version) +
+                           " is not a fixed-tree case (expected 1 or 3)");
     }
-    if (r.contains("samples") && !(r["samples"].is_number_integer() && r["samples"].get<std::int64_t>() == static_cast<std::int64_t>(b.samples))) {
-      fail(request_at, "a request's samples are the batch's rounds (" + std::to_string(b.samples) + "): leave \"samples\" out");
+    if (r.contains("samples") &&
+        !(r["samples"].is_number_integer() &&
+          r["samples"].get<std::int64_t>() == static_cast<std::int64_t>(b.samples))) {
+      fail(request_at, "a request's samples are the batch's rounds (" + std::to_string(b.samples) +
+                           "): leave \"samples\" out");
     }
     r["samples"] = b.samples;
     CaseLimits request_limits = limits;
@@ -74,19 +84,22 @@ BatchCase parse_batch_case(std::string_view line, const std::string& where, cons
     Case c = case_from_json(r, request_at, request_limits);
     cells_left -= held_cells(c);
     if (!b.requests.empty() && c.tree.vocab != b.requests.front().tree.vocab) {
-      fail(request_at + " (" + c.id + ")", "vocab " + std::to_string(c.tree.vocab) + " differs from the batch's first request's " +
-                                              std::to_string(b.requests.front().tree.vocab) + " (a batch is one model's)");
+      fail(request_at + " (" + c.id + ")",
+           "vocab " + std::to_string(c.tree.vocab) + " differs from the batch's first request's " +
+               std::to_string(b.requests.front().tree.vocab) + " (a batch is one model's)");
     }
     const auto [first, fresh] = seen.emplace(c.id, k);
-    if (!fresh) fail(request_at, "request id \"" + c.id + "\" already used by request " + std::to_string(first->second));
+    if (!fresh)
+      fail(request_at,
+           "request id \"" + c.id + "\" already used by request " + std::to_string(first->second));
     r = nullptr;  // its rows are read: free its JSON
     b.requests.push_back(std::move(c));
   }
   return b;
 }
 
-std::string write_batch_case(const std::string& id, const std::string& label, const std::vector<std::string>& request_lines,
-                             std::uint64_t rounds) {
+std::string write_batch_case(const std::string& id, const std::string& label,
+                             const std::vector<std::string>& request_lines, std::uint64_t rounds) {
   json j;
   j["format_version"] = kBatchFormatVersion;
   j["case_id"] = id;

@@ -33,13 +33,14 @@ std::int64_t held_cells(const BatchCase& b);
 // batch and the request): a request that is not a format 1 or 3 case, a request id used twice, a
 // request whose `samples` differs from the batch's, requests of different vocabularies, fewer
 // than 1 or more than kMaxBatchRequests requests, and more than limits.cells cells (held_cells).
-BatchCase parse_batch_case(std::string_view line, const std::string& where, const CaseLimits& limits = {});
+BatchCase parse_batch_case(std::string_view line, const std::string& where,
+                           const CaseLimits& limits = {});
 
 using BatchCaseReader = BasicCaseReader<BatchCase, parse_batch_case>;
 
 // Writes a batch line from its requests' case lines (format 1 or 3, one vocabulary); each
 // request's `samples` is replaced by the batch's rounds.
-std::string write_batch_case(const std::string& id, const std::string& label, const std::vector<std::string>& request_lines,
-                             std::uint64_t rounds);
+std::string write_batch_case(const std::string& id, const std::string& label,
+                             const std::vector<std::string>& request_lines, std::uint64_t rounds);
 
 }  // namespace tev::conformance

@@ -40,7 +40,8 @@ class BatchJudge {
   // impossible block is counted against its request.
   void add_line(std::string_view line, const std::string& where);
   // One round as tokens, the batch's order: `round` keys the completion draws.
-  void add_round(std::span<const RequestBlock> blocks, std::uint64_t round, const std::string& where);
+  void add_round(std::span<const RequestBlock> blocks, std::uint64_t round,
+                 const std::string& where);
 
   const BatchCase& spec() const { return *batch_; }
   const std::vector<CaseJudge>& requests() const { return judges_; }
@@ -54,7 +55,7 @@ class BatchJudge {
 
 // One pair of a batch's requests: their independence within a round.
 struct PairResult {
-  std::string id;                  // "batch/first x second"
+  std::string id;  // "batch/first x second"
   std::string batch, first, second;
   judging::TreeEvidence evidence;  // samples, chi_square, detectable_tv (no tree tests)
   judging::CaseVerdict decision;
@@ -69,7 +70,8 @@ struct BatchReport {
   std::vector<CaseResult> requests;  // every batch's requests in order, ids "batch/request"
   std::vector<PairResult> pairs;
   judging::Verdict overall = judging::Verdict::exact_saturated;
-  std::string first_failing;  // the first request or pair with the overall verdict, when not saturated
+  std::string
+      first_failing;  // the first request or pair with the overall verdict, when not saturated
   judging::VerdictPolicy policy;
   std::size_t exactness_tests = 0;  // requests and pairs
   std::size_t saturation_tests = 0;
@@ -77,7 +79,8 @@ struct BatchReport {
 
 // The verdicts of every batch's requests and pairs under the policy; InputError when a batch
 // lacks rounds.
-BatchReport judge_batches(const std::vector<BatchJudge>& judges, const judging::VerdictPolicy& policy);
+BatchReport judge_batches(const std::vector<BatchJudge>& judges,
+                          const judging::VerdictPolicy& policy);
 
 // Each request's pair bins (core/iid_tests.hpp) at the batch's rounds, (K): computed once per
 // batch, for all its pairs.

@@ -34,7 +34,9 @@ inline constexpr int kEngineModelFormatVersion = 4;
 // A batch of fixed-tree requests verified together (conformance/batch_case.hpp).
 inline constexpr int kBatchFormatVersion = 5;
 // A cases file holds fixed-tree cases (formats 1 and 3) or model cases (2 and 4), not both.
-inline bool is_model_format(std::int64_t version) { return version == kModelFormatVersion || version == kEngineModelFormatVersion; }
+inline bool is_model_format(std::int64_t version) {
+  return version == kModelFormatVersion || version == kEngineModelFormatVersion;
+}
 // Rows in a case must sum to 1 within this (dense), or list at most 1 + this (sparse).
 inline constexpr double kRowTolerance = 1e-6;
 // Input limits. Every integer is range-checked as the JSON number it is, before it is narrowed.
@@ -45,14 +47,17 @@ inline constexpr std::int64_t kMaxSamples = std::int64_t{1} << 53;  // counts st
 // cell beside them while judged (BlockCounts), and one more copy of the rows while read; a sparse
 // row of a few bytes still fills V cells. So cells are limited per case and over every case a
 // command holds at once (each refused before anything of that size is allocated):
-inline constexpr std::int64_t kMaxCells = std::int64_t{1} << 24;      // N × V of one case: 128 MiB as doubles
-inline constexpr std::int64_t kMaxHeldCells = std::int64_t{1} << 26;  // Σ N × V of the cases held at once
+inline constexpr std::int64_t kMaxCells = std::int64_t{1}
+                                          << 24;  // N × V of one case: 128 MiB as doubles
+inline constexpr std::int64_t kMaxHeldCells = std::int64_t{1}
+                                              << 26;  // Σ N × V of the cases held at once
 // The text: a case line is read no further than this, and its JSON tree (about 32 bytes a value)
 // holds at most kMaxJsonValues values: every probability, sparse token, parent and token of a
 // case within kMaxCells, and some to spare.
 inline constexpr std::size_t kMaxCaseLineBytes = std::size_t{1} << 29;
 inline constexpr std::int64_t kMaxJsonValues = 2 * kMaxCells + 4 * kMaxNodes + 64;
-inline constexpr std::size_t kMaxSampleLineBytes = std::size_t{1} << 20;  // a path of kMaxNodes tokens fits
+inline constexpr std::size_t kMaxSampleLineBytes = std::size_t{1}
+                                                   << 20;  // a path of kMaxNodes tokens fits
 
 // The memory limits a read applies: the constants above, smaller in tests.
 struct CaseLimits {
@@ -70,14 +75,15 @@ class InputError : public std::runtime_error {
 
 struct Case {
   std::string id;
-  std::string label;           // optional "label" field: what the case exercises
+  std::string label;  // optional "label" field: what the case exercises
   std::uint64_t samples = 0;
   std::int64_t format_version = kFormatVersion;
-  SamplingParams sampling;     // format 3: what the rows were processed by
-  std::vector<double> logits;  // format 3: (N, V) the rows as given, in the tree's order; empty otherwise
-  DraftTree tree;              // level order
-  TargetRows rows;             // in the tree's order
-  std::vector<NodeId> order;   // (N) tree node i is the case's node order[i]
+  SamplingParams sampling;  // format 3: what the rows were processed by
+  std::vector<double>
+      logits;       // format 3: (N, V) the rows as given, in the tree's order; empty otherwise
+  DraftTree tree;   // level order
+  TargetRows rows;  // in the tree's order
+  std::vector<NodeId> order;  // (N) tree node i is the case's node order[i]
 };
 
 // Parses one case line; `where` prefixes every message ("cases.jsonl:3"). A JSON tree of more than
@@ -85,11 +91,13 @@ struct Case {
 // before its rows are allocated.
 Case parse_case(std::string_view line, const std::string& where, const CaseLimits& limits = {});
 // The same from a parsed case object (a request of a batch case, conformance/batch_case.hpp).
-Case case_from_json(const nlohmann::json& j, const std::string& where, const CaseLimits& limits = {});
+Case case_from_json(const nlohmann::json& j, const std::string& where,
+                    const CaseLimits& limits = {});
 
 // Reads one line (without its newline) into `line`; false at the end of the input. A line longer
 // than max_bytes is refused (InputError naming `where` and the limit) without reading further.
-bool read_bounded_line(std::istream& in, std::string& line, std::size_t max_bytes, const std::string& where);
+bool read_bounded_line(std::istream& in, std::string& line, std::size_t max_bytes,
+                       const std::string& where);
 
 // Hands out the cases of a JSON-lines stream one at a time (blank lines skipped), so no case's text
 // or JSON tree outlives its parse. Refuses, naming source:line, a line over limits.line_bytes, a
@@ -111,7 +119,9 @@ class BasicCaseReader {
       limits.cells = std::min(limits.cells, cells_left_);
       CaseT c = Parse(line_, where, limits);
       const auto [first, fresh] = seen_.emplace(c.id, line_number_);
-      if (!fresh) throw InputError(where + ": case_id \"" + c.id + "\" already used on line " + std::to_string(first->second));
+      if (!fresh)
+        throw InputError(where + ": case_id \"" + c.id + "\" already used on line " +
+                         std::to_string(first->second));
       cells_left_ -= held_cells(c);
       ++cases_;
       return c;
@@ -136,20 +146,25 @@ class BasicCaseReader {
 };
 
 // Rows, and the logits a format-3 case keeps beside them.
-inline std::int64_t held_cells(const Case& c) { return (c.logits.empty() ? 1 : 2) * static_cast<std::int64_t>(c.tree.size()) * c.tree.vocab; }
+inline std::int64_t held_cells(const Case& c) {
+  return (c.logits.empty() ? 1 : 2) * static_cast<std::int64_t>(c.tree.size()) * c.tree.vocab;
+}
 using CaseReader = BasicCaseReader<Case, parse_case>;
 
 // Writes a case as one JSON line in the tree's numbering. Rows are dense unless sparse_listed is
 // given: then row v lists sparse_listed[v] (which must include v's child tokens) and the rest of
 // its mass must already be uniform over the unlisted tokens.
-std::string write_case(const std::string& id, const std::string& label, const DraftTree& tree, const TargetRows& rows,
-                       std::uint64_t samples, const std::vector<std::vector<Token>>* sparse_listed = nullptr);
+std::string write_case(const std::string& id, const std::string& label, const DraftTree& tree,
+                       const TargetRows& rows, std::uint64_t samples,
+                       const std::vector<std::vector<Token>>* sparse_listed = nullptr);
 
 // Writes a format-3 case: logit rows (tree.size(), V) in the tree's numbering and the sampling
 // parameters (only those switched on). Rows are dense unless sparse_listed is given: then row v
 // lists sparse_listed[v] and every other token of the row must hold one logit, written as "fill".
-std::string write_engine_case(const std::string& id, const std::string& label, const DraftTree& tree, std::span<const double> logits,
-                              const SamplingParams& sampling, std::uint64_t samples, const std::vector<std::vector<Token>>* sparse_listed = nullptr);
+std::string write_engine_case(const std::string& id, const std::string& label,
+                              const DraftTree& tree, std::span<const double> logits,
+                              const SamplingParams& sampling, std::uint64_t samples,
+                              const std::vector<std::vector<Token>>* sparse_listed = nullptr);
 
 // The "sampling" object of params: only the parameters switched on (order when min-p is, or when
 // it is not the default).

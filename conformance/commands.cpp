@@ -16,8 +16,10 @@ namespace {
 // at the default policy. describe(line, k, level, power) reads line k back (every emitted case
 // must) and returns its detectable TV at that level and power, and its progress line.
 template <class Describe>
-EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t samples, bool with_tree, const std::string& out_path,
-                          const engine::RunContext& context, std::ostream& progress, Describe describe) {
+EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t samples,
+                          bool with_tree, const std::string& out_path,
+                          const engine::RunContext& context, std::ostream& progress,
+                          Describe describe) {
   std::ofstream file;
   if (context.writes_files) {
     file.open(out_path);
@@ -30,7 +32,8 @@ EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t s
   summary.chi_square_level = summary.policy.identity_level(lines.size(), with_tree, with_tree);
   for (std::size_t k = 0; k < lines.size(); ++k) {
     if (context.writes_files) file << lines[k] << '\n';
-    const auto [tv, line] = describe(lines[k], k, summary.chi_square_level, summary.policy.required_power);
+    const auto [tv, line] =
+        describe(lines[k], k, summary.chi_square_level, summary.policy.required_power);
     if (tv) {
       summary.detectable_tvs.push_back(*tv);
     } else {
@@ -45,7 +48,8 @@ EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t s
 
 // The cases of cases_path, or the emitted lines when it is empty, read by Reader.
 template <class Reader, class Run>
-auto read_cases_and(const std::string& cases_path, const std::vector<std::string>& emitted_lines, Run run) {
+auto read_cases_and(const std::string& cases_path, const std::vector<std::string>& emitted_lines,
+                    Run run) {
   std::ifstream file;
   std::istringstream emitted;
   if (cases_path.empty()) {
@@ -56,31 +60,41 @@ auto read_cases_and(const std::string& cases_path, const std::vector<std::string
     file.open(cases_path);
     if (!file) throw InputError("cannot read " + cases_path);
   }
-  Reader reader(cases_path.empty() ? static_cast<std::istream&>(emitted) : file, cases_path.empty() ? "emitted cases" : cases_path);
+  Reader reader(cases_path.empty() ? static_cast<std::istream&>(emitted) : file,
+                cases_path.empty() ? "emitted cases" : cases_path);
   return run(reader);
 }
 
 }  // namespace
 
-EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path, const engine::RunContext& context, std::ostream& progress) {
+EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path,
+                                   const engine::RunContext& context, std::ostream& progress) {
   const std::vector<std::string> lines = emit_configured(config);
-  return write_emitted(lines, config.samples, true, out_path, context, progress, [&](const std::string& line, std::size_t k, double, double) {
-    const Case c = parse_case(line, "emitted case " + std::to_string(k));
-    return std::pair{stated_tv(c, judging::VerdictPolicy{}, lines.size(), k),
-                     c.id + ": " + std::to_string(c.tree.size()) + " nodes, depth " + std::to_string(c.tree.max_depth()) + ", V = " +
-                         std::to_string(c.tree.vocab) + " - " + c.label};
-  });
+  return write_emitted(lines, config.samples, true, out_path, context, progress,
+                       [&](const std::string& line, std::size_t k, double, double) {
+                         const Case c = parse_case(line, "emitted case " + std::to_string(k));
+                         return std::pair{
+                             stated_tv(c, judging::VerdictPolicy{}, lines.size(), k),
+                             c.id + ": " + std::to_string(c.tree.size()) + " nodes, depth " +
+                                 std::to_string(c.tree.max_depth()) +
+                                 ", V = " + std::to_string(c.tree.vocab) + " - " + c.label};
+                       });
 }
 
-EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path, const engine::RunContext& context,
+EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path,
+                                         const engine::RunContext& context,
                                          std::ostream& progress) {
-  EmitSummary summary =
-      write_emitted(emit_configured(config), config.samples, false, out_path, context, progress, [](const std::string& line, std::size_t k, double level, double power) {
+  EmitSummary summary = write_emitted(
+      emit_configured(config), config.samples, false, out_path, context, progress,
+      [](const std::string& line, std::size_t k, double level, double power) {
         const ModelCase c = parse_model_case(line, "emitted case " + std::to_string(k));
         const std::vector<double> law = c.pair.sequence_law();
-        const auto groups = node_groups(static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())), c.pair.vocab());
+        const auto groups = node_groups(
+            static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())),
+            c.pair.vocab());
         return std::pair{judging::detectable_tv(law, groups, c.samples, level, power),
-                         c.id + ": V = " + std::to_string(c.pair.vocab()) + ", D = " + std::to_string(c.depth) + ", hint " + c.drafting->label() +
+                         c.id + ": V = " + std::to_string(c.pair.vocab()) +
+                             ", D = " + std::to_string(c.depth) + ", hint " + c.drafting->label() +
                              " - " + c.label};
       });
   summary.what = "model cases";
@@ -88,53 +102,73 @@ EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const st
   return summary;
 }
 
-EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::string& out_path, const engine::RunContext& context, std::ostream& progress) {
+EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::string& out_path,
+                                         const engine::RunContext& context,
+                                         std::ostream& progress) {
   const std::vector<std::string> lines = emit_configured(config);
   // Every batch has config.batch requests and as many pairs as two of them make.
-  const std::size_t family = lines.size() * static_cast<std::size_t>(config.batch) * static_cast<std::size_t>(config.batch + 1) / 2;
+  const std::size_t family = lines.size() * static_cast<std::size_t>(config.batch) *
+                             static_cast<std::size_t>(config.batch + 1) / 2;
   const judging::VerdictPolicy policy;
   const double pair_level = policy.identity_level(family, false);
-  EmitSummary summary = write_emitted(lines, config.samples, false, out_path, context, progress, [&](const std::string& line, std::size_t k, double, double power) {
-    const BatchCase b = parse_batch_case(line, "emitted batch " + std::to_string(k));
-    std::optional<double> worst = 0.0;
-    std::string text = b.id + ": " + std::to_string(b.requests.size()) + " requests (";
-    const std::vector<Binning> bins = request_pair_bins(b);
-    // Members of the family in judge_batches' order: every request, then every pair; the index
-    // only keys null simulations, so each request's here is its place among the requests.
-    for (std::size_t i = 0; i < b.requests.size(); ++i) {
-      const Case& r = b.requests[i];
-      worst = larger_tv(worst, stated_tv(r, policy, family, k * b.requests.size() + i));
-      text += (i ? ", " : "") + r.id + " " + std::to_string(r.tree.size()) + " nodes";
-      for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
-        const PairLaw law = pair_law(bins[i], bins[j]);
-        worst = larger_tv(worst, judging::detectable_tv(law.product, law.groups, b.samples, pair_level, power));
-      }
-    }
-    return std::pair{worst, text + "), V = " + std::to_string(b.requests.front().tree.vocab) + ", the largest TV of its requests and pairs"};
-  });
+  EmitSummary summary = write_emitted(
+      lines, config.samples, false, out_path, context, progress,
+      [&](const std::string& line, std::size_t k, double, double power) {
+        const BatchCase b = parse_batch_case(line, "emitted batch " + std::to_string(k));
+        std::optional<double> worst = 0.0;
+        std::string text = b.id + ": " + std::to_string(b.requests.size()) + " requests (";
+        const std::vector<Binning> bins = request_pair_bins(b);
+        // Members of the family in judge_batches' order: every request, then every pair; the index
+        // only keys null simulations, so each request's here is its place among the requests.
+        for (std::size_t i = 0; i < b.requests.size(); ++i) {
+          const Case& r = b.requests[i];
+          worst = larger_tv(worst, stated_tv(r, policy, family, k * b.requests.size() + i));
+          text += (i ? ", " : "") + r.id + " " + std::to_string(r.tree.size()) + " nodes";
+          for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
+            const PairLaw law = pair_law(bins[i], bins[j]);
+            worst = larger_tv(worst, judging::detectable_tv(law.product, law.groups, b.samples,
+                                                            pair_level, power));
+          }
+        }
+        return std::pair{worst, text + "), V = " + std::to_string(b.requests.front().tree.vocab) +
+                                    ", the largest TV of its requests and pairs"};
+      });
   summary.what = "batch cases";
-  summary.level_of = "pair test; a request's identity test 0.54 of it, each of its four tests of independence 0.09";
+  summary.level_of =
+      "pair test; a request's identity test 0.54 of it, each of its four tests of independence "
+      "0.09";
   summary.member = "batch, at the largest TV over its requests and pairs,";
-  summary.law = "a request's as a case's; for two requests, the joint law of their blocks' bins within a round against the product";
+  summary.law =
+      "a request's as a case's; for two requests, the joint law of their blocks' bins within a "
+      "round against the product";
   summary.chi_square_level = pair_level;
   return summary;
 }
 
-ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options,
-                                           std::ostream& progress) {
-  return read_cases_and<CaseReader>(cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
-                                    [&](CaseReader& reader) { return run_verifier_command(reader, options, progress); });
+ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit,
+                                           const RunOptions& options, std::ostream& progress) {
+  return read_cases_and<CaseReader>(
+      cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
+      [&](CaseReader& reader) { return run_verifier_command(reader, options, progress); });
 }
 
-ModelReport run_model_conformance_verifier(const std::string& cases_path, const ModelEmitConfig& emit, const RunOptions& options,
+ModelReport run_model_conformance_verifier(const std::string& cases_path,
+                                           const ModelEmitConfig& emit, const RunOptions& options,
                                            std::ostream& progress) {
-  return read_cases_and<ModelCaseReader>(cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
-                                         [&](ModelCaseReader& reader) { return run_model_verifier_command(reader, options, progress); });
+  return read_cases_and<ModelCaseReader>(
+      cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
+      [&](ModelCaseReader& reader) {
+        return run_model_verifier_command(reader, options, progress);
+      });
 }
 
-BatchReport run_batch_conformance_verifier(const std::string& cases_path, const EmitConfig& emit, const RunOptions& options, std::ostream& progress) {
-  return read_cases_and<BatchCaseReader>(cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
-                                         [&](BatchCaseReader& reader) { return run_batch_verifier_command(reader, options, progress); });
+BatchReport run_batch_conformance_verifier(const std::string& cases_path, const EmitConfig& emit,
+                                           const RunOptions& options, std::ostream& progress) {
+  return read_cases_and<BatchCaseReader>(
+      cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
+      [&](BatchCaseReader& reader) {
+        return run_batch_verifier_command(reader, options, progress);
+      });
 }
 
 }  // namespace tev::conformance

@@ -15,15 +15,16 @@ namespace tev::conformance {
 struct EmitConfig {
   std::int32_t cases = 8;
   std::uint32_t seed = kDefaultSeed;
-  std::int32_t vocab = 16;          // V of the small-vocabulary cases (≥ 4: a star needs 4 children)
-  std::int32_t budget = 12;         // draft nodes per tree (a deep chain uses at least 6)
-  std::uint64_t samples = 100000;   // per case: a stdlib Python TEV answers all 8 in ~10 s
-  std::int32_t large_vocab = 50000; // V of the sparse-row case
+  std::int32_t vocab = 16;   // V of the small-vocabulary cases (≥ 4: a star needs 4 children)
+  std::int32_t budget = 12;  // draft nodes per tree (a deep chain uses at least 6)
+  std::uint64_t samples = 100000;    // per case: a stdlib Python TEV answers all 8 in ~10 s
+  std::int32_t large_vocab = 50000;  // V of the sparse-row case
   // The sparse-row case draws this many times `samples`: a worst-direction guarantee of TV 0.05
   // over its 50,000-token tails needs about 250,000 samples (~100,000 for the small-V cases).
   std::uint64_t large_vocab_sample_factor = 4;
-  bool engine_inputs = false;       // emit_engine_cases (format 3) instead of emit_cases
-  std::int32_t batch = 0;           // requests per batch case (format 5, emit_batch_cases); 0: cases one by one
+  bool engine_inputs = false;  // emit_engine_cases (format 3) instead of emit_cases
+  std::int32_t batch =
+      0;  // requests per batch case (format 5, emit_batch_cases); 0: cases one by one
 };
 
 // One JSON line per case, cycling through: random tree; DDTree-built; deep chain (depth ≥ 6);
@@ -33,9 +34,9 @@ struct EmitConfig {
 std::vector<std::string> emit_cases(const EmitConfig& config);
 
 struct ModelEmitConfig {
-  std::int32_t cases = 8;          // they cycle through the 8 recipes of emit_model_cases
-  std::uint64_t samples = 20000;   // per case: the stdlib Python example answers all 8 in ~10 s
-  bool engine_inputs = false;      // emit_engine_model_cases (format 4) instead of emit_model_cases
+  std::int32_t cases = 8;         // they cycle through the 8 recipes of emit_model_cases
+  std::uint64_t samples = 20000;  // per case: the stdlib Python example answers all 8 in ~10 s
+  bool engine_inputs = false;     // emit_engine_model_cases (format 4) instead of emit_model_cases
 };
 
 // Model cases (format_version 2) over V = 4 with drafting depth D = 2, one JSON line each, covering
@@ -74,11 +75,14 @@ inline constexpr double kMinFilterMargin = 1e-3;
 // has P(v)·TV(row, row without it) ≥ kBindingMass, P(v) the product of the processed rows along
 // v's path. Filters of a greedy case never bind (greedy ignores them).
 enum class Parameter { temperature, top_k, top_p, min_p, order, greedy };
-inline constexpr Parameter kParameters[] = {Parameter::temperature, Parameter::top_k, Parameter::top_p, Parameter::min_p, Parameter::order, Parameter::greedy};
+inline constexpr Parameter kParameters[] = {Parameter::temperature, Parameter::top_k,
+                                            Parameter::top_p,       Parameter::min_p,
+                                            Parameter::order,       Parameter::greedy};
 inline constexpr double kBindingMass = 0.01;
 std::string_view parameter_name(Parameter parameter);
 // Whether `parameter` binds on the tree with logit rows (tree.size(), V) under params.
-bool binds(const DraftTree& tree, std::span<const double> logits, const SamplingParams& params, Parameter parameter);
+bool binds(const DraftTree& tree, std::span<const double> logits, const SamplingParams& params,
+           Parameter parameter);
 
 // How many batches `emit --batch` writes unless told.
 inline constexpr std::int32_t kDefaultBatches = 2;

@@ -26,31 +26,38 @@ namespace {
 template <class CaseT, CaseT (*Parse)(std::string_view, const std::string&, const CaseLimits&)>
 std::deque<CaseT> read_back(const std::vector<std::string>& lines) {
   std::deque<CaseT> cases;
-  for (std::size_t k = 0; k < lines.size(); ++k) cases.push_back(Parse(lines[k], "emitted case " + std::to_string(k), {}));
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    cases.push_back(Parse(lines[k], "emitted case " + std::to_string(k), {}));
   return cases;
 }
 
-int arena_threads(int threads) { return threads > 0 ? threads : oneapi::tbb::task_arena::automatic; }
+int arena_threads(int threads) {
+  return threads > 0 ? threads : oneapi::tbb::task_arena::automatic;
+}
 
 // Every case's judges. fill(c, index, where, add_range) hands case `index`'s samples to add_range(first,
 // count, add_one), which adds samples first .. first + count − 1 in parallel, each thread to its
 // own judge of the case with add_one(judge, s) (sample s keyed by s alone, so the counts do not
 // depend on the threads); then the judges merge. `where` names the case in messages.
 template <class Judge, class CaseT, class Fill>
-std::vector<Judge> judge_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads, Fill&& fill) {
+std::vector<Judge> judge_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads,
+                               Fill&& fill) {
   std::vector<Judge> judges;
   oneapi::tbb::task_arena arena(arena_threads(threads));
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const CaseT& c = cases[k];
     const auto index = static_cast<std::uint32_t>(k);
-    oneapi::tbb::enumerable_thread_specific<Judge> per_thread([&] { return Judge(c, seed, index); });
+    oneapi::tbb::enumerable_thread_specific<Judge> per_thread(
+        [&] { return Judge(c, seed, index); });
     const auto add_range = [&](std::uint64_t first, std::uint64_t count, auto&& add_one) {
       arena.execute([&] {
-        oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(first, first + count, 256), [&](const auto& range) {
-          poll_interrupt();  // on the caller's thread: completing a large batch takes seconds
-          Judge& judge = per_thread.local();
-          for (std::uint64_t s = range.begin(); s != range.end(); ++s) add_one(judge, s);
-        });
+        oneapi::tbb::parallel_for(
+            oneapi::tbb::blocked_range<std::uint64_t>(first, first + count, 256),
+            [&](const auto& range) {
+              poll_interrupt();  // on the caller's thread: completing a large batch takes seconds
+              Judge& judge = per_thread.local();
+              for (std::uint64_t s = range.begin(); s != range.end(); ++s) add_one(judge, s);
+            });
       });
     };
     fill(c, index, "in-process verifier, case " + c.id, add_range);
@@ -63,69 +70,93 @@ std::vector<Judge> judge_cases(const std::deque<CaseT>& cases, std::uint32_t see
 // Every case's samples drawn one at a time: add(judge, case, site, where) draws the sample of
 // `site` and adds it.
 template <class Judge, class CaseT, class Add>
-std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads, Add&& add) {
-  return judge_cases<Judge>(cases, seed, threads, [&](const CaseT& c, std::uint32_t index, const std::string& where, const auto& add_range) {
-    add_range(0, c.samples, [&](Judge& judge, std::uint64_t s) { add(judge, c, DrawSite{seed, Stream::verifier, index, s}, where); });
-  });
+std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads,
+                                Add&& add) {
+  return judge_cases<Judge>(
+      cases, seed, threads,
+      [&](const CaseT& c, std::uint32_t index, const std::string& where, const auto& add_range) {
+        add_range(0, c.samples, [&](Judge& judge, std::uint64_t s) {
+          add(judge, c, DrawSite{seed, Stream::verifier, index, s}, where);
+        });
+      });
 }
 
 // The same with a batched verifier: fetch(case, first, count, first_site) answers one batch of a
 // case's samples (batches in order, one call each), whose blocks are then added by
 // add(judge, block, sample, where), each keyed by its own sample as sample_cases keys them.
 template <class Judge, class CaseT, class Fetch, class Add>
-std::vector<Judge> sample_cases_batched(const std::deque<CaseT>& cases, std::uint32_t seed, int threads, std::uint64_t batch, Fetch&& fetch,
+std::vector<Judge> sample_cases_batched(const std::deque<CaseT>& cases, std::uint32_t seed,
+                                        int threads, std::uint64_t batch, Fetch&& fetch,
                                         Add&& add) {
-  return judge_cases<Judge>(cases, seed, threads, [&](const CaseT& c, std::uint32_t index, const std::string& where, const auto& add_range) {
-    const std::uint64_t step = batch > 0 ? batch : std::max<std::uint64_t>(c.samples, 1);
-    for (std::uint64_t first = 0; first < c.samples; first += step) {
-      const std::uint64_t count = std::min(step, c.samples - first);
-      const std::vector<TokenBlock> blocks = fetch(c, first, count, DrawSite{seed, Stream::verifier, index, first});
-      if (blocks.size() != count) {
-        throw std::invalid_argument(where + ", samples " + std::to_string(first) + ".." + std::to_string(first + count - 1) + ": " +
-                                    std::to_string(blocks.size()) + " blocks for a batch of " + std::to_string(count));
-      }
-      add_range(first, count, [&](Judge& judge, std::uint64_t s) { add(judge, blocks[s - first], s, where); });
-    }
-  });
+  return judge_cases<Judge>(
+      cases, seed, threads,
+      [&](const CaseT& c, std::uint32_t index, const std::string& where, const auto& add_range) {
+        const std::uint64_t step = batch > 0 ? batch : std::max<std::uint64_t>(c.samples, 1);
+        for (std::uint64_t first = 0; first < c.samples; first += step) {
+          const std::uint64_t count = std::min(step, c.samples - first);
+          const std::vector<TokenBlock> blocks =
+              fetch(c, first, count, DrawSite{seed, Stream::verifier, index, first});
+          if (blocks.size() != count) {
+            throw std::invalid_argument(where + ", samples " + std::to_string(first) + ".." +
+                                        std::to_string(first + count - 1) + ": " +
+                                        std::to_string(blocks.size()) + " blocks for a batch of " +
+                                        std::to_string(count));
+          }
+          add_range(first, count, [&](Judge& judge, std::uint64_t s) {
+            add(judge, blocks[s - first], s, where);
+          });
+        }
+      });
 }
 
 // The χ² bins farthest from the reference law, each named by bin_name (a cell of its own or a
 // pooled tail) and observed against expected.
 template <class BinName>
-void append_deviations(std::ostringstream& out, std::span<const BinDeviation> deviations, BinName&& bin_name) {
+void append_deviations(std::ostringstream& out, std::span<const BinDeviation> deviations,
+                       BinName&& bin_name) {
   if (deviations.empty()) return;
   out << "  largest cell deviations, observed vs expected ((o - e)/sqrt(e)):\n";
   for (const BinDeviation& d : deviations) {
-    out << "    " << bin_name(d) << ": " << d.observed << " vs " << fixed(d.expected, 1)
-        << " (" << (d.expected > 0.0 ? fixed(d.residual, 1) : std::string("impossible")) << ")\n";
+    out << "    " << bin_name(d) << ": " << d.observed << " vs " << fixed(d.expected, 1) << " ("
+        << (d.expected > 0.0 ? fixed(d.residual, 1) : std::string("impossible")) << ")\n";
   }
 }
 
 // A χ² p for people: one that underflowed prints as the bound it is, not as 0 (a case with
 // impossible events has p = 0 by definition, and says so on its own line).
-std::string p_text(double p, std::uint64_t impossible) { return p > 0.0 || impossible > 0 ? num(p) : std::string("below the smallest double (underflow)"); }
+std::string p_text(double p, std::uint64_t impossible) {
+  return p > 0.0 || impossible > 0 ? num(p) : std::string("below the smallest double (underflow)");
+}
 
 // The first failing case spelled out: what it is, its tests at the verdict's level, and the χ²
 // bins farthest from the canonical law.
 void append_case(std::ostringstream& out, const CaseResult& r) {
   const judging::TreeEvidence& e = r.evidence;
-  out << "first failing case: " << r.id << " (" << r.label << "): " << verdict_text(r.decision.verdict) << "\n";
-  out << "  samples " << r.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
-  out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible) << "; Holm-adjusted p: exactness " << p_text(r.decision.exactness_p_holm, r.impossible)
+  out << "first failing case: " << r.id << " (" << r.label
+      << "): " << verdict_text(r.decision.verdict) << "\n";
+  out << "  samples " << r.samples << ", impossible " << r.impossible
+      << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
+  out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible)
+      << "; Holm-adjusted p: exactness " << p_text(r.decision.exactness_p_holm, r.impossible)
       << ", saturation " << num(r.decision.saturation_p_holm) << "\n";
-  out << "  E[L] " << fixed(e.mean_length, 4) << ", ceiling 1 + C_p " << fixed(e.ceiling, 4) << "\n";
-  out << "  power: detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level";
-  if (e.enumerated) out << "; exact TV of the verifier's law " << num(e.exact_tv) << " (enumeration)";
+  out << "  E[L] " << fixed(e.mean_length, 4) << ", ceiling 1 + C_p " << fixed(e.ceiling, 4)
+      << "\n";
+  out << "  power: detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)"))
+      << " with 99% power at its level";
+  if (e.enumerated)
+    out << "; exact TV of the verifier's law " << num(e.exact_tv) << " (enumeration)";
   if (!r.not_enumerated.empty()) out << "; " << r.not_enumerated;
   out << "\n";
-  if (!e.iid_tests.empty()) out << "  tests of independence: " << iid_tests_text(e.iid_tests) << "\n";
+  if (!e.iid_tests.empty())
+    out << "  tests of independence: " << iid_tests_text(e.iid_tests) << "\n";
   // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
   const std::size_t vocab = e.prefix.empty() ? 1 : e.completed_counts.size() / e.prefix.size();
   append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) {
     // A tail pools the cells of one exit node, or (group −1) the leftover tails of several.
     if (d.group < 0) return "global tail of " + std::to_string(d.cells) + " cells";
     const std::string node = "exit node " + std::to_string(d.group);
-    if (d.cell >= 0) return node + ", next token " + std::to_string(static_cast<std::size_t>(d.cell) % vocab);
+    if (d.cell >= 0)
+      return node + ", next token " + std::to_string(static_cast<std::size_t>(d.cell) % vocab);
     return node + ", tail of " + std::to_string(d.cells) + " cells";
   });
 }
@@ -141,7 +172,8 @@ std::span<const std::int64_t> json_path(const TokenBlock& block) {
 // A model case's cell is its H completed tokens as a base-V number, the first token highest.
 std::string sequence_name(std::int64_t cell, std::int32_t vocab, std::int32_t horizon) {
   std::vector<std::int64_t> tokens(static_cast<std::size_t>(horizon));
-  for (std::int32_t k = horizon - 1; k >= 0; --k, cell /= vocab) tokens[static_cast<std::size_t>(k)] = cell % vocab;
+  for (std::int32_t k = horizon - 1; k >= 0; --k, cell /= vocab)
+    tokens[static_cast<std::size_t>(k)] = cell % vocab;
   std::string name = "tokens";
   for (const std::int64_t t : tokens) name += " " + std::to_string(t);
   return name;
@@ -150,7 +182,8 @@ std::string sequence_name(std::int64_t cell, std::int32_t vocab, std::int32_t ho
 }  // namespace
 
 TreeCaseView view_of(const Case& c) {
-  if (c.format_version == kEngineFormatVersion) return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, {}, c.logits, c.sampling};
+  if (c.format_version == kEngineFormatVersion)
+    return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, {}, c.logits, c.sampling};
   return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, c.rows.data()};
 }
 
@@ -166,20 +199,26 @@ ModelCaseView view_of(const ModelCase& c) {
 
 namespace {
 
-std::span<const double> prefix_row(const drafts::LanguagePair& pair, const std::vector<double>& rows, std::span<const std::int32_t> prefix) {
+std::span<const double> prefix_row(const drafts::LanguagePair& pair,
+                                   const std::vector<double>& rows,
+                                   std::span<const std::int32_t> prefix) {
   const auto vocab = static_cast<std::size_t>(pair.vocab());
-  const std::size_t index = drafts::LanguagePair::prefix_count(pair.vocab(), static_cast<std::int32_t>(prefix.size())) + drafts::sequence_cell(prefix, pair.vocab());
+  const std::size_t index =
+      drafts::LanguagePair::prefix_count(pair.vocab(), static_cast<std::int32_t>(prefix.size())) +
+      drafts::sequence_cell(prefix, pair.vocab());
   return std::span<const double>(rows).subspan(index * vocab, vocab);
 }
 
 }  // namespace
 
 std::span<const double> ModelCaseView::p(std::span<const std::int32_t> prefix) const {
-  if (logits != nullptr) throw std::logic_error("an engine-shaped case gives p_logits and target_sampling, not p");
+  if (logits != nullptr)
+    throw std::logic_error("an engine-shaped case gives p_logits and target_sampling, not p");
   return pair->p(prefix);
 }
 std::span<const double> ModelCaseView::q(std::span<const std::int32_t> prefix) const {
-  if (logits != nullptr) throw std::logic_error("an engine-shaped case gives q_logits and drafter_sampling, not q");
+  if (logits != nullptr)
+    throw std::logic_error("an engine-shaped case gives q_logits and drafter_sampling, not q");
   return pair->q(prefix);
 }
 std::span<const double> ModelCaseView::p_logits(std::span<const std::int32_t> prefix) const {
@@ -198,17 +237,18 @@ std::vector<Case> tree_cases(const EmitConfig& config) {
 
 namespace detail {
 
-
 CountedBlock block_cell(const Case& c, const TokenBlock& block) {
-  return {resolve_block(c, json_path(block), block.bonus).cell, static_cast<double>(block.accepted.size()) + 1.0};
+  return {resolve_block(c, json_path(block), block.bonus).cell,
+          static_cast<double>(block.accepted.size()) + 1.0};
 }
 
 namespace {
 
 // The cases' judges into a report, with each case's exact law where `enumerate` is given (else
 // `no_enumeration` says why there is none).
-TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<CaseJudge>& judges, const EnumerateFn& enumerate,
-                            const CheckOptions& options, const std::string& no_enumeration) {
+TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<CaseJudge>& judges,
+                            const EnumerateFn& enumerate, const CheckOptions& options,
+                            const std::string& no_enumeration) {
   std::vector<std::optional<ExactOutcome>> exact(cases.size());
   std::vector<std::string> not_enumerated(cases.size());
   if (enumerate) {
@@ -220,28 +260,34 @@ TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<Cas
       }
     }
   }
-  TreeReport report = judge(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed}, enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
-  for (std::size_t k = 0; k < cases.size(); ++k) report.cases[k].not_enumerated = enumerate ? not_enumerated[k] : no_enumeration;
+  TreeReport report =
+      judge(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed},
+            enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
+  for (std::size_t k = 0; k < cases.size(); ++k)
+    report.cases[k].not_enumerated = enumerate ? not_enumerated[k] : no_enumeration;
   return report;
 }
 
-void add_tree_block(CaseJudge& judge, const TokenBlock& b, std::uint64_t sample, const std::string& where) {
+void add_tree_block(CaseJudge& judge, const TokenBlock& b, std::uint64_t sample,
+                    const std::string& where) {
   judge.add_sample(json_path(b), b.bonus, sample, where);
 }
 
-void add_model_block(ModelCaseJudge& judge, const TokenBlock& b, std::uint64_t sample, const std::string& where) {
+void add_model_block(ModelCaseJudge& judge, const TokenBlock& b, std::uint64_t sample,
+                     const std::string& where) {
   judge.add_sample(b.accepted, b.bonus, sample, where);
 }
 
-
 }  // namespace
 
-TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options) {
+TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate,
+                          const CheckOptions& options) {
   const std::deque<Case> cases = read_back<Case, parse_case>(emit_configured(options.cases));
-  const auto judges = sample_cases<CaseJudge>(cases, options.seed, options.threads,
-                                              [&](CaseJudge& judge, const Case& c, const DrawSite& site, const std::string& where) {
-                                                add_tree_block(judge, sample(c, view_of(c), site), site.sample, where);
-                                              });
+  const auto judges = sample_cases<CaseJudge>(
+      cases, options.seed, options.threads,
+      [&](CaseJudge& judge, const Case& c, const DrawSite& site, const std::string& where) {
+        add_tree_block(judge, sample(c, view_of(c), site), site.sample, where);
+      });
   return judge_tree_cases(cases, judges, enumerate, options, "a seeded verifier: no enumeration");
 }
 
@@ -261,24 +307,31 @@ ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheck
       read_back<ModelCase, parse_model_case>(emit_configured(options.cases));
   const auto judges = sample_cases<ModelCaseJudge>(
       cases, options.seed, options.threads,
-      [&](ModelCaseJudge& judge, const ModelCase& c, const DrawSite& site, const std::string& where) {
+      [&](ModelCaseJudge& judge, const ModelCase& c, const DrawSite& site,
+          const std::string& where) {
         Randomness randomness(site);
         detail::add_model_block(judge, verifier(view_of(c), randomness), site.sample, where);
       });
   return judge_models(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed});
 }
 
-TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options, std::uint64_t batch) {
+TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options,
+                                       std::uint64_t batch) {
   const std::deque<Case> cases = read_back<Case, parse_case>(emit_configured(options.cases));
   const auto judges = sample_cases_batched<CaseJudge>(
       cases, options.seed, options.threads, batch,
-      [&](const Case& c, std::uint64_t first, std::uint64_t count, const DrawSite& site) { return verifier(view_of(c), first, count, site); },
+      [&](const Case& c, std::uint64_t first, std::uint64_t count, const DrawSite& site) {
+        return verifier(view_of(c), first, count, site);
+      },
       detail::add_tree_block);
-  return detail::judge_tree_cases(cases, judges, nullptr, options, "a batched verifier: no enumeration");
+  return detail::judge_tree_cases(cases, judges, nullptr, options,
+                                  "a batched verifier: no enumeration");
 }
 
-ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const ModelCheckOptions& options, std::uint64_t batch) {
-  const std::deque<ModelCase> cases = read_back<ModelCase, parse_model_case>(emit_configured(options.cases));
+ModelReport check_model_verifier_batched(const ModelBatchFn& verifier,
+                                         const ModelCheckOptions& options, std::uint64_t batch) {
+  const std::deque<ModelCase> cases =
+      read_back<ModelCase, parse_model_case>(emit_configured(options.cases));
   const auto judges = sample_cases_batched<ModelCaseJudge>(
       cases, options.seed, options.threads, batch,
       [&](const ModelCase& c, std::uint64_t first, std::uint64_t count, const DrawSite& site) {
@@ -290,8 +343,9 @@ ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const Mod
 
 std::string describe(const TreeReport& report) {
   std::ostringstream out;
-  out << "overall: " << verdict_text(report.overall) << " (" << report.cases.size() << " cases, alpha " << num(report.policy.alpha)
-      << ": " << report.exactness_tests << " exactness and " << report.saturation_tests << " saturation tests, Holm)\n";
+  out << "overall: " << verdict_text(report.overall) << " (" << report.cases.size()
+      << " cases, alpha " << num(report.policy.alpha) << ": " << report.exactness_tests
+      << " exactness and " << report.saturation_tests << " saturation tests, Holm)\n";
   for (const CaseResult& r : report.cases) {
     if (r.id != report.first_failing) continue;
     append_case(out, r);
@@ -301,25 +355,34 @@ std::string describe(const TreeReport& report) {
 
 std::string describe(const ModelReport& report) {
   std::ostringstream out;
-  out << "overall: " << model_verdict_text(report.overall) << " (" << report.cases.size() << " model cases, alpha "
-      << num(report.policy.alpha) << ", " << report.exactness_tests << " exactness tests, Holm)\n";
+  out << "overall: " << model_verdict_text(report.overall) << " (" << report.cases.size()
+      << " model cases, alpha " << num(report.policy.alpha) << ", " << report.exactness_tests
+      << " exactness tests, Holm)\n";
   for (const ModelCaseResult& r : report.cases) {
     if (r.id != report.first_failing) continue;
     const judging::TreeEvidence& e = r.evidence;
-    out << "first failing case: " << r.id << " (" << r.label << "): " << model_verdict_text(r.decision.verdict) << "\n";
-    out << "  samples " << e.samples << ", impossible " << r.impossible << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
-    out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible) << ", Holm-adjusted p " << p_text(r.decision.exactness_p_holm, r.impossible) << "\n";
-    out << "  power: detects TV " << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)")) << " with 99% power at its level\n";
+    out << "first failing case: " << r.id << " (" << r.label
+        << "): " << model_verdict_text(r.decision.verdict) << "\n";
+    out << "  samples " << e.samples << ", impossible " << r.impossible
+        << (r.first_impossible.empty() ? "" : " (first: " + r.first_impossible + ")") << "\n";
+    out << "  chi-square p " << p_text(e.chi_square.p_value, r.impossible) << ", Holm-adjusted p "
+        << p_text(r.decision.exactness_p_holm, r.impossible) << "\n";
+    out << "  power: detects TV "
+        << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)"))
+        << " with 99% power at its level\n";
     append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) {
-      return d.cell >= 0 ? sequence_name(d.cell, r.vocab, r.horizon) : "tail of " + std::to_string(d.cells) + " sequences";
+      return d.cell >= 0 ? sequence_name(d.cell, r.vocab, r.horizon)
+                         : "tail of " + std::to_string(d.cells) + " sequences";
     });
   }
   return out.str();
 }
 
 BatchReport check_batch_verifier(const BatchRoundFn& verifier, const BatchCheckOptions& options) {
-  if (options.batches.batch < 1) throw std::invalid_argument("a batch check needs batches of at least one request");
-  const std::deque<BatchCase> batches = read_back<BatchCase, parse_batch_case>(emit_configured(options.batches));
+  if (options.batches.batch < 1)
+    throw std::invalid_argument("a batch check needs batches of at least one request");
+  const std::deque<BatchCase> batches =
+      read_back<BatchCase, parse_batch_case>(emit_configured(options.batches));
   std::vector<BatchJudge> judges;
   for (std::size_t i = 0; i < batches.size(); ++i) {
     const BatchCase& b = batches[i];
@@ -329,31 +392,42 @@ BatchReport check_batch_verifier(const BatchRoundFn& verifier, const BatchCheckO
     std::vector<RequestBlock> round(b.requests.size());
     for (std::uint64_t s = 0; s < b.samples; ++s) {
       const std::string where = "batch " + b.id + ", round " + std::to_string(s);
-      const std::vector<TokenBlock> blocks = verifier(b.id, views, DrawSite{options.seed, Stream::verifier, static_cast<std::uint32_t>(i), s});
+      const std::vector<TokenBlock> blocks = verifier(
+          b.id, views, DrawSite{options.seed, Stream::verifier, static_cast<std::uint32_t>(i), s});
       if (blocks.size() != views.size()) {
-        throw std::invalid_argument(where + ": " + std::to_string(blocks.size()) + " blocks for the batch's " + std::to_string(views.size()) + " requests");
+        throw std::invalid_argument(where + ": " + std::to_string(blocks.size()) +
+                                    " blocks for the batch's " + std::to_string(views.size()) +
+                                    " requests");
       }
-      for (std::size_t k = 0; k < blocks.size(); ++k) round[k] = {{blocks[k].accepted.begin(), blocks[k].accepted.end()}, blocks[k].bonus};
+      for (std::size_t k = 0; k < blocks.size(); ++k)
+        round[k] = {{blocks[k].accepted.begin(), blocks[k].accepted.end()}, blocks[k].bonus};
       judges.back().add_round(round, s, where);
     }
   }
-  return judge_batches(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed});
+  return judge_batches(judges,
+                       judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed});
 }
 
 std::string describe(const BatchReport& report) {
   std::ostringstream out;
-  out << "overall: " << verdict_text(report.overall) << " (" << report.requests.size() << " requests and " << report.pairs.size()
-      << " pairs of requests, alpha " << num(report.policy.alpha) << ": " << report.exactness_tests << " exactness and " << report.saturation_tests
-      << " saturation tests, Holm)\n";
+  out << "overall: " << verdict_text(report.overall) << " (" << report.requests.size()
+      << " requests and " << report.pairs.size() << " pairs of requests, alpha "
+      << num(report.policy.alpha) << ": " << report.exactness_tests << " exactness and "
+      << report.saturation_tests << " saturation tests, Holm)\n";
   for (const CaseResult& r : report.requests) {
     if (r.id == report.first_failing) append_case(out, r);
   }
   for (const PairResult& p : report.pairs) {
     if (p.id != report.first_failing) continue;
     out << "first failing pair: " << p.id << ": " << p.finding << "\n";
-    out << "  rounds " << p.evidence.samples << "; joint law of the two requests' completed exit nodes against the product of their exit laws: "
-        << "chi-square p " << num(p.evidence.chi_square.p_value) << ", Holm-adjusted p " << num(p.decision.exactness_p_holm) << "\n";
-    out << "  power: detects TV " << (p.evidence.detectable_tv ? num(*p.evidence.detectable_tv) : std::string("(none)")) << " with 99% power at its level\n";
+    out << "  rounds " << p.evidence.samples
+        << "; joint law of the two requests' completed exit nodes against the product of their "
+           "exit laws: "
+        << "chi-square p " << num(p.evidence.chi_square.p_value) << ", Holm-adjusted p "
+        << num(p.decision.exactness_p_holm) << "\n";
+    out << "  power: detects TV "
+        << (p.evidence.detectable_tv ? num(*p.evidence.detectable_tv) : std::string("(none)"))
+        << " with 99% power at its level\n";
   }
   return out.str();
 }

@@ -41,15 +41,17 @@ struct TreeCaseView {
   std::int32_t vocab = 0;
   std::span<const std::int32_t> parents;  // (N) parent of node i; −1 for the root
   std::span<const std::int32_t> tokens;   // (N) token of node i; −1 for the root
-  std::span<const double> probs;          // (N, V) target p(· | path to node i); sparse case rows arrive dense
+  std::span<const double>
+      probs;  // (N, V) target p(· | path to node i); sparse case rows arrive dense
   // Engine-shaped cases (format 3): the rows as logits, and what the verifier must apply to them
   // (core/sampling_params.hpp); probs is then empty.
-  std::span<const double> logits;         // (N, V)
+  std::span<const double> logits;  // (N, V)
   std::optional<SamplingParams> sampling;
 
   std::int32_t nodes() const { return static_cast<std::int32_t>(parents.size()); }
   std::span<const double> row(std::int32_t node) const {
-    return probs.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+    return probs.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab),
+                         static_cast<std::size_t>(vocab));
   }
 };
 
@@ -59,8 +61,8 @@ struct ModelCaseView {
   std::string_view id;
   std::string_view label;
   std::int32_t vocab = 0;
-  std::int32_t depth = 0;                 // D: at most D accepted tokens, then the bonus
-  std::optional<drafts::Drafting> drafting;       // the case's hint; the verifier may draft otherwise
+  std::int32_t depth = 0;                    // D: at most D accepted tokens, then the bonus
+  std::optional<drafts::Drafting> drafting;  // the case's hint; the verifier may draft otherwise
   const drafts::LanguagePair* pair = nullptr;
   // Engine-shaped cases (format 4): the rows as logits and the target's and the drafter's
   // parameters; p and q are then not given (the verifier processes the logits itself).
@@ -112,7 +114,9 @@ class Draws {
  public:
   Draws(Chooser& chooser, const DraftTree& tree) : chooser_(chooser), tree_(tree) {}
   std::size_t categorical(std::span<const double> weights) { return chooser_.categorical(weights); }
-  std::int32_t next_token(std::int32_t node, std::span<const double> weights) { return chooser_.next_token(tree_, node, weights); }
+  std::int32_t next_token(std::int32_t node, std::span<const double> weights) {
+    return chooser_.next_token(tree_, node, weights);
+  }
   // The chooser itself, for code written against core/choosers.hpp (tevsuite's own verifiers).
   Chooser& chooser() { return chooser_; }
 
@@ -134,9 +138,9 @@ DrawingVerifier<std::decay_t<F>> drawing(F&& f) {
 
 struct CheckOptions {
   EmitConfig cases{};  // which fixed-tree cases and samples per case: `conformance emit`'s defaults
-  double alpha = 1e-3;              // family-wise false-alarm level of the whole check
-  std::uint32_t seed = kDefaultSeed;    // the verifier's and the completions' randomness
-  int threads = 0;                  // 0: every hardware thread
+  double alpha = 1e-3;                // family-wise false-alarm level of the whole check
+  std::uint32_t seed = kDefaultSeed;  // the verifier's and the completions' randomness
+  int threads = 0;                    // 0: every hardware thread
 };
 
 struct ModelCheckOptions {
@@ -158,9 +162,11 @@ TreeReport check_tree_verifier(const TreeVerifier& verifier, const CheckOptions&
 // branch budget; CaseResult::not_enumerated says why where not). Sampling and enumeration must
 // both say exact.
 template <class F>
-TreeReport check_tree_verifier(const DrawingVerifier<F>& verifier, const CheckOptions& options = {});
+TreeReport check_tree_verifier(const DrawingVerifier<F>& verifier,
+                               const CheckOptions& options = {});
 // Samples a model-case verifier on every model case (marginal exactness; sampling only).
-ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options = {});
+ModelReport check_model_verifier(const ModelVerifier& verifier,
+                                 const ModelCheckOptions& options = {});
 
 // Batched verifiers: called once per `batch` samples of a case (0: all of them) with the batch's
 // first sample and size and the randomness of that first sample's site, they return one block per
@@ -168,10 +174,14 @@ ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheck
 // sample's randomness, in parallel: a run depends on the batch size (the verifier's seeds do),
 // not on the threads. Throws std::invalid_argument naming the case and samples on a batch of the
 // wrong size.
-using TreeBatchFn = std::function<std::vector<TokenBlock>(const TreeCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
-using ModelBatchFn = std::function<std::vector<TokenBlock>(const ModelCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
-TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options, std::uint64_t batch);
-ModelReport check_model_verifier_batched(const ModelBatchFn& verifier, const ModelCheckOptions& options, std::uint64_t batch);
+using TreeBatchFn = std::function<std::vector<TokenBlock>(
+    const TreeCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
+using ModelBatchFn = std::function<std::vector<TokenBlock>(
+    const ModelCaseView&, std::uint64_t first, std::uint64_t count, const DrawSite& first_site)>;
+TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options,
+                                       std::uint64_t batch);
+ModelReport check_model_verifier_batched(const ModelBatchFn& verifier,
+                                         const ModelCheckOptions& options, std::uint64_t batch);
 
 // The report in a few lines: the overall verdict; when not exact and saturated, the first failing
 // case spelled out (label, tree, p-values, detectable TV, exact TV) and its largest standardized
@@ -186,13 +196,15 @@ std::string describe(const ModelReport& report);
 // Rounds run in order, one batch after another. Throws std::invalid_argument naming the batch and
 // round on a wrong number of blocks.
 struct BatchCheckOptions {
-  EmitConfig batches{.cases = kDefaultBatches, .batch = 4};  // `conformance emit --batch 4`'s defaults
+  EmitConfig batches{.cases = kDefaultBatches,
+                     .batch = 4};  // `conformance emit --batch 4`'s defaults
   double alpha = 1e-3;
   std::uint32_t seed = kDefaultSeed;
 };
-using BatchRoundFn =
-    std::function<std::vector<TokenBlock>(std::string_view batch, std::span<const TreeCaseView> requests, const DrawSite& round)>;
-BatchReport check_batch_verifier(const BatchRoundFn& verifier, const BatchCheckOptions& options = {});
+using BatchRoundFn = std::function<std::vector<TokenBlock>(
+    std::string_view batch, std::span<const TreeCaseView> requests, const DrawSite& round)>;
+BatchReport check_batch_verifier(const BatchRoundFn& verifier,
+                                 const BatchCheckOptions& options = {});
 // The overall verdict and the first failing request (spelled out as a case) or pair.
 std::string describe(const BatchReport& report);
 
@@ -207,7 +219,8 @@ namespace detail {
 using SampleFn = std::function<TokenBlock(const Case&, const TreeCaseView&, const DrawSite&)>;
 // The exact law of one case (throws what enumerate_verifier throws).
 using EnumerateFn = std::function<ExactOutcome(const Case&, const TreeCaseView&)>;
-TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate, const CheckOptions& options);
+TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate,
+                          const CheckOptions& options);
 // The block as the enumeration counts it: its (exit node, bonus) cell (a bonus of zero target
 // probability included: the canonical law has 0 there), none when its path leaves the tree or its
 // bonus is outside the vocabulary.
@@ -216,7 +229,8 @@ CountedBlock block_cell(const Case& c, const TokenBlock& block);
 // A drawing verifier's exact law on one case, impossible blocks counted (throws what
 // enumerate_verifier throws).
 template <class F>
-ExactOutcome enumerate_drawing(const DrawingVerifier<F>& verifier, const Case& c, const TreeCaseView& view) {
+ExactOutcome enumerate_drawing(const DrawingVerifier<F>& verifier, const Case& c,
+                               const TreeCaseView& view) {
   return enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& chooser) {
     Draws<EnumeratingChooser> draws(chooser, c.tree);
     return block_cell(c, verifier.verify(view, draws));
@@ -231,7 +245,9 @@ TreeReport check_tree_verifier(const DrawingVerifier<F>& verifier, const CheckOp
     Draws<PhiloxChooser> draws(chooser, c.tree);
     return TokenBlock(verifier.verify(view, draws));
   };
-  const auto enumerate = [&](const Case& c, const TreeCaseView& view) { return detail::enumerate_drawing(verifier, c, view); };
+  const auto enumerate = [&](const Case& c, const TreeCaseView& view) {
+    return detail::enumerate_drawing(verifier, c, view);
+  };
   return detail::run_tree_check(sampled, enumerate, options);
 }
 

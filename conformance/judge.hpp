@@ -69,7 +69,8 @@ class CaseJudge {
   // The same for a block given as tokens (the in-process API, api/): `index` is the sample's index
   // within its case, which keys its completion draws; samples may come in any order. Returns the
   // completed block, none for an impossible one.
-  std::optional<Block> add_sample(std::span<const std::int64_t> path, std::int64_t bonus, std::uint64_t index, const std::string& where);
+  std::optional<Block> add_sample(std::span<const std::int64_t> path, std::int64_t bonus,
+                                  std::uint64_t index, const std::string& where);
   // Adds another judge's samples of the same case (a thread's share): counts add, and the first
   // impossible event kept is the one of the smaller sample index.
   void merge(const CaseJudge& other);
@@ -98,11 +99,13 @@ struct CaseResult {
   std::string id;
   std::string label;
   std::uint64_t samples = 0;
-  std::uint64_t impossible = 0;     // samples outside the tree or the vocabulary, or of zero target probability
+  std::uint64_t impossible =
+      0;  // samples outside the tree or the vocabulary, or of zero target probability
   std::string first_impossible;
-  judging::TreeEvidence evidence;            // χ², E[L], acceptance, detectable TV (tests empty when every sample was impossible)
-  judging::CaseVerdict decision;             // the verdict policy's answer for this case
-  std::string not_enumerated;       // with an exact-law enumerator (api/): why this case has none, if so
+  judging::TreeEvidence
+      evidence;  // χ², E[L], acceptance, detectable TV (tests empty when every sample was impossible)
+  judging::CaseVerdict decision;  // the verdict policy's answer for this case
+  std::string not_enumerated;  // with an exact-law enumerator (api/): why this case has none, if so
 };
 
 struct ConformanceReport {
@@ -128,19 +131,21 @@ std::string first_case_with(const Results& cases, judging::Verdict overall) {
 template <class Judge>
 void require_all_samples(const Judge& judge) {
   if (judge.lines() != judge.spec().samples) {
-    throw InputError("case " + judge.spec().id + ": " + std::to_string(judge.lines()) + " samples, the case asks for " +
-                     std::to_string(judge.spec().samples));
+    throw InputError("case " + judge.spec().id + ": " + std::to_string(judge.lines()) +
+                     " samples, the case asks for " + std::to_string(judge.spec().samples));
   }
 }
 
 // The verdict policy's answer on the cases' evidence (one per report case, in order), written into
 // the report: overall verdict, exactness tests, each case's decision, the first failing case.
 template <class Report>
-judging::SubjectVerdict decide_into(Report& report, std::span<const judging::TreeEvidence> evidence) {
+judging::SubjectVerdict decide_into(Report& report,
+                                    std::span<const judging::TreeEvidence> evidence) {
   const judging::SubjectVerdict decision = judging::decide(evidence, report.policy);
   report.overall = decision.verdict;
   report.exactness_tests = decision.exactness_tests;
-  for (std::size_t k = 0; k < report.cases.size(); ++k) report.cases[k].decision = decision.cases[k];
+  for (std::size_t k = 0; k < report.cases.size(); ++k)
+    report.cases[k].decision = decision.cases[k];
   report.first_failing = first_case_with(report.cases, report.overall);
   return decision;
 }
@@ -151,16 +156,19 @@ judging::SubjectVerdict decide_into(Report& report, std::span<const judging::Tre
 // judge must hold its case's full sample count (InputError otherwise).
 // `exact`, when given, holds per case the verifier's exact law (by enumeration, api/), or nothing
 // where enumeration did not apply; the verdict policy then holds sampling and enumeration alike.
-ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::VerdictPolicy& policy, std::span<const std::optional<ExactOutcome>> exact = {});
+ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::VerdictPolicy& policy,
+                        std::span<const std::optional<ExactOutcome>> exact = {});
 
 // One case's evidence before the policy decides: its identity test held to the level of member
 // `index` of an exactness family of `family` members (judge's cases, or a batch's requests and
 // pairs). InputError when the judge lacks samples.
 // What a fixed-tree case's sampling guarantees as member `index` of an exactness family of
 // `family`: the largest worst-direction TV of its identity test and its tests of independence.
-std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index);
+std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& policy,
+                                std::size_t family, std::size_t index);
 
-CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy, std::size_t family, std::size_t index,
+CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy,
+                       std::size_t family, std::size_t index,
                        const std::optional<ExactOutcome>& exact = std::nullopt);
 
 }  // namespace tev::conformance

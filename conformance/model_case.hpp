@@ -38,36 +38,46 @@ struct ModelCase {
   std::string id;
   std::string label;
   std::uint64_t samples = 0;
-  std::int32_t depth = 0;            // D: a block holds at most D accepted tokens and the bonus
-  std::optional<drafts::Drafting> drafting;  // the case's hint (depth D); the verifier may draft otherwise
-  drafts::LanguagePair pair;                 // p and q for every prefix of length ≤ D; horizon H = D + 1 (format 4: processed)
+  std::int32_t depth = 0;  // D: a block holds at most D accepted tokens and the bonus
+  std::optional<drafts::Drafting>
+      drafting;  // the case's hint (depth D); the verifier may draft otherwise
+  drafts::LanguagePair
+      pair;  // p and q for every prefix of length ≤ D; horizon H = D + 1 (format 4: processed)
   std::int64_t format_version = kModelFormatVersion;
-  SamplingParams target_sampling;    // format 4: what p's rows were processed by
-  SamplingParams drafter_sampling;   // format 4: what q's rows were processed by
-  ModelLogits logits;                // format 4; empty otherwise
+  SamplingParams target_sampling;   // format 4: what p's rows were processed by
+  SamplingParams drafter_sampling;  // format 4: what q's rows were processed by
+  ModelLogits logits;               // format 4; empty otherwise
 };
 
 // What a model case holds while judged: p and q rows (2 · prefixes · V) and the H-token law with
 // its counts (2 · V^H). The same cell limits as fixed-tree cases apply to it.
 std::int64_t model_cells(std::int64_t vocab, std::int64_t depth, std::int64_t limit);
-inline std::int64_t held_cells(const ModelCase& c) { return model_cells(c.pair.vocab(), c.depth, kMaxHeldCells); }
+inline std::int64_t held_cells(const ModelCase& c) {
+  return model_cells(c.pair.vocab(), c.depth, kMaxHeldCells);
+}
 
 // Parses one model-case line; `where` prefixes every message. Refuses a missing, repeated or too
 // long prefix, rows off 1, tokens outside the vocabulary, and a case over limits.cells before its
 // rows are allocated.
-ModelCase parse_model_case(std::string_view line, const std::string& where, const CaseLimits& limits = {});
+ModelCase parse_model_case(std::string_view line, const std::string& where,
+                           const CaseLimits& limits = {});
 using ModelCaseReader = BasicCaseReader<ModelCase, parse_model_case>;
 
 // The drafting policies' names in the hint: chain, independent-chains, iid, without-replacement, top-k.
 std::string_view policy_name(drafts::DraftPolicy policy);
 
 // Writes a model case as one JSON line, rows dense, in the pair's prefix order.
-std::string write_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair,
-                             const std::optional<drafts::Drafting>& drafting, std::uint64_t samples);
+std::string write_model_case(const std::string& id, const std::string& label,
+                             const drafts::LanguagePair& pair,
+                             const std::optional<drafts::Drafting>& drafting,
+                             std::uint64_t samples);
 // Writes a format-4 case: p's and q's logit rows (pair.prefixes(), V) in the pair's prefix order,
 // and the target's and the drafter's sampling parameters (pair gives the depth, V and prefixes).
-std::string write_engine_model_case(const std::string& id, const std::string& label, const drafts::LanguagePair& pair, const std::optional<drafts::Drafting>& drafting,
-                                    std::span<const double> p_logits, std::span<const double> q_logits, const SamplingParams& target,
+std::string write_engine_model_case(const std::string& id, const std::string& label,
+                                    const drafts::LanguagePair& pair,
+                                    const std::optional<drafts::Drafting>& drafting,
+                                    std::span<const double> p_logits,
+                                    std::span<const double> q_logits, const SamplingParams& target,
                                     const SamplingParams& drafter, std::uint64_t samples);
 
 // The format_version of a cases file's first case (1, 3: fixed trees; 2, 4: model cases; 5: batches).

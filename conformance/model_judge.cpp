@@ -14,37 +14,45 @@ using nlohmann::json;
 
 // Pool by the first H − 1 tokens, as check --drafts sampled does.
 std::vector<std::int32_t> prefix_groups(const drafts::LanguagePair& pair, std::size_t cells) {
-  return node_groups(static_cast<std::int32_t>(cells / static_cast<std::size_t>(pair.vocab())), pair.vocab());
+  return node_groups(static_cast<std::int32_t>(cells / static_cast<std::size_t>(pair.vocab())),
+                     pair.vocab());
 }
 
 // The diagnostic tree: depth ≤ D, the accepted path on it, every drafted token of positive q.
-void check_tree(const json& tree_j, const ModelCase& c, const std::vector<Token>& accepted, const std::string& where) {
+void check_tree(const json& tree_j, const ModelCase& c, const std::vector<Token>& accepted,
+                const std::string& where) {
   if (!tree_j.is_object()) fail(where, "\"tree\" must be an object {\"parents\", \"tokens\"}");
   const json& parents_j = field(tree_j, "parents", where + " tree");
   const json& tokens_j = field(tree_j, "tokens", where + " tree");
-  if (!parents_j.is_array() || !tokens_j.is_array() || parents_j.size() != tokens_j.size() || parents_j.empty() ||
-      static_cast<std::int64_t>(parents_j.size()) > kMaxNodes) {
-    fail(where, "tree: parents and tokens must be arrays of one entry per node (1 to " + std::to_string(kMaxNodes) + ")");
+  if (!parents_j.is_array() || !tokens_j.is_array() || parents_j.size() != tokens_j.size() ||
+      parents_j.empty() || static_cast<std::int64_t>(parents_j.size()) > kMaxNodes) {
+    fail(where, "tree: parents and tokens must be arrays of one entry per node (1 to " +
+                    std::to_string(kMaxNodes) + ")");
   }
   const BuiltTree built = read_tree(parents_j, tokens_j, c.pair.vocab(), where + " tree");
   const DraftTree& tree = built.tree;
-  if (tree.max_depth() > c.depth) fail(where, "tree: drafted to depth " + std::to_string(tree.max_depth()) + ", deeper than the case's D = " + std::to_string(c.depth));
+  if (tree.max_depth() > c.depth)
+    fail(where, "tree: drafted to depth " + std::to_string(tree.max_depth()) +
+                    ", deeper than the case's D = " + std::to_string(c.depth));
   NodeId v = 0;
   for (std::size_t k = 0; k < accepted.size(); ++k) {
     v = tree.child_with_token(v, accepted[k]);
-    if (v == kNoNode) fail(where, "tree: accepted token " + std::to_string(accepted[k]) + " at position " + std::to_string(k) + " is not a drafted child there");
+    if (v == kNoNode)
+      fail(where, "tree: accepted token " + std::to_string(accepted[k]) + " at position " +
+                      std::to_string(k) + " is not a drafted child there");
   }
   for (NodeId u = 1; u < tree.size(); ++u) {
     const std::vector<Token> prefix = tree.path_tokens(tree.parent[u]);
     if (!(c.pair.q(prefix)[static_cast<std::size_t>(tree.token[u])] > 0.0)) {
-      fail(where, "tree: drafted token " + std::to_string(tree.token[u]) + " after prefix " + json(prefix).dump() +
-                      " has q = 0 there: the drafter cannot draw it");
+      fail(where, "tree: drafted token " + std::to_string(tree.token[u]) + " after prefix " +
+                      json(prefix).dump() + " has q = 0 there: the drafter cannot draw it");
     }
   }
 }
 }  // namespace
 
-ModelCaseJudge::ModelCaseJudge(const ModelCase& c, std::uint32_t completion_seed, std::uint32_t case_index)
+ModelCaseJudge::ModelCaseJudge(const ModelCase& c, std::uint32_t completion_seed,
+                               std::uint32_t case_index)
     : case_(&c),
       seed_(completion_seed),
       case_index_(case_index),
@@ -58,15 +66,18 @@ void ModelCaseJudge::add_line(std::string_view line, const std::string& where) {
     fail(where, "a sample must be an object with \"case_id\", \"accepted\" and \"bonus\"");
   }
   if (!j["case_id"].is_string() || j["case_id"].get<std::string>() != case_->id) {
-    fail(where, "sample for case " + j["case_id"].dump() + " where case \"" + case_->id + "\" was expected");
+    fail(where, "sample for case " + j["case_id"].dump() + " where case \"" + case_->id +
+                    "\" was expected");
   }
   const json& accepted_j = j["accepted"];
   if (!accepted_j.is_array()) fail(where, "\"accepted\" must be an array of tokens");
   const std::int64_t vocab = case_->pair.vocab();
-  if (static_cast<std::int64_t>(accepted_j.size()) > case_->depth) fail(where, too_deep(accepted_j.size()));
+  if (static_cast<std::int64_t>(accepted_j.size()) > case_->depth)
+    fail(where, too_deep(accepted_j.size()));
   std::vector<Token> accepted;
   for (std::size_t k = 0; k < accepted_j.size(); ++k) {
-    accepted.push_back(static_cast<Token>(integer(accepted_j[k], 0, vocab - 1, where, "accepted[" + std::to_string(k) + "]")));
+    accepted.push_back(static_cast<Token>(
+        integer(accepted_j[k], 0, vocab - 1, where, "accepted[" + std::to_string(k) + "]")));
   }
   const auto bonus = static_cast<Token>(integer(j["bonus"], 0, vocab - 1, where, "bonus"));
   if (j.contains("tree")) {
@@ -79,16 +90,21 @@ void ModelCaseJudge::add_line(std::string_view line, const std::string& where) {
 
 std::string ModelCaseJudge::too_deep(std::size_t accepted) const {
   return "a block of " + std::to_string(accepted + 1) + " tokens (" + std::to_string(accepted) +
-         " accepted and the bonus) is deeper than the case's D = " + std::to_string(case_->depth) + " allows (at most D + 1 tokens)";
+         " accepted and the bonus) is deeper than the case's D = " + std::to_string(case_->depth) +
+         " allows (at most D + 1 tokens)";
 }
 
-void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, std::uint64_t index, const std::string& where) {
-  if (static_cast<std::int64_t>(accepted.size()) > case_->depth) fail(where, too_deep(accepted.size()));
+void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, std::uint64_t index,
+                                const std::string& where) {
+  if (static_cast<std::int64_t>(accepted.size()) > case_->depth)
+    fail(where, too_deep(accepted.size()));
   const Token vocab = case_->pair.vocab();
   std::vector<Token> tokens(accepted.begin(), accepted.end());
   tokens.push_back(bonus);
   for (const Token t : tokens) {
-    if (t < 0 || t >= vocab) fail(where, "token " + std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+    if (t < 0 || t >= vocab)
+      fail(where, "token " + std::to_string(t) + " is outside the vocabulary [0, " +
+                      std::to_string(vocab) + ")");
   }
   ++lines_;
   length_sum_ += tokens.size();
@@ -98,7 +114,10 @@ void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, st
   ++counts_[cell];
   if (!(reference_[cell] > 0.0)) {
     impossible_.record(index, where, [&] {
-      return "the block " + json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(accepted.size() + 1))).dump() +
+      return "the block " +
+             json(std::vector<Token>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(
+                                                                          accepted.size() + 1)))
+                 .dump() +
              " has zero probability under p";
     });
   }
@@ -116,13 +135,17 @@ void ModelCaseJudge::merge(const ModelCaseJudge& other) {
 
 std::string model_verdict_text(judging::Verdict v) {
   switch (v) {
-    case judging::Verdict::not_exact: return "not exact";
-    case judging::Verdict::inconclusive: return "inconclusive";
-    default: return "exact (marginally)";
+    case judging::Verdict::not_exact:
+      return "not exact";
+    case judging::Verdict::inconclusive:
+      return "inconclusive";
+    default:
+      return "exact (marginally)";
   }
 }
 
-ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const judging::VerdictPolicy& policy) {
+ModelReport judge_models(const std::vector<ModelCaseJudge>& judges,
+                         const judging::VerdictPolicy& policy) {
   ModelReport report;
   report.policy = policy;
   const double level = report.policy.identity_level(judges.size(), false);
@@ -141,16 +164,24 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const judgin
     r.impossible = judge.impossible();
     r.first_impossible = judge.first_impossible();
     r.trees = judge.trees();
-    r.mean_tree_nodes = judge.trees() ? static_cast<double>(judge.tree_nodes()) / static_cast<double>(judge.trees()) : 0.0;
+    r.mean_tree_nodes =
+        judge.trees() ? static_cast<double>(judge.tree_nodes()) / static_cast<double>(judge.trees())
+                      : 0.0;
     // Only the exactness evidence: no tree, so no ceiling, acceptance or saturation tests.
     judging::TreeEvidence& e = r.evidence;
     e.samples = judge.lines();
-    e.chi_square = identity_test(judge.counts(), reference, groups, report.policy.identity_test_level(judges.size(), evidence.size(), false),
-                                 judging::kReportedDeviations, &e.largest_deviations);
+    e.chi_square =
+        identity_test(judge.counts(), reference, groups,
+                      report.policy.identity_test_level(judges.size(), evidence.size(), false),
+                      judging::kReportedDeviations, &e.largest_deviations);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
-    e.detectable_tv = judging::detectable_tv(reference, groups, c.samples, level, report.policy.required_power);
+    e.detectable_tv =
+        judging::detectable_tv(reference, groups, c.samples, level, report.policy.required_power);
     if (c.drafting && reference.size() <= kMaxReferenceCells) {
-      r.reference_mean_length = judging::enumerate_marginal(c.pair, {drafts::exact_verifier_for(c.drafting->policy), *c.drafting}).mean_length;
+      r.reference_mean_length =
+          judging::enumerate_marginal(c.pair,
+                                      {drafts::exact_verifier_for(c.drafting->policy), *c.drafting})
+              .mean_length;
     }
     evidence.push_back(e);
     report.cases.push_back(std::move(r));

@@ -35,14 +35,17 @@ class ModelCaseJudge {
   void add_line(std::string_view line, const std::string& where);
   // The same for a block given as tokens (the in-process API, api/), without a diagnostic tree:
   // `index` is the sample's index within its case, which keys its completion draws.
-  void add_sample(std::span<const Token> accepted, Token bonus, std::uint64_t index, const std::string& where);
+  void add_sample(std::span<const Token> accepted, Token bonus, std::uint64_t index,
+                  const std::string& where);
   // Adds another judge's samples of the same case (a thread's share); the first impossible event
   // kept is the one of the smaller sample index.
   void merge(const ModelCaseJudge& other);
 
   const ModelCase& spec() const { return *case_; }
-  const std::vector<std::uint64_t>& counts() const { return counts_; }  // (V^H) completed blocks per cell
-  const std::vector<double>& reference() const { return reference_; }   // (V^H) p's H-token law
+  const std::vector<std::uint64_t>& counts() const {
+    return counts_;
+  }  // (V^H) completed blocks per cell
+  const std::vector<double>& reference() const { return reference_; }  // (V^H) p's H-token law
   std::uint64_t lines() const { return lines_; }
   std::uint64_t length_sum() const { return length_sum_; }  // Σ emitted tokens, before completion
   std::uint64_t impossible() const { return impossible_.count(); }
@@ -51,7 +54,8 @@ class ModelCaseJudge {
   std::uint64_t tree_nodes() const { return tree_nodes_; }  // Σ drafted nodes over those trees
 
  private:
-  std::string too_deep(std::size_t accepted) const;  // the message for a block of more than D + 1 tokens
+  std::string too_deep(
+      std::size_t accepted) const;  // the message for a block of more than D + 1 tokens
 
   const ModelCase* case_;
   std::uint32_t seed_;
@@ -69,14 +73,14 @@ class ModelCaseJudge {
 struct ModelCaseResult {
   std::string id;
   std::string label;
-  std::string drafting;      // the hint's label, or "" without one
-  std::int32_t vocab = 0;    // V and the horizon H = D + 1: a χ² cell is H tokens as a base-V number
+  std::string drafting;    // the hint's label, or "" without one
+  std::int32_t vocab = 0;  // V and the horizon H = D + 1: a χ² cell is H tokens as a base-V number
   std::int32_t horizon = 0;
   std::uint64_t impossible = 0;
   std::string first_impossible;
   std::uint64_t trees = 0;
-  double mean_tree_nodes = 0.0;  // drafted nodes per reported tree (descriptive)
-  judging::TreeEvidence evidence;     // samples, χ², mean_length (descriptive), detectable_tv
+  double mean_tree_nodes = 0.0;    // drafted nodes per reported tree (descriptive)
+  judging::TreeEvidence evidence;  // samples, χ², mean_length (descriptive), detectable_tv
   // Exact E[L] of the suite's own verifier for the hint (exact_verifier_for), by enumeration, where
   // the case has a hint and V^H ≤ kMaxReferenceCells: what a standard implementation emits, to set
   // beside mean_length (descriptive: the outside verifier may verify otherwise and stay exact).
@@ -86,7 +90,8 @@ struct ModelCaseResult {
 
 struct ModelReport {
   std::vector<ModelCaseResult> cases;
-  judging::Verdict overall = judging::Verdict::exact_saturated;  // exact_saturated reads "exact (marginally)" here
+  judging::Verdict overall =
+      judging::Verdict::exact_saturated;  // exact_saturated reads "exact (marginally)" here
   std::string first_failing;
   judging::VerdictPolicy policy;
   std::size_t exactness_tests = 0;
@@ -98,6 +103,7 @@ std::string model_verdict_text(judging::Verdict v);
 // The outside verifier is one subject of the verdict policy at family level alpha: one χ² per case
 // in the exactness family (α/2, Holm); a case whose χ² cannot detect the policy's TV at its
 // Bonferroni level is "inconclusive". Every judge must hold its case's full sample count.
-ModelReport judge_models(const std::vector<ModelCaseJudge>& judges, const judging::VerdictPolicy& policy);
+ModelReport judge_models(const std::vector<ModelCaseJudge>& judges,
+                         const judging::VerdictPolicy& policy);
 
 }  // namespace tev::conformance

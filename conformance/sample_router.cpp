@@ -18,7 +18,8 @@ std::ifstream open_input(const std::string& path) {
 }
 
 template <class Format>
-typename Format::Report judge_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
+typename Format::Report judge_files(const std::string& cases_path, const std::string& samples_path,
+                                    std::uint32_t completion_seed,
                                     const judging::VerdictPolicy& policy) {
   std::ifstream cases_in = open_input(cases_path);
   typename Format::Reader reader(cases_in, cases_path);
@@ -33,21 +34,26 @@ typename Format::Report judge_files(const std::string& cases_path, const std::st
 std::optional<std::string> sample_case_id(std::string_view line, const std::string& where) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) return std::nullopt;
   json j = parse_sample_line(line, where);
-  if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string()) throw InputError(where + ": a sample needs a string \"case_id\"");
+  if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string())
+    throw InputError(where + ": a sample needs a string \"case_id\"");
   return j["case_id"].get<std::string>();
 }
 
-ConformanceReport judge_conformance_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
+ConformanceReport judge_conformance_files(const std::string& cases_path,
+                                          const std::string& samples_path,
+                                          std::uint32_t completion_seed,
                                           const judging::VerdictPolicy& policy) {
   return judge_files<FixedTreeCases>(cases_path, samples_path, completion_seed, policy);
 }
 
-ModelReport judge_model_case_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
+ModelReport judge_model_case_files(const std::string& cases_path, const std::string& samples_path,
+                                   std::uint32_t completion_seed,
                                    const judging::VerdictPolicy& policy) {
   return judge_files<ModelCases>(cases_path, samples_path, completion_seed, policy);
 }
 
-BatchReport judge_batch_case_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
+BatchReport judge_batch_case_files(const std::string& cases_path, const std::string& samples_path,
+                                   std::uint32_t completion_seed,
                                    const judging::VerdictPolicy& policy) {
   return judge_files<BatchCases>(cases_path, samples_path, completion_seed, policy);
 }

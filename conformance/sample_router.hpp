@@ -24,19 +24,25 @@ struct FixedTreeCases {
   using Reader = CaseReader;
   using Judge = CaseJudge;
   using Report = ConformanceReport;
-  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) { return judge(judges, policy); }
+  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) {
+    return judge(judges, policy);
+  }
 };
 struct ModelCases {
   using Reader = ModelCaseReader;
   using Judge = ModelCaseJudge;
   using Report = ModelReport;
-  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) { return judge_models(judges, policy); }
+  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) {
+    return judge_models(judges, policy);
+  }
 };
 struct BatchCases {
   using Reader = BatchCaseReader;
   using Judge = BatchJudge;
   using Report = BatchReport;
-  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) { return judge_batches(judges, policy); }
+  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) {
+    return judge_batches(judges, policy);
+  }
 };
 
 // The case_id of a sample line, or nothing for a blank line; InputError (naming `where`) when the
@@ -49,11 +55,13 @@ class BasicSampleRouter {
   // Reads every case (the reader refuses a case_id used twice and keeps them within its
   // held-cells limit): each stays alive until the judgement, with a judge whose completion stream
   // is keyed by completion_seed and the case's index.
-  BasicSampleRouter(typename Format::Reader& cases, std::uint32_t completion_seed) : cases_source_(cases.source()) {
+  BasicSampleRouter(typename Format::Reader& cases, std::uint32_t completion_seed)
+      : cases_source_(cases.source()) {
     while (auto c = cases.next()) {
       cases_.push_back(std::move(*c));
       index_[cases_.back().id] = judges_.size();
-      judges_.emplace_back(cases_.back(), completion_seed, static_cast<std::uint32_t>(judges_.size()));
+      judges_.emplace_back(cases_.back(), completion_seed,
+                           static_cast<std::uint32_t>(judges_.size()));
     }
   }
   BasicSampleRouter(const BasicSampleRouter&) = delete;
@@ -66,7 +74,8 @@ class BasicSampleRouter {
     const std::optional<std::string> id = sample_case_id(line, where);
     if (!id) return;
     const auto it = index_.find(*id);
-    if (it == index_.end()) throw InputError(where + ": no case \"" + *id + "\" in " + cases_source_);
+    if (it == index_.end())
+      throw InputError(where + ": no case \"" + *id + "\" in " + cases_source_);
     judges_[it->second].add_line(line, where);
   }
   // Every line of a samples stream, each no longer than kMaxSampleLineBytes.
@@ -79,11 +88,14 @@ class BasicSampleRouter {
     }
   }
   // The verdicts under the policy; InputError when a case lacks samples.
-  typename Format::Report judge(const judging::VerdictPolicy& policy) const { return Format::judge_all(judges_, policy); }
+  typename Format::Report judge(const judging::VerdictPolicy& policy) const {
+    return Format::judge_all(judges_, policy);
+  }
 
  private:
   std::string cases_source_;
-  std::deque<typename decltype(std::declval<typename Format::Reader&>().next())::value_type> cases_;  // a deque: the judges keep pointers to their cases
+  std::deque<typename decltype(std::declval<typename Format::Reader&>().next())::value_type>
+      cases_;  // a deque: the judges keep pointers to their cases
   std::vector<typename Format::Judge> judges_;
   std::map<std::string, std::size_t, std::less<>> index_;  // case_id → judge
 };
@@ -92,11 +104,15 @@ using ModelSampleRouter = BasicSampleRouter<ModelCases>;
 using BatchSampleRouter = BasicSampleRouter<BatchCases>;
 
 // The cases file and the samples file judged together (InputError names file:line on bad input).
-ConformanceReport judge_conformance_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
+ConformanceReport judge_conformance_files(const std::string& cases_path,
+                                          const std::string& samples_path,
+                                          std::uint32_t completion_seed,
                                           const judging::VerdictPolicy& policy);
-ModelReport judge_model_case_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
+ModelReport judge_model_case_files(const std::string& cases_path, const std::string& samples_path,
+                                   std::uint32_t completion_seed,
                                    const judging::VerdictPolicy& policy);
-BatchReport judge_batch_case_files(const std::string& cases_path, const std::string& samples_path, std::uint32_t completion_seed,
+BatchReport judge_batch_case_files(const std::string& cases_path, const std::string& samples_path,
+                                   std::uint32_t completion_seed,
                                    const judging::VerdictPolicy& policy);
 
 }  // namespace tev::conformance

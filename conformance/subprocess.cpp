@@ -17,7 +17,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 int milliseconds_left(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left > 0 ? static_cast<int>(left) : 0;
 }
 
@@ -30,7 +31,8 @@ VerifierProcess::VerifierProcess(const std::string& command) {
   // A verifier that dies mid-write must give us EPIPE, not kill this process.
   std::signal(SIGPIPE, SIG_IGN);
   int in[2], out[2];
-  if (pipe(in) != 0 || pipe(out) != 0) throw VerifierFailure(std::string("cannot create pipes: ") + std::strerror(errno));
+  if (pipe(in) != 0 || pipe(out) != 0)
+    throw VerifierFailure(std::string("cannot create pipes: ") + std::strerror(errno));
   pid_ = fork();
   if (pid_ < 0) throw VerifierFailure(std::string("cannot fork: ") + std::strerror(errno));
   if (pid_ == 0) {
@@ -64,7 +66,8 @@ VerifierProcess::~VerifierProcess() {
 }
 
 // One poll round: read what is readable, write what fits. False when nothing could happen in time.
-bool VerifierProcess::pump(int poll_timeout_ms, bool want_write, const std::string& data, std::size_t& written) {
+bool VerifierProcess::pump(int poll_timeout_ms, bool want_write, const std::string& data,
+                           std::size_t& written) {
   pollfd fds[2] = {{from_child_, POLLIN, 0}, {to_child_, POLLOUT, 0}};
   const nfds_t count = want_write ? 2 : 1;
   if (output_closed_) fds[0].fd = -1;
@@ -82,7 +85,8 @@ bool VerifierProcess::pump(int poll_timeout_ms, bool want_write, const std::stri
   }
   if (want_write && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
     const ssize_t n = write(to_child_, data.data() + written, data.size() - written);
-    if (n < 0 && errno != EAGAIN) throw VerifierFailure("the verifier stopped reading its input (" + status() + ")");
+    if (n < 0 && errno != EAGAIN)
+      throw VerifierFailure("the verifier stopped reading its input (" + status() + ")");
     if (n > 0) written += static_cast<std::size_t>(n);
   }
   return true;
@@ -94,7 +98,8 @@ void VerifierProcess::send(const std::string& data, double timeout_seconds) {
   while (written < data.size()) {
     const std::size_t before = written + buffer_.size();
     if (!pump(milliseconds_left(deadline), true, data, written)) {
-      throw VerifierFailure("the verifier did not read its input for " + std::to_string(timeout_seconds) + " s (hung?)");
+      throw VerifierFailure("the verifier did not read its input for " +
+                            std::to_string(timeout_seconds) + " s (hung?)");
     }
     if (written + buffer_.size() != before) deadline = deadline_after(timeout_seconds);
   }
@@ -110,12 +115,16 @@ std::string VerifierProcess::read_line(double timeout_seconds) {
       buffer_.erase(0, newline + 1);
       return line;
     }
-    if (output_closed_) throw VerifierFailure("the verifier closed its output early (" + status() + ")");
+    if (output_closed_)
+      throw VerifierFailure("the verifier closed its output early (" + status() + ")");
     if (buffer_.size() > kMaxSampleLineBytes) {
-      throw VerifierFailure("the verifier printed a line longer than " + std::to_string(kMaxSampleLineBytes) + " bytes (kMaxSampleLineBytes)");
+      throw VerifierFailure("the verifier printed a line longer than " +
+                            std::to_string(kMaxSampleLineBytes) + " bytes (kMaxSampleLineBytes)");
     }
     if (!pump(milliseconds_left(deadline), false, {}, ignored)) {
-      throw VerifierFailure("no output from the verifier for " + std::to_string(static_cast<int>(timeout_seconds)) + " s (hung? " + status() + ")");
+      throw VerifierFailure("no output from the verifier for " +
+                            std::to_string(static_cast<int>(timeout_seconds)) + " s (hung? " +
+                            status() + ")");
     }
   }
 }
@@ -146,31 +155,39 @@ std::string VerifierProcess::status() {
     }
   }
   if (exit_status_ < 0) return "still running";
-  if (WIFEXITED(exit_status_)) return "exited with status " + std::to_string(WEXITSTATUS(exit_status_));
-  if (WIFSIGNALED(exit_status_)) return "killed by signal " + std::to_string(WTERMSIG(exit_status_)) + " (" + strsignal(WTERMSIG(exit_status_)) + ")";
+  if (WIFEXITED(exit_status_))
+    return "exited with status " + std::to_string(WEXITSTATUS(exit_status_));
+  if (WIFSIGNALED(exit_status_))
+    return "killed by signal " + std::to_string(WTERMSIG(exit_status_)) + " (" +
+           strsignal(WTERMSIG(exit_status_)) + ")";
   return "ended";
 }
 
 namespace {
 // Streams each case of `cases` to the verifier and feeds its sample lines to the case's Judge.
 template <class Reader, class Judge, class JudgeAll>
-auto stream_cases(Reader& cases, const RunOptions& options, std::ostream& progress, JudgeAll judge_all) {
+auto stream_cases(Reader& cases, const RunOptions& options, std::ostream& progress,
+                  JudgeAll judge_all) {
   VerifierProcess process(options.command);
-  std::deque<typename decltype(cases.next())::value_type> held;  // a deque: the judges keep pointers to their cases
+  std::deque<typename decltype(cases.next())::value_type>
+      held;  // a deque: the judges keep pointers to their cases
   std::vector<Judge> judges;
   while (auto next = cases.next()) {
     const auto& c = held.emplace_back(std::move(*next));
     judges.emplace_back(c, options.seed, static_cast<std::uint32_t>(judges.size()));
-    progress << "case " << c.id << " (" << judges.size() << "): " << c.samples << " samples ..." << std::flush;
+    progress << "case " << c.id << " (" << judges.size() << "): " << c.samples << " samples ..."
+             << std::flush;
     const auto start = Clock::now();
     try {
       process.send(cases.line() + "\n", options.timeout_seconds);
       for (std::uint64_t s = 0; s < c.samples; ++s) {
         const std::string line = process.read_line(options.timeout_seconds);
-        judges.back().add_line(line, "verifier output, case " + c.id + " sample " + std::to_string(s + 1));
+        judges.back().add_line(
+            line, "verifier output, case " + c.id + " sample " + std::to_string(s + 1));
       }
     } catch (const InputError& e) {
-      throw VerifierFailure(std::string("the verifier printed something that is not a valid sample: ") + e.what());
+      throw VerifierFailure(
+          std::string("the verifier printed something that is not a valid sample: ") + e.what());
     } catch (const VerifierFailure& e) {
       throw VerifierFailure("case " + c.id + ": " + e.what());
     }
@@ -178,21 +195,30 @@ auto stream_cases(Reader& cases, const RunOptions& options, std::ostream& progre
   }
   const std::string rest = process.finish(options.timeout_seconds);
   if (rest.find_first_not_of(" \t\r\n") != std::string::npos) {
-    throw VerifierFailure("the verifier printed more lines than the cases asked for, starting with: " + rest.substr(0, 200));
+    throw VerifierFailure(
+        "the verifier printed more lines than the cases asked for, starting with: " +
+        rest.substr(0, 200));
   }
   return judge_all(judges, options.policy);
 }
 }  // namespace
 
-ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress) {
-  return stream_cases<CaseReader, CaseJudge>(cases, options, progress, [](const std::vector<CaseJudge>& judges, const judging::VerdictPolicy& policy) { return judge(judges, policy); });
+ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options,
+                                       std::ostream& progress) {
+  return stream_cases<CaseReader, CaseJudge>(
+      cases, options, progress,
+      [](const std::vector<CaseJudge>& judges, const judging::VerdictPolicy& policy) {
+        return judge(judges, policy);
+      });
 }
 
-ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions& options, std::ostream& progress) {
+ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions& options,
+                                       std::ostream& progress) {
   return stream_cases<ModelCaseReader, ModelCaseJudge>(cases, options, progress, judge_models);
 }
 
-BatchReport run_batch_verifier_command(BatchCaseReader& cases, const RunOptions& options, std::ostream& progress) {
+BatchReport run_batch_verifier_command(BatchCaseReader& cases, const RunOptions& options,
+                                       std::ostream& progress) {
   return stream_cases<BatchCaseReader, BatchJudge>(cases, options, progress, judge_batches);
 }
 

@@ -52,18 +52,21 @@ class VerifierProcess {
 
 struct RunOptions {
   std::string command;
-  double timeout_seconds = 60.0;  // longest wait for the verifier's next line
+  double timeout_seconds = 60.0;      // longest wait for the verifier's next line
   std::uint32_t seed = kDefaultSeed;  // completion stream
-  judging::VerdictPolicy policy;           // α, the detectable TV and the power the verdicts are held to
+  judging::VerdictPolicy policy;  // α, the detectable TV and the power the verdicts are held to
 };
 
 // Reads the cases one at a time, sends each one's line and reads exactly its `samples` sample lines
 // back before reading the next. The judge needs every case at the end, so each case's tree, rows
 // and counts stay (the reader keeps them within kMaxHeldCells); its text and JSON do not.
-ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options, std::ostream& progress);
+ConformanceReport run_verifier_command(CaseReader& cases, const RunOptions& options,
+                                       std::ostream& progress);
 // The same for model cases: the verifier drafts and verifies each sample itself.
-ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions& options, std::ostream& progress);
+ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions& options,
+                                       std::ostream& progress);
 // The same for batch cases: `samples` round lines per batch, each one block per request.
-BatchReport run_batch_verifier_command(BatchCaseReader& cases, const RunOptions& options, std::ostream& progress);
+BatchReport run_batch_verifier_command(BatchCaseReader& cases, const RunOptions& options,
+                                       std::ostream& progress);
 
 }  // namespace tev::conformance

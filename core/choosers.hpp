@@ -35,7 +35,8 @@ class PreparedResults {
     using Result = decltype(compute());
     if (position_ == results_.size()) results_.emplace_back(compute());
     const Result* kept = std::any_cast<Result>(&results_[position_++]);
-    if (kept == nullptr) throw std::logic_error("verifier is not a deterministic function of its choices");
+    if (kept == nullptr)
+      throw std::logic_error("verifier is not a deterministic function of its choices");
     return *kept;
   }
   // Another run on the same inputs: the same calls get the kept results.
@@ -52,7 +53,8 @@ class PreparedResults {
 
 class PhiloxChooser {
  public:
-  explicit PhiloxChooser(const DrawSite& site, DrawLayout layout = DrawLayout::one_per_block) : draws_(site, layout) {}
+  explicit PhiloxChooser(const DrawSite& site, DrawLayout layout = DrawLayout::one_per_block)
+      : draws_(site, layout) {}
   // Starts another sample's draw sequence in the same layout, keeping the scratch buffer.
   void restart(const DrawSite& site) {
     draws_ = DrawCounter(site, draws_.layout());
@@ -69,7 +71,8 @@ class PhiloxChooser {
     const auto n = static_cast<std::int32_t>(weights.size());
     cumulative_.resize(weights.size());
     cumulate(weights.data(), n, cumulative_.data());
-    if (n == 0 || !(cumulative_.back() > 0.0)) throw std::logic_error("categorical draw over zero total weight");
+    if (n == 0 || !(cumulative_.back() > 0.0))
+      throw std::logic_error("categorical draw over zero total weight");
     return static_cast<std::size_t>(pick_cumulative(cumulative_.data(), n, draws_.next()));
   }
 
@@ -112,10 +115,12 @@ inline constexpr std::size_t kEnumerationBranchBudget = std::size_t{1} << 16;
 // ends with bonus a at `node`, with probability (the branch's probability) · weights[a] / total.
 struct Lump {
   NodeId node = kNoNode;
-  Token representative = kNoToken;  // the token the run was replayed with: the first one of the lump
-  std::span<const double> weights;  // (V) the draw's weights with node's drafted child tokens zeroed
-  double total = 0.0;               // compensated total of the draw's weights, children included
-  double mass = 0.0;                // Σ weights / total: the lump's share of the draw
+  Token representative =
+      kNoToken;  // the token the run was replayed with: the first one of the lump
+  std::span<const double>
+      weights;         // (V) the draw's weights with node's drafted child tokens zeroed
+  double total = 0.0;  // compensated total of the draw's weights, children included
+  double mass = 0.0;   // Σ weights / total: the lump's share of the draw
 };
 
 // One leaf of an enumeration: the probability of its choices, and the lump when its last draw was
@@ -130,10 +135,13 @@ struct Branch {
 // node's draw exists only on the runs that reach it.
 class EnumeratingChooser {
  public:
-  explicit EnumeratingChooser(TokenDraws token_draws = TokenDraws::lumped, std::size_t max_branches = kEnumerationBranchBudget)
+  explicit EnumeratingChooser(TokenDraws token_draws = TokenDraws::lumped,
+                              std::size_t max_branches = kEnumerationBranchBudget)
       : token_draws_(token_draws), max_branches_(max_branches) {}
 
-  std::size_t categorical(std::span<const double> weights) { return draw(weights, nullptr, kNoNode); }
+  std::size_t categorical(std::span<const double> weights) {
+    return draw(weights, nullptr, kNoNode);
+  }
 
   Token next_token(const DraftTree& tree, NodeId v, std::span<const double> weights) {
     return static_cast<Token>(draw(weights, &tree, v));
@@ -143,7 +151,8 @@ class EnumeratingChooser {
   // k-th call's result is kept from the first run for all the others.
   template <class Compute>
   const auto& prepare(Compute&& compute) {
-    if (position_ != 0) throw std::logic_error("prepare called after a draw: its result could depend on the choices");
+    if (position_ != 0)
+      throw std::logic_error("prepare called after a draw: its result could depend on the choices");
     return prepared_.get(compute);
   }
 
@@ -164,7 +173,8 @@ class EnumeratingChooser {
 
   // Moves to the next branch; false when every branch has been visited.
   bool advance() {
-    if (position_ != trail_.size()) throw std::logic_error("verifier is not a deterministic function of its choices");
+    if (position_ != trail_.size())
+      throw std::logic_error("verifier is not a deterministic function of its choices");
     position_ = 0;
     prepared_.rewind();
     lumped_run_ = false;
@@ -178,13 +188,15 @@ class EnumeratingChooser {
 
  private:
   struct Choice {
-    std::size_t size = 0;  // outcomes the draw was over: a replay must draw over as many, at the same node
+    std::size_t size =
+        0;  // outcomes the draw was over: a replay must draw over as many, at the same node
     NodeId node = kNoNode;
-    double total = 0.0;    // compensated total of the draw's weights
-    std::vector<std::pair<std::size_t, double>> outcomes;  // (index, weight) of each branch but the lump
-    std::vector<double> lump_weights;                      // (V) what lump.weights views; empty without a lump
-    Lump lump;                                             // set only when lumped()
-    std::size_t at = 0;                                    // the branch this run takes
+    double total = 0.0;  // compensated total of the draw's weights
+    std::vector<std::pair<std::size_t, double>>
+        outcomes;                      // (index, weight) of each branch but the lump
+    std::vector<double> lump_weights;  // (V) what lump.weights views; empty without a lump
+    Lump lump;                         // set only when lumped()
+    std::size_t at = 0;                // the branch this run takes
 
     bool lumped() const { return !lump_weights.empty(); }
     std::size_t branch_count() const { return outcomes.size() + (lumped() ? 1 : 0); }
@@ -192,13 +204,17 @@ class EnumeratingChooser {
   };
 
   std::size_t draw(std::span<const double> weights, const DraftTree* tree, NodeId v) {
-    if (lumped_run_) throw LumpingRefused("the verifier drew again after a token that ends the walk (a non-child outcome of next_token)");
+    if (lumped_run_)
+      throw LumpingRefused(
+          "the verifier drew again after a token that ends the walk (a non-child outcome of "
+          "next_token)");
     if (position_ == trail_.size()) {
       trail_.push_back(new_choice(weights, tree, v));
       branches_ += trail_.back().branch_count() - 1;
       if (branches_ > max_branches_) {
-        throw EnumerationBudgetExceeded("exact enumeration needs more than " + std::to_string(max_branches_) + " branches" +
-                                        (token_draws_ == TokenDraws::per_token ? " when it branches once per token" : ""));
+        throw EnumerationBudgetExceeded(
+            "exact enumeration needs more than " + std::to_string(max_branches_) + " branches" +
+            (token_draws_ == TokenDraws::per_token ? " when it branches once per token" : ""));
       }
     } else if (trail_[position_].size != weights.size() || trail_[position_].node != v) {
       throw std::logic_error("verifier is not a deterministic function of its choices");
@@ -232,7 +248,8 @@ class EnumeratingChooser {
     for (std::size_t a = 0; a < rest.size(); ++a) {
       if (rest[a] > 0.0) {
         c.lump_weights = std::move(rest);
-        c.lump = {v, static_cast<Token>(a), c.lump_weights, c.total, compensated_total(c.lump_weights) / c.total};
+        c.lump = {v, static_cast<Token>(a), c.lump_weights, c.total,
+                  compensated_total(c.lump_weights) / c.total};
         break;
       }
     }
@@ -251,7 +268,8 @@ class EnumeratingChooser {
 // Calls visit(outcome, branch) once per branch of run(chooser); the probabilities, lumps'
 // shares included, sum to 1. Returns the number of runs.
 template <class Run, class Visit>
-std::size_t enumerate_outcomes(Run&& run, Visit&& visit, EnumeratingChooser chooser = EnumeratingChooser()) {
+std::size_t enumerate_outcomes(Run&& run, Visit&& visit,
+                               EnumeratingChooser chooser = EnumeratingChooser()) {
   do {
     const auto outcome = run(chooser);
     visit(outcome, chooser.branch());

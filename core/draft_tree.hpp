@@ -12,13 +12,14 @@ namespace tev {
 // A finite prefix-closed draft tree in level (BFS) order: the root is node 0, nodes of one depth
 // are contiguous, and so are the children of each node.
 struct DraftTree {
-  std::vector<NodeId> parent;             // (N) parent of each node; kNoNode for the root
-  std::vector<Token> token;               // (N) drafted token on the edge into each node; kNoToken for the root
+  std::vector<NodeId> parent;  // (N) parent of each node; kNoNode for the root
+  std::vector<Token> token;  // (N) drafted token on the edge into each node; kNoToken for the root
   std::vector<std::int32_t> depth;        // (N) accepted draft tokens on the path to the node
   std::vector<NodeId> first_child;        // (N) first child; only meaningful where child_count > 0
   std::vector<std::int32_t> child_count;  // (N) number of children
-  std::vector<NodeId> level_offset;       // (max_depth + 2) depth d holds nodes [level_offset[d], level_offset[d + 1])
-  std::int32_t vocab = 0;                 // tokens are in [0, vocab)
+  std::vector<NodeId>
+      level_offset;  // (max_depth + 2) depth d holds nodes [level_offset[d], level_offset[d + 1])
+  std::int32_t vocab = 0;  // tokens are in [0, vocab)
 
   NodeId size() const { return static_cast<NodeId>(parent.size()); }
   bool is_leaf(NodeId v) const { return child_count[v] == 0; }

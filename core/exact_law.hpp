@@ -24,12 +24,14 @@ struct EnumerationConfig {
 };
 
 struct ExactOutcome {
-  std::vector<double> completed;        // (N, V) exact law of (exit node, next token) after completion
-  double mean_length = 0.0;             // E[L] of the blocks the verifier itself returns
+  std::vector<double> completed;  // (N, V) exact law of (exit node, next token) after completion
+  double mean_length = 0.0;       // E[L] of the blocks the verifier itself returns
   double completion_probability = 0.0;  // P(bonus is a drafted child's token)
-  TokenDraws token_draws = TokenDraws::lumped;  // per_token when the verifier's token draws could not be lumped
-  std::size_t branches = 0;                     // runs of the verifier the enumeration took
-  double off_cells = 0.0;  // P(the verifier returns a block on no (exit node, token) cell); `completed` holds the rest
+  TokenDraws token_draws =
+      TokenDraws::lumped;    // per_token when the verifier's token draws could not be lumped
+  std::size_t branches = 0;  // runs of the verifier the enumeration took
+  double off_cells =
+      0.0;  // P(the verifier returns a block on no (exit node, token) cell); `completed` holds the rest
 };
 
 // What one run of a verifier returned, as the enumeration counts it: its cell, or none for a block
@@ -47,8 +49,8 @@ inline double exact_tv(const ExactOutcome& exact, std::span<const double> canoni
 namespace detail {
 
 template <class Verify>
-ExactOutcome enumerate_with(const DraftTree& tree, const TargetRows& rows, Verify& verify, TokenDraws token_draws,
-                            std::size_t max_branches) {
+ExactOutcome enumerate_with(const DraftTree& tree, const TargetRows& rows, Verify& verify,
+                            TokenDraws token_draws, std::size_t max_branches) {
   ExactOutcome out;
   out.token_draws = token_draws;
   const auto vocab = static_cast<std::size_t>(tree.vocab);
@@ -61,7 +63,8 @@ ExactOutcome enumerate_with(const DraftTree& tree, const TargetRows& rows, Verif
   out.branches = enumerate_outcomes(
       [&](EnumeratingChooser& chooser) {
         CountedBlock b;
-        if constexpr (std::is_same_v<std::invoke_result_t<Verify&, EnumeratingChooser&>, CountedBlock>) {
+        if constexpr (std::is_same_v<std::invoke_result_t<Verify&, EnumeratingChooser&>,
+                                     CountedBlock>) {
           b = verify(chooser);
         } else {
           const Block returned = verify(chooser);
@@ -73,7 +76,9 @@ ExactOutcome enumerate_with(const DraftTree& tree, const TargetRows& rows, Verif
       [&](const Outcome& o, const Branch& branch) {
         if (!o.completed) {
           // An off-cell block under a lump says nothing of the lump's other tokens.
-          if (branch.lump != nullptr) throw LumpingRefused("the verifier returned a block on no cell after a lumped token draw");
+          if (branch.lump != nullptr)
+            throw LumpingRefused(
+                "the verifier returned a block on no cell after a lumped token draw");
           off_cells.add(branch.probability);
           length.add(branch.probability * o.returned.length);
           return;
@@ -81,16 +86,19 @@ ExactOutcome enumerate_with(const DraftTree& tree, const TargetRows& rows, Verif
         const Block completed = *o.completed;
         double probability = branch.probability;
         if (branch.lump == nullptr) {
-          out.completed[static_cast<std::size_t>(completed.exit) * vocab + static_cast<std::size_t>(completed.bonus)] += probability;
+          out.completed[static_cast<std::size_t>(completed.exit) * vocab +
+                        static_cast<std::size_t>(completed.bonus)] += probability;
         } else {
           // Every token of the lump ends the run as the representative did: same exit, same
           // returned exit, completed or not alike.
           const Lump& lump = *branch.lump;
           if (!(completed == Block{lump.node, lump.representative})) {
-            throw LumpingRefused("the verifier did not return its lumped token as the bonus at that node");
+            throw LumpingRefused(
+                "the verifier did not return its lumped token as the bonus at that node");
           }
           double* cells = out.completed.data() + static_cast<std::size_t>(lump.node) * vocab;
-          for (std::size_t a = 0; a < vocab; ++a) cells[a] += probability * (lump.weights[a] / lump.total);
+          for (std::size_t a = 0; a < vocab; ++a)
+            cells[a] += probability * (lump.weights[a] / lump.total);
           probability *= lump.mass;
         }
         length.add(probability * o.returned.length);
@@ -111,7 +119,8 @@ ExactOutcome enumerate_with(const DraftTree& tree, const TargetRows& rows, Verif
 // (ExactOutcome::token_draws says so), within the branch budget. Throws EnumerationBudgetExceeded
 // when the enumeration needs more branches than that.
 template <class Verify>
-ExactOutcome enumerate_verifier(const DraftTree& tree, const TargetRows& rows, Verify&& verify, EnumerationConfig config = {}) {
+ExactOutcome enumerate_verifier(const DraftTree& tree, const TargetRows& rows, Verify&& verify,
+                                EnumerationConfig config = {}) {
   if (config.token_draws == TokenDraws::lumped) {
     try {
       return detail::enumerate_with(tree, rows, verify, TokenDraws::lumped, config.max_branches);
@@ -122,9 +131,12 @@ ExactOutcome enumerate_verifier(const DraftTree& tree, const TargetRows& rows, V
   return detail::enumerate_with(tree, rows, verify, TokenDraws::per_token, config.max_branches);
 }
 
-inline ExactOutcome enumerate_verifier(VerifierId id, const DraftTree& tree, const TargetRows& rows, EnumerationConfig config = {}) {
+inline ExactOutcome enumerate_verifier(VerifierId id, const DraftTree& tree, const TargetRows& rows,
+                                       EnumerationConfig config = {}) {
   try {
-    return enumerate_verifier(tree, rows, [&](EnumeratingChooser& chooser) { return run_verifier(id, tree, rows, chooser); }, config);
+    return enumerate_verifier(
+        tree, rows,
+        [&](EnumeratingChooser& chooser) { return run_verifier(id, tree, rows, chooser); }, config);
   } catch (const EnumerationBudgetExceeded& e) {
     throw EnumerationBudgetExceeded(std::string(verifier_info(id).name) + ": " + e.what());
   }

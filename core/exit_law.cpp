@@ -50,7 +50,8 @@ LengthLaw length_law(const DraftTree& tree, const ExitLaw& law) {
   LengthLaw l;
   l.mass.assign(static_cast<std::size_t>(tree.max_depth()) + 1, 0.0);
   for (std::size_t d = 0; d < l.mass.size(); ++d) l.lengths.push_back(static_cast<double>(d) + 1.0);
-  for (NodeId v = 0; v < tree.size(); ++v) l.mass[static_cast<std::size_t>(tree.depth[v])] += law.exit[static_cast<std::size_t>(v)];
+  for (NodeId v = 0; v < tree.size(); ++v)
+    l.mass[static_cast<std::size_t>(tree.depth[v])] += law.exit[static_cast<std::size_t>(v)];
   return l;
 }
 

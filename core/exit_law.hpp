@@ -14,11 +14,12 @@ void masked_row(const DraftTree& tree, const TargetRows& rows, NodeId v, std::sp
 // The canonical exit law of a fixed tree (paper, Lemma 1 and eq. 6), computed level by level.
 struct ExitLaw {
   std::vector<double> prefix;  // (N) P(v): probability that the target continuation reaches v
-  std::vector<double> rho;     // (N) ρ(v): target mass at v not covered by v's children, summed directly
-  std::vector<double> exit;    // (N) w(v) = P(v) ρ(v)
-  double coverage = 0.0;             // C_p as Σ_{u ≠ root} P(u)
-  double coverage_by_depth = 0.0;    // C_p as Σ_v w(v) depth(v)
-  double length_variance = 0.0;      // Var L under the law: Σ w(v)(depth+1)² − (1 + C_p)²
+  std::vector<double>
+      rho;  // (N) ρ(v): target mass at v not covered by v's children, summed directly
+  std::vector<double> exit;        // (N) w(v) = P(v) ρ(v)
+  double coverage = 0.0;           // C_p as Σ_{u ≠ root} P(u)
+  double coverage_by_depth = 0.0;  // C_p as Σ_v w(v) depth(v)
+  double length_variance = 0.0;    // Var L under the law: Σ w(v)(depth+1)² − (1 + C_p)²
 
   double ceiling() const { return 1.0 + coverage; }  // E[L] of a saturated verifier
 

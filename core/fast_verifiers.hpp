@@ -23,17 +23,19 @@ struct TreeTablesView {
   const std::int32_t* child_of_token = nullptr;  // (N, V) child reached from v by token a, or -1
   const double* exit_cum = nullptr;              // (N) cumulative w(v) in level order
   const double* row_cum = nullptr;               // (N, V) cumulative p_v
-  const double* residual_cum = nullptr;          // (N, V) cumulative p_v with v's child tokens zeroed
-  const std::int32_t* walk_offset = nullptr;     // (N + 1) start of node v's entries in walk_cum
-  const double* walk_cum = nullptr;              // (2N − 1) per node: cumulative {p_v(x_u) per child, ρ(v)}
-  const std::int32_t* test_child = nullptr;      // (N − 1) sequential residual: child tested k-th at v, slot first_child[v] − 1 + k
-  const double* test_cum = nullptr;              // (N − 1, 2) per slot: cumulative {g(x), g elsewhere}
-  const double* final_residual_cum = nullptr;    // (N, V) cumulative residual after every child of v is rejected
-  std::int32_t exit_buckets = 1;                 // guide size for exit_cum
-  std::int32_t row_buckets = 1;                  // guide size per row table
-  const std::int32_t* exit_guide = nullptr;      // (exit_buckets) guide table of exit_cum
-  const std::int32_t* row_guide = nullptr;       // (N, row_buckets) guide tables of row_cum
-  const std::int32_t* residual_guide = nullptr;  // (N, row_buckets) of residual_cum
+  const double* residual_cum = nullptr;       // (N, V) cumulative p_v with v's child tokens zeroed
+  const std::int32_t* walk_offset = nullptr;  // (N + 1) start of node v's entries in walk_cum
+  const double* walk_cum = nullptr;  // (2N − 1) per node: cumulative {p_v(x_u) per child, ρ(v)}
+  const std::int32_t* test_child =
+      nullptr;  // (N − 1) sequential residual: child tested k-th at v, slot first_child[v] − 1 + k
+  const double* test_cum = nullptr;  // (N − 1, 2) per slot: cumulative {g(x), g elsewhere}
+  const double* final_residual_cum =
+      nullptr;                    // (N, V) cumulative residual after every child of v is rejected
+  std::int32_t exit_buckets = 1;  // guide size for exit_cum
+  std::int32_t row_buckets = 1;   // guide size per row table
+  const std::int32_t* exit_guide = nullptr;            // (exit_buckets) guide table of exit_cum
+  const std::int32_t* row_guide = nullptr;             // (N, row_buckets) guide tables of row_cum
+  const std::int32_t* residual_guide = nullptr;        // (N, row_buckets) of residual_cum
   const std::int32_t* final_residual_guide = nullptr;  // (N, row_buckets) of final_residual_cum
 
   TEV_HD std::size_t row_offset(NodeId v) const {
@@ -58,14 +60,18 @@ TEV_HD inline Block tree_exit_verify_fast(const TreeTablesView& t, DrawCounter& 
 // do not, so within a phase their table loads overlap instead of waiting in line. out[i] is
 // tree_exit_verify_fast's block for the sample whose verifier-stream block 0 is
 // block0_words[4i .. 4i + 3] ((count, 4): draw 0 from words 0–1, draw 1 from words 2–3).
-TEV_HD inline void tree_exit_verify_batch(const TreeTablesView& t, const std::uint32_t* block0_words, std::size_t count, Block* out) {
+TEV_HD inline void tree_exit_verify_batch(const TreeTablesView& t,
+                                          const std::uint32_t* block0_words, std::size_t count,
+                                          Block* out) {
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint32_t* w = block0_words + 4 * i;
-    out[i].exit = pick_guided(t.exit_cum, t.nodes, t.exit_guide, t.exit_buckets, uniform_from(w[0], w[1]));
+    out[i].exit =
+        pick_guided(t.exit_cum, t.nodes, t.exit_guide, t.exit_buckets, uniform_from(w[0], w[1]));
   }
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint32_t* w = block0_words + 4 * i;
-    out[i].bonus = t.pick_row(t.residual_cum, t.residual_guide, out[i].exit, uniform_from(w[2], w[3]));
+    out[i].bonus =
+        t.pick_row(t.residual_cum, t.residual_guide, out[i].exit, uniform_from(w[2], w[3]));
   }
 }
 
@@ -84,7 +90,8 @@ TEV_HD inline Block pathwise_walk_fast(const TreeTablesView& t, DrawCounter& dra
   for (;;) {
     const std::int32_t children = t.child_count[v];
     if (children == 0) return {v, t.pick_row(t.row_cum, t.row_guide, v, draws.next())};
-    const std::int32_t k = pick_cumulative(t.walk_cum + t.walk_offset[v], children + 1, draws.next());
+    const std::int32_t k =
+        pick_cumulative(t.walk_cum + t.walk_offset[v], children + 1, draws.next());
     if (k == children) return {v, t.pick_row(t.residual_cum, t.residual_guide, v, draws.next())};
     v = t.first_child[v] + k;
   }
@@ -115,11 +122,16 @@ enum class FastPath { none, tree_exit, predraw, sequential_residual, pathwise_wa
 // (device code cannot throw: callers check first).
 TEV_HD inline Block run_fast_path(FastPath path, const TreeTablesView& t, DrawCounter& draws) {
   switch (path) {
-    case FastPath::tree_exit: return tree_exit_verify_fast(t, draws);
-    case FastPath::predraw: return predraw_and_follow_fast(t, draws);
-    case FastPath::sequential_residual: return sequential_residual_fast(t, draws);
-    case FastPath::pathwise_walk: return pathwise_walk_fast(t, draws);
-    case FastPath::none: break;
+    case FastPath::tree_exit:
+      return tree_exit_verify_fast(t, draws);
+    case FastPath::predraw:
+      return predraw_and_follow_fast(t, draws);
+    case FastPath::sequential_residual:
+      return sequential_residual_fast(t, draws);
+    case FastPath::pathwise_walk:
+      return pathwise_walk_fast(t, draws);
+    case FastPath::none:
+      break;
   }
   return {kNoNode, kNoToken};
 }
@@ -134,7 +146,8 @@ TEV_HD inline NodeId drafted_child(const TreeTablesView& t, Block block) {
 // of `sample` — the same first index of the same cumulative row as the chooser's draw, so both
 // give the same completed block. A block that needs no completion (every block of a saturated
 // verifier) costs one table lookup.
-TEV_HD inline Block complete_block_fast(const TreeTablesView& t, Block block, std::uint32_t seed, std::uint32_t tree, std::uint64_t sample) {
+TEV_HD inline Block complete_block_fast(const TreeTablesView& t, Block block, std::uint32_t seed,
+                                        std::uint32_t tree, std::uint64_t sample) {
   NodeId c = drafted_child(t, block);
   if (c == kNoNode) return block;
   DrawCounter draws(DrawSite{seed, Stream::completion, tree, sample}, DrawLayout::two_per_block);
@@ -154,18 +167,22 @@ struct SampledBlock {
 // Sample `sample` of a tree: the verifier's draws on the verifier stream, completion's on the
 // completion stream, both keyed by (seed, tree, sample) and laid out two uniforms per Philox block
 // (DrawLayout::two_per_block) — the whole recipe the CPU engine and the GPU kernels share.
-TEV_HD inline DrawSite fast_verifier_site(std::uint32_t seed, std::uint32_t tree, std::uint64_t sample) {
+TEV_HD inline DrawSite fast_verifier_site(std::uint32_t seed, std::uint32_t tree,
+                                          std::uint64_t sample) {
   return DrawSite{seed, Stream::verifier, tree, sample};
 }
 // The same, with the verifier stream's block 0 already computed (philox_block(fast_verifier_site(...), 0)).
-TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed, std::uint32_t tree, std::uint64_t sample,
+TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed,
+                                       std::uint32_t tree, std::uint64_t sample,
                                        const r123::Philox4x32::ctr_type& verifier_block0) {
   DrawCounter draws(fast_verifier_site(seed, tree, sample), verifier_block0);
   const Block returned = run_fast_path(path, t, draws);
   return {returned, complete_block_fast(t, returned, seed, tree, sample)};
 }
-TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed, std::uint32_t tree, std::uint64_t sample) {
-  return sample_fast(path, t, seed, tree, sample, philox_block(fast_verifier_site(seed, tree, sample), 0));
+TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed,
+                                       std::uint32_t tree, std::uint64_t sample) {
+  return sample_fast(path, t, seed, tree, sample,
+                     philox_block(fast_verifier_site(seed, tree, sample), 0));
 }
 
 }  // namespace tev

@@ -18,7 +18,8 @@ std::string fixed(double x, int decimals) { return printf_double("%.*f", decimal
 std::string scientific(double x, int decimals) { return printf_double("%.*e", decimals, x); }
 
 std::string right_aligned(std::string text, int width) {
-  if (static_cast<int>(text.size()) < width) text.insert(0, static_cast<std::size_t>(width) - text.size(), ' ');
+  if (static_cast<int>(text.size()) < width)
+    text.insert(0, static_cast<std::size_t>(width) - text.size(), ' ');
   return text;
 }
 

@@ -55,7 +55,9 @@ struct SharedBin {
 
   std::size_t statistic_cells() const { return cells.size() + (pooled.empty() ? 0 : 1); }
   // The reference mass of the statistic's cell j (the pooled cell last).
-  double cell_mass(std::span<const double> probability, std::size_t j) const { return j < cells.size() ? probability[cells[j]] : pooled_mass; }
+  double cell_mass(std::span<const double> probability, std::size_t j) const {
+    return j < cells.size() ? probability[cells[j]] : pooled_mass;
+  }
   // The samples in the statistic's cell j.
   std::uint64_t cell_count(std::span<const std::uint64_t> counts, std::size_t j) const {
     if (j < cells.size()) return counts[cells[j]];
@@ -69,10 +71,12 @@ struct Layout {
   Binning bins;
   std::vector<SharedBin> shared;  // the bins of several raw cells whose statistic has ≥ 2 cells
   double shared_mass = 0.0;       // Σ p_b over shared bins
-  double unseen_mass = 0.0;       // the pooled cells' mass, and the mass of bins whose raw cells are all pooled
+  double unseen_mass =
+      0.0;  // the pooled cells' mass, and the mass of bins whose raw cells are all pooled
 };
 
-Layout layout_of(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples) {
+Layout layout_of(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
+                 double samples) {
   Layout out{pool_cells(probability, group_of_cell, samples), {}, 0.0};
   std::vector<std::size_t> cells_in(out.bins.bin_probability.size(), 0);  // (bins) cell counts
   for (std::int32_t b : out.bins.bin_of_cell) {
@@ -100,7 +104,8 @@ Layout layout_of(std::span<const double> probability, std::span<const std::int32
   // Elsewhere only the pooled cells' own mass is (a move among them).
   std::vector<SharedBin> kept;
   for (SharedBin& s : out.shared) {
-    for (std::size_t j = 0; j < s.statistic_cells(); ++j) s.cumulative.push_back(s.mass += s.cell_mass(probability, j));
+    for (std::size_t j = 0; j < s.statistic_cells(); ++j)
+      s.cumulative.push_back(s.mass += s.cell_mass(probability, j));
     if (s.statistic_cells() >= 2) {
       out.shared_mass += s.mass;
       out.unseen_mass += s.pooled_mass;
@@ -121,7 +126,8 @@ struct RareSum {
   double null_variance = 0.0;  // Σ_b 2 m_b(m_b − 1)(k_b − 1)/(n p_b)²
 };
 
-RareSum observed_rare_sum(const Layout& layout, std::span<const std::uint64_t> counts, std::span<const double> probability, double n,
+RareSum observed_rare_sum(const Layout& layout, std::span<const std::uint64_t> counts,
+                          std::span<const double> probability, double n,
                           std::vector<std::uint64_t>& bin_counts) {
   RareSum r;
   bin_counts.assign(layout.shared.size(), 0);
@@ -138,15 +144,17 @@ RareSum observed_rare_sum(const Layout& layout, std::span<const std::uint64_t> c
     const auto md = static_cast<double>(m);
     const double scale = n * bin.mass;
     r.centre += md * (md - 1.0) / scale;
-    r.null_variance += 2.0 * md * (md - 1.0) * (static_cast<double>(bin.statistic_cells()) - 1.0) / (scale * scale);
+    r.null_variance += 2.0 * md * (md - 1.0) * (static_cast<double>(bin.statistic_cells()) - 1.0) /
+                       (scale * scale);
   }
   return r;
 }
 
 // The same sum for one null replicate: each shared bin's m_b samples redrawn from its reference
 // law, tallied per cell in `tally` (a caller's scratch).
-double replicate_rare_sum(const Layout& layout, std::span<const std::uint64_t> bin_counts, std::span<const double> probability, double n,
-                          PhiloxEngine& rng, std::vector<std::uint32_t>& tally) {
+double replicate_rare_sum(const Layout& layout, std::span<const std::uint64_t> bin_counts,
+                          std::span<const double> probability, double n, PhiloxEngine& rng,
+                          std::vector<std::uint32_t>& tally) {
   double sum = 0.0;
   for (std::size_t s = 0; s < layout.shared.size(); ++s) {
     if (bin_counts[s] < 2) continue;
@@ -156,7 +164,8 @@ double replicate_rare_sum(const Layout& layout, std::span<const std::uint64_t> b
       // u ∈ (0, 1]: the first cell whose running sum reaches u·p_b; rounding at the end of the
       // running sum falls back to the last cell.
       const double target = rng.uniform() * bin.mass;
-      const auto at = std::lower_bound(bin.cumulative.begin(), bin.cumulative.end(), target) - bin.cumulative.begin();
+      const auto at = std::lower_bound(bin.cumulative.begin(), bin.cumulative.end(), target) -
+                      bin.cumulative.begin();
       ++tally[std::min(static_cast<std::size_t>(at), tally.size() - 1)];
     }
     for (std::size_t j = 0; j < tally.size(); ++j) {
@@ -181,7 +190,8 @@ struct Philox64 {
 
 // Pearson's χ² of one null replicate of the binned multinomial, by conditional binomials; `kl`,
 // when given, receives the replicate's relative entropy from the bins' law (for its bound).
-double replicate_chi_square(const Binning& bins, double n, PhiloxEngine& rng, double* kl = nullptr) {
+double replicate_chi_square(const Binning& bins, double n, PhiloxEngine& rng,
+                            double* kl = nullptr) {
   auto left = static_cast<std::int64_t>(n);
   double mass_left = 1.0, statistic = 0.0;
   for (std::size_t b = 0; b < bins.bin_probability.size(); ++b) {
@@ -189,14 +199,16 @@ double replicate_chi_square(const Binning& bins, double n, PhiloxEngine& rng, do
     std::int64_t x = left;
     if (b + 1 < bins.bin_probability.size() && left > 0) {
       Philox64 wide{rng};
-      x = boost::random::binomial_distribution<std::int64_t, double>(left, std::clamp(p / mass_left, 0.0, 1.0))(wide);
+      x = boost::random::binomial_distribution<std::int64_t, double>(
+          left, std::clamp(p / mass_left, 0.0, 1.0))(wide);
     }
     left -= x;
     mass_left -= p;
     const double expected = n * p;
     const double diff = static_cast<double>(x) - expected;
     statistic += diff * diff / expected;
-    if (kl != nullptr && x > 0) *kl += static_cast<double>(x) / n * std::log(static_cast<double>(x) / expected);
+    if (kl != nullptr && x > 0)
+      *kl += static_cast<double>(x) / n * std::log(static_cast<double>(x) / expected);
   }
   return statistic;
 }
@@ -224,10 +236,11 @@ double binomial_two_sided(double count, double n, double p) {
 // cells of an exit node: mass moved between nodes, spread over their bins) times the number of
 // those unions, doubled (Bonferroni over the two). Each union's count is Binomial(n, its mass)
 // under the null, whatever the binning.
-double binned_bound(const Binning& bins, std::span<const std::uint64_t> counts, std::span<const double> probability,
+double binned_bound(const Binning& bins, std::span<const std::uint64_t> counts,
+                    std::span<const double> probability,
                     std::span<const std::int32_t> group_of_cell, double n) {
   std::vector<double> in_bin(bins.bin_probability.size(), 0.0);  // (bins) counts
-  std::vector<double> in_group, group_mass;                     // (groups) counts and reference mass
+  std::vector<double> in_group, group_mass;  // (groups) counts and reference mass
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (bins.bin_of_cell[i] < 0) continue;
     in_bin[static_cast<std::size_t>(bins.bin_of_cell[i])] += static_cast<double>(counts[i]);
@@ -245,7 +258,8 @@ double binned_bound(const Binning& bins, std::span<const std::uint64_t> counts, 
     if (!(mass > 0.0) || !(mass < 1.0)) return;  // a group holding every cell says nothing
     unions += 1.0;
     const double expected = n * mass;
-    if (std::abs(count - expected) > 4.0 * std::sqrt(expected)) smallest = std::min(smallest, binomial_two_sided(count, n, mass));
+    if (std::abs(count - expected) > 4.0 * std::sqrt(expected))
+      smallest = std::min(smallest, binomial_two_sided(count, n, mass));
   };
   double kl = 0.0;
   for (std::size_t b = 0; b < in_bin.size(); ++b) {
@@ -253,13 +267,16 @@ double binned_bound(const Binning& bins, std::span<const std::uint64_t> counts, 
     tail(in_bin[b], bins.bin_probability[b]);
   }
   for (std::size_t g = 0; g < in_group.size(); ++g) tail(in_group[g], group_mass[g]);
-  return std::min(1.0, 2.0 * std::min(relative_entropy_bound(kl, n, static_cast<double>(in_bin.size())), smallest * unions));
+  return std::min(1.0,
+                  2.0 * std::min(relative_entropy_bound(kl, n, static_cast<double>(in_bin.size())),
+                                 smallest * unions));
 }
 
 // A valid p-value of the rare-cell statistic's cells given the bin counts: the smallest exact
 // binomial tail P(Binomial(m_b, r_j) ≥ N_j) over the cells with N_j ≥ 2, times the number of
 // cells (Bonferroni). It decides when one cell drew far more than its share.
-double rare_cell_bound(const Layout& layout, std::span<const std::uint64_t> counts, std::span<const std::uint64_t> bin_counts,
+double rare_cell_bound(const Layout& layout, std::span<const std::uint64_t> counts,
+                       std::span<const std::uint64_t> bin_counts,
                        std::span<const double> probability) {
   double smallest = 1.0, cells = 0.0;
   for (std::size_t s = 0; s < layout.shared.size(); ++s) {
@@ -285,16 +302,21 @@ double cantelli(double observed, double mean, double variance) {
 
 // Where the asymptotic p-value stands for a test: beyond kTrustedFactor above every level it can
 // meet. Below that, only valid p-values decide.
-bool far_above(double asymptotic, double level, double largest) { return asymptotic > kTrustedFactor * std::max(largest, level); }
+bool far_above(double asymptotic, double level, double largest) {
+  return asymptotic > kTrustedFactor * std::max(largest, level);
+}
 
 // The p-value of the bounds alone (weighted), valid at every n.
-double bounds_p_value(double bound, double cantelli_bound) { return std::min({1.0, bound / kBoundWeight, cantelli_bound / kCantelliWeight}); }
+double bounds_p_value(double bound, double cantelli_bound) {
+  return std::min({1.0, bound / kBoundWeight, cantelli_bound / kCantelliWeight});
+}
 
 // The p-value a verdict may use (see the header): the asymptotic one far above every level it
 // can meet, else the weighted Bonferroni of the bounds and, when they do not already decide, the
 // sequential Monte Carlo p-value.
 template <class Replicate>
-double valid_p_value(double asymptotic, double bounds, double level, double largest, Replicate&& replicate, double observed, bool& simulated) {
+double valid_p_value(double asymptotic, double bounds, double level, double largest,
+                     Replicate&& replicate, double observed, bool& simulated) {
   if (level <= 0.0 || far_above(asymptotic, level, largest)) return asymptotic;
   if (bounds <= level) return bounds;
   simulated = true;
@@ -323,13 +345,15 @@ void add_bin_moments(Moments& total, double m, double weight, double a, double b
   if (m < 2.0) return;
   const double m2 = m * (m - 1.0), m3 = m2 * (m - 2.0);
   total.mean += weight * m2 * (a - 1.0);
-  total.variance += weight * weight * std::max(0.0, 4.0 * m3 * b + 2.0 * m2 * c - 2.0 * m2 * (2.0 * m - 3.0) * a * a);
+  total.variance += weight * weight *
+                    std::max(0.0, 4.0 * m3 * b + 2.0 * m2 * c - 2.0 * m2 * (2.0 * m - 3.0) * a * a);
 }
 
 // The level-`level` critical value of the standardized rare-cell statistic: the normal quantile
 // with the Cornish–Fisher skewness term, the skewness from the Poisson cumulants of
 // ((N − λ)² − N)/λ, κ₂ = 2 and κ₃ = 8 + 4/λ per cell (λ = n·p_i).
-double rare_critical_z(const Layout& layout, std::span<const double> probability, double n, double level) {
+double rare_critical_z(const Layout& layout, std::span<const double> probability, double n,
+                       double level) {
   double k2 = 0.0, k3 = 0.0;
   for (const SharedBin& bin : layout.shared) {
     for (std::size_t j = 0; j < bin.statistic_cells(); ++j) {
@@ -365,22 +389,27 @@ Moments flat_alternative_moments(const Layout& layout, double n, double ell) {
   const double down = ell <= 1.0 ? ell : 1.0;
   const double a = 1.0 + up_share * up * up + (1.0 - up_share) * down * down;
   const double b = up_share * std::pow(1.0 + up, 3) + (1.0 - up_share) * std::pow(1.0 - down, 3);
-  const double c_per_cell = up_share * (1.0 + up) * (1.0 + up) + (1.0 - up_share) * (1.0 - down) * (1.0 - down);
+  const double c_per_cell =
+      up_share * (1.0 + up) * (1.0 + up) + (1.0 - up_share) * (1.0 - down) * (1.0 - down);
   Moments m;
   for (const SharedBin& bin : layout.shared) {
     const double count = n * bin.mass;
-    add_bin_moments(m, count, 1.0 / count, a, b, c_per_cell * static_cast<double>(bin.statistic_cells()));
+    add_bin_moments(m, count, 1.0 / count, a, b,
+                    c_per_cell * static_cast<double>(bin.statistic_cells()));
   }
   return m;
 }
 
 // The rare-cell statistic's moments under an arbitrary alternative law (m_b = n·q_b).
-Moments alternative_moments(const Layout& layout, std::span<const double> probability, std::span<const double> alternative, double n) {
+Moments alternative_moments(const Layout& layout, std::span<const double> probability,
+                            std::span<const double> alternative, double n) {
   Moments m;
   for (const SharedBin& bin : layout.shared) {
     double pooled = 0.0;
     for (std::size_t i : bin.pooled) pooled += alternative[i];
-    const auto alternative_mass = [&](std::size_t j) { return j < bin.cells.size() ? alternative[bin.cells[j]] : pooled; };
+    const auto alternative_mass = [&](std::size_t j) {
+      return j < bin.cells.size() ? alternative[bin.cells[j]] : pooled;
+    };
     double q = 0.0;
     for (std::size_t j = 0; j < bin.statistic_cells(); ++j) q += alternative_mass(j);
     if (!(q > 0.0)) continue;
@@ -398,8 +427,10 @@ Moments alternative_moments(const Layout& layout, std::span<const double> probab
 
 double chi_square_power_at(double dof, double lambda, double critical) {
   const double sd = std::sqrt(2.0 * (dof + 2.0 * lambda));
-  if ((dof + lambda - critical) / sd > 40.0) return 1.0;  // Boost's series overflows far in the tail
-  return boost::math::cdf(boost::math::complement(boost::math::non_central_chi_squared(dof, lambda), critical));
+  if ((dof + lambda - critical) / sd > 40.0)
+    return 1.0;  // Boost's series overflows far in the tail
+  return boost::math::cdf(
+      boost::math::complement(boost::math::non_central_chi_squared(dof, lambda), critical));
 }
 
 // Smallest x in [0, hi] with power(x) ≥ target for a power increasing in x; hi when none is below.
@@ -418,17 +449,23 @@ int tests_in(const Layout& layout) { return layout.shared.empty() ? 1 : 2; }
 }  // namespace
 
 std::uint64_t monte_carlo_cap(double level) {
-  return static_cast<std::uint64_t>(std::min(static_cast<double>(kMaxReplicates), std::ceil(kReplicatesPerLevel / (kMonteCarloWeight * level))));
+  return static_cast<std::uint64_t>(
+      std::min(static_cast<double>(kMaxReplicates),
+               std::ceil(kReplicatesPerLevel / (kMonteCarloWeight * level))));
 }
 
 double rejection_exceedances(double level) {
-  return std::max(-1.0, std::floor(kMonteCarloWeight * level * (static_cast<double>(monte_carlo_cap(level)) + 1.0) - 1.0));
+  return std::max(-1.0, std::floor(kMonteCarloWeight * level *
+                                       (static_cast<double>(monte_carlo_cap(level)) + 1.0) -
+                                   1.0));
 }
 
 std::uint64_t monte_carlo_exceedances(double level) {
   // The fewest exceedances h with h/(cap·weight) > level: stopped there after r ≤ cap replicates,
   // h/r is above the level, and so is the whole cap's (h + 1)/(cap + 1) (h < cap).
-  return static_cast<std::uint64_t>(std::floor(kMonteCarloWeight * level * static_cast<double>(monte_carlo_cap(level)))) + 1;
+  return static_cast<std::uint64_t>(
+             std::floor(kMonteCarloWeight * level * static_cast<double>(monte_carlo_cap(level)))) +
+         1;
 }
 
 double power_level(double level) {
@@ -437,24 +474,30 @@ double power_level(double level) {
   if (allowed < 0.0) return 0.0;
   if (allowed >= cap) return kMonteCarloWeight * level;
   // P(Binomial(cap, p) ≤ allowed) = 1 − I_p(allowed + 1, cap − allowed): the p where it is 1 − miss.
-  return std::min(kMonteCarloWeight * level, boost::math::ibeta_inv(allowed + 1.0, cap - allowed, kMonteCarloMiss));
+  return std::min(kMonteCarloWeight * level,
+                  boost::math::ibeta_inv(allowed + 1.0, cap - allowed, kMonteCarloMiss));
 }
 
-ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<const double> probability,
-                              std::span<const std::int32_t> group_of_cell, const TestLevel& level, std::size_t deviations,
-                              std::vector<BinDeviation>* largest) {
-  if (counts.size() != probability.size()) throw std::invalid_argument("identity test: one count per cell");
-  const double n = static_cast<double>(std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}));
+ChiSquareResult identity_test(std::span<const std::uint64_t> counts,
+                              std::span<const double> probability,
+                              std::span<const std::int32_t> group_of_cell, const TestLevel& level,
+                              std::size_t deviations, std::vector<BinDeviation>* largest) {
+  if (counts.size() != probability.size())
+    throw std::invalid_argument("identity test: one count per cell");
+  const double n =
+      static_cast<double>(std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}));
   if (n == 0.0) throw std::invalid_argument("identity test: no samples");
   const Layout layout = layout_of(probability, group_of_cell, n);
-  ChiSquareResult r = binned_chi_square(counts, probability, group_of_cell, layout.bins, deviations, largest);
+  ChiSquareResult r =
+      binned_chi_square(counts, probability, group_of_cell, layout.bins, deviations, largest);
   if (r.impossible > 0) return r;  // p = 0 already: nothing to refine
   const int tests = tests_in(layout);
   const double share = level.level / tests, largest_share = level.largest_level / tests;
   std::vector<std::uint64_t> bin_counts;  // (shared bins) samples in each
   RareSum observed;
   if (tests == 2) {
-    for (const SharedBin& bin : layout.shared) r.shared_cells += bin.cells.size() + bin.pooled.size();
+    for (const SharedBin& bin : layout.shared)
+      r.shared_cells += bin.cells.size() + bin.pooled.size();
     observed = observed_rare_sum(layout, counts, probability, n, bin_counts);
     if (observed.null_variance > 0.0) {
       r.rare_z = (observed.sum - observed.centre) / std::sqrt(observed.null_variance);
@@ -468,11 +511,15 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<c
   // The bounds first: where either statistic's bounds alone reject, the case is rejected and
   // nothing is simulated.
   const double binned_bounds =
-      r.dof >= 1 ? bounds_p_value(binned_bound(layout.bins, counts, probability, group_of_cell, n), cantelli(r.statistic, r.dof, chi_square_null_variance(layout.bins, n))) : 1.0;
+      r.dof >= 1
+          ? bounds_p_value(binned_bound(layout.bins, counts, probability, group_of_cell, n),
+                           cantelli(r.statistic, r.dof, chi_square_null_variance(layout.bins, n)))
+          : 1.0;
   const bool rare_runs = tests == 2 && observed.null_variance > 0.0;
-  const double rare_bounds = rare_runs ? bounds_p_value(rare_cell_bound(layout, counts, bin_counts, probability),
-                                                        cantelli(observed.sum, observed.centre, observed.null_variance))
-                                       : 1.0;
+  const double rare_bounds =
+      rare_runs ? bounds_p_value(rare_cell_bound(layout, counts, bin_counts, probability),
+                                 cantelli(observed.sum, observed.centre, observed.null_variance))
+                : 1.0;
   if (std::min(binned_bounds, rare_bounds) <= share) {
     r.binned_p_value = std::min(r.binned_p_value, binned_bounds);
     r.rare_p_value = std::min(r.rare_p_value, rare_bounds);
@@ -484,27 +531,32 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<c
       PhiloxEngine rng(DrawSite{level.seed, Stream::null_simulation, level.id, 2 * replicate});
       return replicate_chi_square(layout.bins, n, rng);
     };
-    r.binned_p_value = valid_p_value(r.binned_p_value, binned_bounds, share, largest_share, chi_replicate, r.statistic, r.simulated);
+    r.binned_p_value = valid_p_value(r.binned_p_value, binned_bounds, share, largest_share,
+                                     chi_replicate, r.statistic, r.simulated);
   }
   if (rare_runs) {
-    oneapi::tbb::enumerable_thread_specific<std::vector<std::uint32_t>> scratch;  // one per thread: replicates run in parallel
+    oneapi::tbb::enumerable_thread_specific<std::vector<std::uint32_t>>
+        scratch;  // one per thread: replicates run in parallel
     auto rare_replicate = [&](std::uint64_t replicate) {
       PhiloxEngine rng(DrawSite{level.seed, Stream::null_simulation, level.id, 2 * replicate + 1});
       return replicate_rare_sum(layout, bin_counts, probability, n, rng, scratch.local());
     };
-    r.rare_p_value = valid_p_value(r.rare_p_value, rare_bounds, share, largest_share, rare_replicate, observed.sum, r.simulated);
+    r.rare_p_value = valid_p_value(r.rare_p_value, rare_bounds, share, largest_share,
+                                   rare_replicate, observed.sum, r.simulated);
   }
   r.p_value = std::min(1.0, tests * std::min(r.binned_p_value, r.rare_p_value));
   return r;
 }
 
-std::optional<double> worst_case_detectable_tv(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
+std::optional<double> worst_case_detectable_tv(std::span<const double> probability,
+                                               std::span<const std::int32_t> group_of_cell,
                                                double samples, double level, double power) {
   if (!(samples > 0.0)) return std::nullopt;
   // A point mass (greedy decoding): any other law at TV δ puts all of δ on cells of no reference
   // mass, where one sample gives p = 0 at every level; some sample lands there with probability
   // 1 − (1 − δ)^n, which reaches `power` from δ = 1 − (1 − power)^(1/n).
-  if (std::count_if(probability.begin(), probability.end(), [](double p) { return p > 0.0; }) == 1) {
+  if (std::count_if(probability.begin(), probability.end(), [](double p) { return p > 0.0; }) ==
+      1) {
     return -std::expm1(std::log1p(-power) / samples);
   }
   const Layout layout = layout_of(probability, group_of_cell, samples);
@@ -513,43 +565,59 @@ std::optional<double> worst_case_detectable_tv(std::span<const double> probabili
   const double share = power_level(level / tests_in(layout));
   power /= 1.0 - kMonteCarloMiss;
   const double dof = static_cast<double>(layout.bins.bin_probability.size()) - 1.0;
-  if (dof < 1.0 || !(share > 0.0) || !(power < 1.0)) return std::nullopt;  // one bin: the χ² sees nothing
-  const double critical = boost::math::quantile(boost::math::complement(boost::math::chi_squared(dof), share));
+  if (dof < 1.0 || !(share > 0.0) || !(power < 1.0))
+    return std::nullopt;  // one bin: the χ² sees nothing
+  const double critical =
+      boost::math::quantile(boost::math::complement(boost::math::chi_squared(dof), share));
   // Between bins: λ ≥ n·A², so A₉₉ = √(λ₉₉/n); λ up to n·4 (A = 2).
-  const double lambda = smallest_reaching([&](double l) { return chi_square_power_at(dof, l, critical); }, 4.0 * samples, power);
+  const double lambda = smallest_reaching(
+      [&](double l) { return chi_square_power_at(dof, l, critical); }, 4.0 * samples, power);
   const double between = std::sqrt(lambda / samples);
   if (chi_square_power_at(dof, lambda, critical) < power) return std::nullopt;
   // Inside bins: the flat alternative with D spread as ℓ = D/P_shared in every shared bin.
   double inside = 0.0;
   if (!layout.shared.empty()) {
-    const double z = rare_critical_z(layout, probability, samples, share) * rare_null_sd(layout, samples);
+    const double z =
+        rare_critical_z(layout, probability, samples, share) * rare_null_sd(layout, samples);
     const double most = 2.0 * layout.shared_mass;
-    auto rare_at = [&](double d) { return rare_power(flat_alternative_moments(layout, samples, std::min(d / layout.shared_mass, 2.0 - 1e-9)), z); };
+    auto rare_at = [&](double d) {
+      return rare_power(
+          flat_alternative_moments(layout, samples, std::min(d / layout.shared_mass, 2.0 - 1e-9)),
+          z);
+    };
     inside = smallest_reaching(rare_at, most, power);
-    if (rare_at(inside) < power) inside = most;  // unseen: the bound TV ≤ A/2 + P_shared still holds
+    if (rare_at(inside) < power)
+      inside = most;  // unseen: the bound TV ≤ A/2 + P_shared still holds
   }
   const double tv = 0.5 * (between + inside) + layout.unseen_mass;
   if (!(tv < 1.0)) return std::nullopt;
   return tv;
 }
 
-int identity_statistics(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples) {
+int identity_statistics(std::span<const double> probability,
+                        std::span<const std::int32_t> group_of_cell, double samples) {
   return tests_in(layout_of(probability, group_of_cell, samples));
 }
 
-NullCalibration binned_null_calibration(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples,
-                                        double level, double largest_level, std::uint64_t replicates, std::uint32_t seed) {
+NullCalibration binned_null_calibration(std::span<const double> probability,
+                                        std::span<const std::int32_t> group_of_cell, double samples,
+                                        double level, double largest_level,
+                                        std::uint64_t replicates, std::uint32_t seed) {
   const Binning bins = pool_cells(probability, group_of_cell, samples);
-  NullCalibration out{level, replicates, static_cast<std::int32_t>(bins.bin_probability.size()), 0.0, 0.0};
+  NullCalibration out{level, replicates, static_cast<std::int32_t>(bins.bin_probability.size()),
+                      0.0, 0.0};
   const double dof = static_cast<double>(bins.bin_probability.size()) - 1.0;
   if (dof < 1.0 || replicates == 0) return out;
-  std::vector<double> statistic(replicates), entropy(replicates, 0.0);  // (replicates) χ² and relative entropy
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, replicates, 1024), [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
-    for (std::uint64_t r = range.begin(); r < range.end(); ++r) {
-      PhiloxEngine rng(DrawSite{seed, Stream::null_simulation, ~std::uint32_t{0}, r});
-      statistic[r] = replicate_chi_square(bins, samples, rng, &entropy[r]);
-    }
-  });
+  std::vector<double> statistic(replicates),
+      entropy(replicates, 0.0);  // (replicates) χ² and relative entropy
+  oneapi::tbb::parallel_for(
+      oneapi::tbb::blocked_range<std::uint64_t>(0, replicates, 1024),
+      [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
+        for (std::uint64_t r = range.begin(); r < range.end(); ++r) {
+          PhiloxEngine rng(DrawSite{seed, Stream::null_simulation, ~std::uint32_t{0}, r});
+          statistic[r] = replicate_chi_square(bins, samples, rng, &entropy[r]);
+        }
+      });
   std::vector<double> sorted = statistic;
   std::sort(sorted.begin(), sorted.end());
   const double variance = chi_square_null_variance(bins, samples);
@@ -562,13 +630,18 @@ NullCalibration binned_null_calibration(std::span<const double> probability, std
     const double p = boost::math::cdf(boost::math::complement(boost::math::chi_squared(dof), t));
     asymptotic += p <= level;
     if (far_above(p, level, largest_level)) continue;
-    if (bounds_p_value(relative_entropy_bound(entropy[r], samples, dof + 1.0), cantelli(t, dof, variance)) <= level) {
+    if (bounds_p_value(relative_entropy_bound(entropy[r], samples, dof + 1.0),
+                       cantelli(t, dof, variance)) <= level) {
       used += 1.0;
       continue;
     }
     if (most_exceedances < 0.0) continue;
-    const double tail = static_cast<double>(sorted.end() - std::lower_bound(sorted.begin(), sorted.end(), t)) / static_cast<double>(replicates);
-    used += boost::math::cdf(boost::math::binomial_distribution<double>(static_cast<double>(cap), std::min(tail, 1.0)), most_exceedances);
+    const double tail =
+        static_cast<double>(sorted.end() - std::lower_bound(sorted.begin(), sorted.end(), t)) /
+        static_cast<double>(replicates);
+    used += boost::math::cdf(
+        boost::math::binomial_distribution<double>(static_cast<double>(cap), std::min(tail, 1.0)),
+        most_exceedances);
   }
   out.asymptotic_rate = asymptotic / static_cast<double>(replicates);
   out.used_rate = used / static_cast<double>(replicates);
@@ -576,14 +649,20 @@ NullCalibration binned_null_calibration(std::span<const double> probability, std
 }
 
 double identity_test_power(std::span<const double> probability, std::span<const double> alternative,
-                           std::span<const std::int32_t> group_of_cell, double samples, double level) {
+                           std::span<const std::int32_t> group_of_cell, double samples,
+                           double level) {
   const Layout layout = layout_of(probability, group_of_cell, samples);
-  const double share = power_level(level / tests_in(layout));  // as run: see worst_case_detectable_tv
+  const double share =
+      power_level(level / tests_in(layout));  // as run: see worst_case_detectable_tv
   if (!(share > 0.0)) return 0.0;
-  const double binned = binned_chi_square_power(layout.bins, probability, alternative, samples, share);
+  const double binned =
+      binned_chi_square_power(layout.bins, probability, alternative, samples, share);
   if (layout.shared.empty()) return (1.0 - kMonteCarloMiss) * binned;
-  const double z = rare_critical_z(layout, probability, samples, share) * rare_null_sd(layout, samples);
-  return (1.0 - kMonteCarloMiss) * std::max(binned, rare_power(alternative_moments(layout, probability, alternative, samples), z));
+  const double z =
+      rare_critical_z(layout, probability, samples, share) * rare_null_sd(layout, samples);
+  return (1.0 - kMonteCarloMiss) *
+         std::max(binned,
+                  rare_power(alternative_moments(layout, probability, alternative, samples), z));
 }
 
 }  // namespace tev

@@ -54,36 +54,43 @@ namespace tev {
 
 // Where a p-value is used, so that p-values near the level are simulated (see above).
 struct TestLevel {
-  double level = 0.0;          // the level this test is held to (its Bonferroni share); 0: asymptotic p-values only
-  double largest_level = 0.0;  // the largest level a step-down procedure may compare it with (the family's α)
-  std::uint32_t seed = 0;      // the null simulation's key, with the null_simulation stream
-  std::uint32_t id = 0;        // the test's id on that stream (a case index)
+  double level =
+      0.0;  // the level this test is held to (its Bonferroni share); 0: asymptotic p-values only
+  double largest_level =
+      0.0;  // the largest level a step-down procedure may compare it with (the family's α)
+  std::uint32_t seed = 0;  // the null simulation's key, with the null_simulation stream
+  std::uint32_t id = 0;    // the test's id on that stream (a case index)
 };
 
 // The identity test: Pearson's χ² over pool_cells' bins and, where bins hold several cells, the
 // rare-cell statistic; p_value is the test's (twice the smaller when both run). Keeps the
 // `deviations` bins of largest |residual| in `largest` when it is given.
-ChiSquareResult identity_test(std::span<const std::uint64_t> counts, std::span<const double> probability,
-                              std::span<const std::int32_t> group_of_cell, const TestLevel& level, std::size_t deviations = 0,
+ChiSquareResult identity_test(std::span<const std::uint64_t> counts,
+                              std::span<const double> probability,
+                              std::span<const std::int32_t> group_of_cell, const TestLevel& level,
+                              std::size_t deviations = 0,
                               std::vector<BinDeviation>* largest = nullptr);
 
 // How many statistics identity_test runs on these cells at this sample count (1: the χ² alone;
 // 2: with the rare-cell statistic), each at level / that.
-int identity_statistics(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples);
+int identity_statistics(std::span<const double> probability,
+                        std::span<const std::int32_t> group_of_cell, double samples);
 
 // The smallest TV δ such that every law at TV ≥ δ from `probability` on these cells is rejected by
 // identity_test at `level` with `samples` samples with probability ≥ `power` (asymptotic: the
 // non-central χ² for the bins, a normal with a Cornish–Fisher critical value for S); none when no
 // TV below 1 has that guarantee. On a point mass (one cell of positive probability) every sample
 // elsewhere rejects at any level: δ = 1 − (1 − power)^(1/samples).
-std::optional<double> worst_case_detectable_tv(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
+std::optional<double> worst_case_detectable_tv(std::span<const double> probability,
+                                               std::span<const std::int32_t> group_of_cell,
                                                double samples, double level, double power = 0.99);
 
 // Predicted probability that identity_test at `level` rejects when samples come from
 // `alternative`: the larger of its two statistics' powers (each at its share of the level), with
 // the chance of at least one impossible event.
 double identity_test_power(std::span<const double> probability, std::span<const double> alternative,
-                           std::span<const std::int32_t> group_of_cell, double samples, double level);
+                           std::span<const std::int32_t> group_of_cell, double samples,
+                           double level);
 
 // How often the χ² over bins rejects under the null at `level`, measured on `replicates` draws of
 // the binned multinomial (no verifier needed): the asymptotic tail alone, and the p-value the
@@ -96,8 +103,10 @@ struct NullCalibration {
   double asymptotic_rate = 0.0;  // P(asymptotic p ≤ level)
   double used_rate = 0.0;        // P(the identity test's binned p ≤ level)
 };
-NullCalibration binned_null_calibration(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double samples,
-                                        double level, double largest_level, std::uint64_t replicates, std::uint32_t seed);
+NullCalibration binned_null_calibration(std::span<const double> probability,
+                                        std::span<const std::int32_t> group_of_cell, double samples,
+                                        double level, double largest_level,
+                                        std::uint64_t replicates, std::uint32_t seed);
 
 // The Monte Carlo part of a p-value near `level` (see above): Besag & Clifford's sequential
 // p-value with monte_carlo_exceedances(level) exceedances and monte_carlo_cap(level) replicates at
@@ -131,24 +140,29 @@ struct SequentialPValue {
   std::uint64_t replicates = 0;
 };
 template <class Replicate>  // double(std::uint64_t replicate): the statistic of one null replicate
-SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate, std::uint64_t exceedances, std::uint64_t max_replicates) {
+SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate,
+                                          std::uint64_t exceedances, std::uint64_t max_replicates) {
   // Replicates that tie with the observed value (to rounding) count as exceedances: conservative.
   const double reach = observed - 1e-9 * std::max(1.0, std::abs(observed));
   // Blocks grow from a few times what a large p-value needs, so an early stop wastes little.
   constexpr std::uint64_t kFirstBlock = 256, kLargestBlock = 65536;
   std::vector<double> block;  // (block size) the statistics of replicates r .. r + size − 1
   std::uint64_t hits = 0, r = 0;
-  for (std::uint64_t size = kFirstBlock; r < max_replicates; size = std::min(2 * size, kLargestBlock)) {
+  for (std::uint64_t size = kFirstBlock; r < max_replicates;
+       size = std::min(2 * size, kLargestBlock)) {
     block.resize(std::min(size, max_replicates - r));
     // Isolated: a caller's own tasks never run on a thread waiting here (it may hold their state).
     oneapi::tbb::this_task_arena::isolate([&] {
-      oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, block.size(), 64), [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
-        poll_interrupt();
-        for (std::size_t i = range.begin(); i < range.end(); ++i) block[i] = replicate(r + i);
-      });
+      oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, block.size(), 64),
+                                [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
+                                  poll_interrupt();
+                                  for (std::size_t i = range.begin(); i < range.end(); ++i)
+                                    block[i] = replicate(r + i);
+                                });
     });
     for (std::size_t i = 0; i < block.size(); ++i) {
-      if (block[i] >= reach && ++hits == exceedances) return {static_cast<double>(hits) / static_cast<double>(r + i + 1), r + i + 1};
+      if (block[i] >= reach && ++hits == exceedances)
+        return {static_cast<double>(hits) / static_cast<double>(r + i + 1), r + i + 1};
     }
     r += block.size();
   }
@@ -158,7 +172,10 @@ SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate
 // The weighted Monte Carlo p-value at `level` (see kMonteCarloWeight): valid at every level.
 template <class Replicate>
 double weighted_monte_carlo_p(double observed, Replicate&& replicate, double level) {
-  return sequential_monte_carlo_p(observed, replicate, monte_carlo_exceedances(level), monte_carlo_cap(level)).p_value / kMonteCarloWeight;
+  return sequential_monte_carlo_p(observed, replicate, monte_carlo_exceedances(level),
+                                  monte_carlo_cap(level))
+             .p_value /
+         kMonteCarloWeight;
 }
 
 }  // namespace tev

@@ -20,20 +20,26 @@ std::uint64_t counted(std::span<const std::uint64_t> counts) {
   return n;
 }
 
-IidTest run_test(std::string name, std::span<const std::uint64_t> counts, std::span<const double> probability,
-                 std::span<const std::int32_t> groups, double planned, const TestLevel& level, double power) {
-  IidTest t{std::move(name), counted(counts), {}, worst_case_detectable_tv(probability, groups, planned, level.level, power)};
+IidTest run_test(std::string name, std::span<const std::uint64_t> counts,
+                 std::span<const double> probability, std::span<const std::int32_t> groups,
+                 double planned, const TestLevel& level, double power) {
+  IidTest t{std::move(name),
+            counted(counts),
+            {},
+            worst_case_detectable_tv(probability, groups, planned, level.level, power)};
   if (t.samples > 0) t.result = identity_test(counts, probability, groups, level);
   return t;
 }
 
 }  // namespace
 
-Binning pair_bins(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double pairs) {
+Binning pair_bins(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
+                  double pairs) {
   const auto fits = [&](const Binning& b) { return b.bin_probability.size() <= kPairBins; };
   double lo = std::min(pairs, kSamplesPerBin * static_cast<double>(kPairBins));
   Binning best = pool_cells(probability, group_of_cell, lo);
-  if (!fits(best)) throw std::logic_error("pair_bins: more bins than kPairBins at the smallest sample count");
+  if (!fits(best))
+    throw std::logic_error("pair_bins: more bins than kPairBins at the smallest sample count");
   double hi = pairs;
   if (Binning all = pool_cells(probability, group_of_cell, hi); fits(all)) return all;
   // lo fits, hi does not: halve the gap (geometrically) until it is within 1 %.
@@ -55,7 +61,8 @@ std::int64_t PairLaw::cell(std::int64_t first_cell, std::int64_t second_cell) co
   const std::int32_t a = first.bin_of_cell[static_cast<std::size_t>(first_cell)];
   const std::int32_t b = second.bin_of_cell[static_cast<std::size_t>(second_cell)];
   if (a < 0 || b < 0) return kNoCell;
-  return static_cast<std::int64_t>(a) * static_cast<std::int64_t>(second.bin_probability.size()) + b;
+  return static_cast<std::int64_t>(a) * static_cast<std::int64_t>(second.bin_probability.size()) +
+         b;
 }
 
 PairLaw pair_law(const Binning& first, const Binning& second) {
@@ -70,18 +77,23 @@ PairLaw pair_law(const Binning& first, const Binning& second) {
   return law;
 }
 
-IidTest pair_test(std::span<const std::int64_t> first, std::span<const std::int64_t> second, const PairLaw& law, const TestLevel& level,
-                  double power, std::string name) {
-  if (first.size() != second.size()) throw std::invalid_argument("pair_test: one second sample per first sample");
+IidTest pair_test(std::span<const std::int64_t> first, std::span<const std::int64_t> second,
+                  const PairLaw& law, const TestLevel& level, double power, std::string name) {
+  if (first.size() != second.size())
+    throw std::invalid_argument("pair_test: one second sample per first sample");
   std::vector<std::uint64_t> counts(law.product.size(), 0);  // (first bins, second bins)
   for (std::size_t r = 0; r < first.size(); ++r) {
-    if (const std::int64_t c = law.cell(first[r], second[r]); c != kNoCell) ++counts[static_cast<std::size_t>(c)];
+    if (const std::int64_t c = law.cell(first[r], second[r]); c != kNoCell)
+      ++counts[static_cast<std::size_t>(c)];
   }
-  return run_test(std::move(name), counts, law.product, law.groups, static_cast<double>(first.size()), level, power);
+  return run_test(std::move(name), counts, law.product, law.groups,
+                  static_cast<double>(first.size()), level, power);
 }
 
-std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream, std::span<const double> probability,
-                               std::span<const std::int32_t> group_of_cell, std::span<const TestLevel> levels, double power) {
+std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream,
+                               std::span<const double> probability,
+                               std::span<const std::int32_t> group_of_cell,
+                               std::span<const TestLevel> levels, double power) {
   if (levels.size() != kIidTests) throw std::invalid_argument("iid_tests: one level per test");
   std::vector<IidTest> tests;
   const std::size_t n = stream.size();
@@ -89,19 +101,23 @@ std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream, std::span<c
   // One binning for all four: at the fewest samples any of them counts (the pairs (2k+1, 2k+2)),
   // so every bin expects at least kMinExpectedCount in each.
   const Binning bins = pair_bins(probability, group_of_cell, static_cast<double>((n - 1) / 2));
-  std::vector<std::int32_t> own_group(bins.bin_probability.size());  // (bins) each bin a group of its own
+  std::vector<std::int32_t> own_group(
+      bins.bin_probability.size());  // (bins) each bin a group of its own
   for (std::size_t b = 0; b < own_group.size(); ++b) own_group[b] = static_cast<std::int32_t>(b);
   for (std::size_t s = 0; s < kStationaritySegments; ++s) {
-    const std::size_t begin = n * s / kStationaritySegments, end = n * (s + 1) / kStationaritySegments;
+    const std::size_t begin = n * s / kStationaritySegments,
+                      end = n * (s + 1) / kStationaritySegments;
     // Over the pair bins: a drift is a move of mass between parts of the law, and the few bins
     // keep the guarantee near the whole stream's (its own law, cell by cell, is the identity test's).
     std::vector<std::uint64_t> counts(bins.bin_probability.size(), 0);  // (bins)
     for (std::size_t i = begin; i < end; ++i) {
       if (stream[i] == kNoCell) continue;
-      if (const std::int32_t b = bins.bin_of_cell[static_cast<std::size_t>(stream[i])]; b >= 0) ++counts[static_cast<std::size_t>(b)];
+      if (const std::int32_t b = bins.bin_of_cell[static_cast<std::size_t>(stream[i])]; b >= 0)
+        ++counts[static_cast<std::size_t>(b)];
     }
-    tests.push_back(run_test("half " + std::to_string(s + 1) + " of " + std::to_string(kStationaritySegments), counts, bins.bin_probability,
-                             own_group, static_cast<double>(end - begin), levels[s], power));
+    tests.push_back(run_test(
+        "half " + std::to_string(s + 1) + " of " + std::to_string(kStationaritySegments), counts,
+        bins.bin_probability, own_group, static_cast<double>(end - begin), levels[s], power));
   }
   const PairLaw product = pair_law(bins, bins);
   for (std::size_t phase = 0; phase < kSerialPhases; ++phase) {
@@ -111,24 +127,29 @@ std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream, std::span<c
       second.push_back(stream[i + 1]);
     }
     const std::string name = phase == 0 ? "pairs (2k, 2k+1)" : "pairs (2k+1, 2k+2)";
-    tests.push_back(pair_test(first, second, product, levels[kStationaritySegments + phase], power, name));
+    tests.push_back(
+        pair_test(first, second, product, levels[kStationaritySegments + phase], power, name));
   }
   return tests;
 }
 
-std::optional<double> iid_detectable_tv(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, std::uint64_t samples,
-                                        std::span<const TestLevel> levels, double power) {
+std::optional<double> iid_detectable_tv(std::span<const double> probability,
+                                        std::span<const std::int32_t> group_of_cell,
+                                        std::uint64_t samples, std::span<const TestLevel> levels,
+                                        double power) {
   // A stream of the same length with nothing counted: the tests' statements without their runs.
   const std::vector<std::int64_t> nothing(samples, kNoCell);
   std::optional<double> worst = 0.0;
-  for (const IidTest& t : iid_tests(nothing, probability, group_of_cell, levels, power)) worst = larger_tv(worst, t.detectable_tv);
+  for (const IidTest& t : iid_tests(nothing, probability, group_of_cell, levels, power))
+    worst = larger_tv(worst, t.detectable_tv);
   return worst;
 }
 
 std::string iid_tests_text(std::span<const IidTest> tests) {
   std::string out;
   for (const IidTest& t : tests) {
-    out += (out.empty() ? "" : ", ") + t.name + " p " + num(t.result.p_value) + " (TV@99% " + (t.detectable_tv ? num(*t.detectable_tv) : "none") + ")";
+    out += (out.empty() ? "" : ", ") + t.name + " p " + num(t.result.p_value) + " (TV@99% " +
+           (t.detectable_tv ? num(*t.detectable_tv) : "none") + ")";
   }
   return out;
 }

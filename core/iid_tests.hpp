@@ -40,7 +40,8 @@ inline constexpr std::int64_t kNoCell = -1;
 // One marginal's bins for a pair test: pool_cells (cells in group order, tails cut in cell order)
 // at the largest sample count whose binning has at most kPairBins bins, found by bisection up to
 // `pairs`. Depends on the law and `pairs` alone.
-Binning pair_bins(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, double pairs);
+Binning pair_bins(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
+                  double pairs);
 
 // The product of two binned marginals: cells (a, b) row-major over the first's and the second's
 // bins, grouped by the first's bin (so the identity test pools each row's light cells in order).
@@ -55,10 +56,11 @@ PairLaw pair_law(const Binning& first, const Binning& second);
 
 // One test of the i.i.d. assumption, as run.
 struct IidTest {
-  std::string name;                     // "half 1 of 2", "pairs (2k, 2k+1)", ...
-  std::uint64_t samples = 0;            // samples (segments) or pairs counted
-  ChiSquareResult result;               // its identity test
-  std::optional<double> detectable_tv;  // worst-direction TV detected with the power asked, at its level
+  std::string name;           // "half 1 of 2", "pairs (2k, 2k+1)", ...
+  std::uint64_t samples = 0;  // samples (segments) or pairs counted
+  ChiSquareResult result;     // its identity test
+  std::optional<double>
+      detectable_tv;  // worst-direction TV detected with the power asked, at its level
 };
 
 // The tests in one line, for people: "half 1 of 2 p 0.41 (TV@99% 0.028), ...".
@@ -67,20 +69,24 @@ std::string iid_tests_text(std::span<const IidTest> tests);
 // The stationarity and serial tests of one stream drawn from `probability` (kIidTests of them, in
 // the order above); test t runs at levels[t], its power stated at `power`. Streams shorter than
 // four samples have no tests.
-std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream, std::span<const double> probability,
-                               std::span<const std::int32_t> group_of_cell, std::span<const TestLevel> levels, double power);
+std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream,
+                               std::span<const double> probability,
+                               std::span<const std::int32_t> group_of_cell,
+                               std::span<const TestLevel> levels, double power);
 
 // What those tests guarantee together on a stream of `samples` samples: the largest of their
 // worst-direction TVs (none when one of them has none). Depends on the law and the count alone.
-std::optional<double> iid_detectable_tv(std::span<const double> probability, std::span<const std::int32_t> group_of_cell, std::uint64_t samples,
-                                        std::span<const TestLevel> levels, double power);
+std::optional<double> iid_detectable_tv(std::span<const double> probability,
+                                        std::span<const std::int32_t> group_of_cell,
+                                        std::uint64_t samples, std::span<const TestLevel> levels,
+                                        double power);
 
 // The largest of two stated TVs; none when either is none.
 std::optional<double> larger_tv(std::optional<double> a, std::optional<double> b);
 
 // Two streams of one round each (the same length; round r of one beside round r of the other)
 // against the product of their laws, binned by `law`; run at `level`, power stated at `power`.
-IidTest pair_test(std::span<const std::int64_t> first, std::span<const std::int64_t> second, const PairLaw& law, const TestLevel& level,
-                  double power, std::string name);
+IidTest pair_test(std::span<const std::int64_t> first, std::span<const std::int64_t> second,
+                  const PairLaw& law, const TestLevel& level, double power, std::string name);
 
 }  // namespace tev

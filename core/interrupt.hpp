@@ -11,7 +11,10 @@ namespace tev {
 
 class InterruptPoll {
  public:
-  explicit InterruptPoll(std::function<void()> poll) : poll_(std::move(poll)), previous_(current()) { current() = &poll_; }
+  explicit InterruptPoll(std::function<void()> poll)
+      : poll_(std::move(poll)), previous_(current()) {
+    current() = &poll_;
+  }
   ~InterruptPoll() { current() = previous_; }
   InterruptPoll(const InterruptPoll&) = delete;
   InterruptPoll& operator=(const InterruptPoll&) = delete;

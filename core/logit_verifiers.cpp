@@ -21,7 +21,8 @@ RowExps::RowExps(std::int32_t vocab)
 void RowExps::compute(std::span<const float> logits, double temperature) {
   logits_ = logits;
   scale_ = static_cast<float>(1.0 / temperature);
-  row_kernels().blocks(logits.data(), logits.size(), scale_, block_max_.data(), block_factor_.data(), block_sums_.data(), &total_);
+  row_kernels().blocks(logits.data(), logits.size(), scale_, block_max_.data(),
+                       block_factor_.data(), block_sums_.data(), &total_);
 }
 
 double RowExps::at(Token a) const {
@@ -45,7 +46,8 @@ double RowExps::block_without(std::size_t b, std::span<const Token> excluded) co
     const auto i = static_cast<std::size_t>(t);
     if (i >= begin && i < begin + len) block_[i - begin] = -std::numeric_limits<float>::infinity();
   }
-  return row_kernels().exp_sum(block_.data(), len, block_max_[b], scale_) * static_cast<double>(block_factor_[b]);
+  return row_kernels().exp_sum(block_.data(), len, block_max_[b], scale_) *
+         static_cast<double>(block_factor_[b]);
 }
 
 double RowExps::total_without(std::span<const Token> excluded) const {
@@ -54,7 +56,8 @@ double RowExps::total_without(std::span<const Token> excluded) const {
   return rest;
 }
 
-void RowExps::sums_only(std::span<const float> logits, double temperature, std::span<const Token> children, double& total, double& rest,
+void RowExps::sums_only(std::span<const float> logits, double temperature,
+                        std::span<const Token> children, double& total, double& rest,
                         std::span<double> child_exps) {
   compute(logits, temperature);
   total = total_;
@@ -64,7 +67,9 @@ void RowExps::sums_only(std::span<const float> logits, double temperature, std::
 
 Token RowExps::draw(double u, std::span<const Token> excluded, double mass) const {
   const double target = u * mass;
-  auto is_excluded = [&](std::size_t a) { return std::find(excluded.begin(), excluded.end(), static_cast<Token>(a)) != excluded.end(); };
+  auto is_excluded = [&](std::size_t a) {
+    return std::find(excluded.begin(), excluded.end(), static_cast<Token>(a)) != excluded.end();
+  };
   const RowKernels& k = row_kernels();
   double acc = 0.0;
   Token last = kNoToken;
@@ -101,7 +106,8 @@ namespace {
 
 std::span<const Token> child_tokens(const DraftTree& tree, NodeId v, std::vector<Token>& out) {
   out.clear();
-  for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c) out.push_back(tree.token[c]);
+  for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c)
+    out.push_back(tree.token[c]);
   return out;
 }
 
@@ -139,7 +145,8 @@ void for_nodes(NodeId begin, NodeId end, int threads, Body&& body) {
 
 }  // namespace
 
-Block tev_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& s, int threads) {
+Block tev_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws,
+                      LogitScratch& s, int threads) {
   s.prefix[0] = 1.0;
   // Level by level: a level's rows depend only on their parents' P, already final.
   for (std::int32_t d = 0; d + 1 < static_cast<std::int32_t>(tree.level_offset.size()); ++d) {
@@ -155,7 +162,8 @@ Block tev_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounte
       double total = 0.0, rest = 0.0;
       row.sums_only(logits.row(v), logits.temperature, cs, total, rest, child_exps);
       for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c) {
-        s.prefix[c] = s.prefix[v] * child_exps[static_cast<std::size_t>(c - tree.first_child[v])] / total;
+        s.prefix[c] =
+            s.prefix[v] * child_exps[static_cast<std::size_t>(c - tree.first_child[v])] / total;
       }
       s.exit[v] = s.prefix[v] * rest / total;
     });
@@ -168,7 +176,8 @@ Block tev_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounte
   return {v, s.row.draw(draws.next(), cs, s.row.total_without(cs))};
 }
 
-Block walk_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& s) {
+Block walk_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws,
+                       LogitScratch& s) {
   NodeId v = 0;
   for (;;) {
     s.row.compute(logits.row(v), logits.temperature);
@@ -188,7 +197,8 @@ Block walk_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCount
   }
 }
 
-Block predraw_lazy_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& s) {
+Block predraw_lazy_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws,
+                               LogitScratch& s) {
   NodeId v = 0;
   for (;;) {
     s.row.compute(logits.row(v), logits.temperature);
@@ -199,14 +209,16 @@ Block predraw_lazy_from_logits(const DraftTree& tree, const LogitRows& logits, D
   }
 }
 
-Block predraw_eager_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& s, int threads) {
+Block predraw_eager_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws,
+                                LogitScratch& s, int threads) {
   // R_v for every node, each with its own draw index v, so the threads need no ordering.
   std::vector<Token>& drawn = s.children;
   drawn.assign(static_cast<std::size_t>(tree.size()), kNoToken);
   for_nodes(0, tree.size(), threads, [&](NodeId v) {
     RowExps& row = threads > 1 ? thread_row(tree.vocab) : s.row;
     row.compute(logits.row(v), logits.temperature);
-    drawn[static_cast<std::size_t>(v)] = row.draw(draws.at(static_cast<std::uint32_t>(v)), {}, row.total());
+    drawn[static_cast<std::size_t>(v)] =
+        row.draw(draws.at(static_cast<std::uint32_t>(v)), {}, row.total());
   });
   NodeId v = 0;
   for (;;) {
@@ -216,7 +228,8 @@ Block predraw_eager_from_logits(const DraftTree& tree, const LogitRows& logits, 
   }
 }
 
-Block sequential_residual_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& s) {
+Block sequential_residual_from_logits(const DraftTree& tree, const LogitRows& logits,
+                                      DrawCounter& draws, LogitScratch& s) {
   NodeId v = 0;
   for (;;) {
     s.row.compute(logits.row(v), logits.temperature);

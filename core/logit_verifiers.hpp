@@ -20,7 +20,8 @@ struct LogitRows {
   std::int32_t vocab = 0;
   double temperature = 1.0;
   std::span<const float> row(NodeId v) const {
-    return {data + static_cast<std::size_t>(v) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab)};
+    return {data + static_cast<std::size_t>(v) * static_cast<std::size_t>(vocab),
+            static_cast<std::size_t>(vocab)};
   }
 };
 
@@ -40,8 +41,8 @@ class RowExps {
   // blocks without one add their sums, the few with one are re-summed with those tokens at −inf.
   double total_without(std::span<const Token> excluded) const;
   // What TEV needs of an internal row: the total, the non-child mass and each child's e.
-  void sums_only(std::span<const float> logits, double temperature, std::span<const Token> children, double& total, double& rest,
-                 std::span<double> child_exps);
+  void sums_only(std::span<const float> logits, double temperature, std::span<const Token> children,
+                 double& total, double& rest, std::span<double> child_exps);
   // Inverse-CDF draw with u ∈ (0, 1] over the row without `excluded` (whose mass is `mass`):
   // block sums up to the block holding u · mass, then that block's exponentials in token order.
   Token draw(double u, std::span<const Token> excluded, double mass) const;
@@ -52,8 +53,8 @@ class RowExps {
   std::span<const float> logits_;
   float scale_ = 1.0f;
   std::vector<float> block_max_, block_factor_;  // (V / kRowBlock)
-  std::vector<double> block_sums_;               // (V / kRowBlock) Σ e per block, relative to the row maximum
-  mutable std::vector<float> block_;             // (kRowBlock) one block's exponentials, for a draw
+  std::vector<double> block_sums_;    // (V / kRowBlock) Σ e per block, relative to the row maximum
+  mutable std::vector<float> block_;  // (kRowBlock) one block's exponentials, for a draw
   double total_ = 0.0;
 };
 
@@ -61,25 +62,33 @@ class RowExps {
 // level-parallel paths keep their own).
 struct LogitScratch {
   explicit LogitScratch(std::int32_t vocab, std::int32_t nodes)
-      : row(vocab), exit(static_cast<std::size_t>(nodes)), prefix(static_cast<std::size_t>(nodes)), cumulative(static_cast<std::size_t>(nodes)) {}
+      : row(vocab),
+        exit(static_cast<std::size_t>(nodes)),
+        prefix(static_cast<std::size_t>(nodes)),
+        cumulative(static_cast<std::size_t>(nodes)) {}
   RowExps row;
   std::vector<double> exit;        // (N) w
   std::vector<double> prefix;      // (N) P
   std::vector<double> cumulative;  // (N) cumulative w for the exit draw
-  std::vector<Token> children; // tokens of one node's children
+  std::vector<Token> children;     // tokens of one node's children
 };
 
 // TEV, level by level: every internal row once (all of them: the exit law needs them), one exit
 // draw, one residual bonus draw (the exit's row once more). `threads` > 1 spreads the internal
 // rows over threads (level-parallel); the result does not depend on it.
-Block tev_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& scratch, int threads = 1);
+Block tev_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws,
+                      LogitScratch& scratch, int threads = 1);
 // Pathwise walk: only the rows on the realized path.
-Block walk_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& scratch);
+Block walk_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws,
+                       LogitScratch& scratch);
 // Predraw-and-follow as DDTree runs it: a draw from every row, then follow the matches.
-Block predraw_eager_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& scratch, int threads = 1);
+Block predraw_eager_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws,
+                                LogitScratch& scratch, int threads = 1);
 // Predraw drawing only at the nodes it visits (same law).
-Block predraw_lazy_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& scratch);
+Block predraw_lazy_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws,
+                               LogitScratch& scratch);
 // Sequential residual (stored child order): rows on the path, one test per child.
-Block sequential_residual_from_logits(const DraftTree& tree, const LogitRows& logits, DrawCounter& draws, LogitScratch& scratch);
+Block sequential_residual_from_logits(const DraftTree& tree, const LogitRows& logits,
+                                      DrawCounter& draws, LogitScratch& scratch);
 
 }  // namespace tev

@@ -21,15 +21,20 @@ Block residual_not_renormalized(const DraftTree& tree, const TargetRows& rows, C
         const double a = g[static_cast<std::size_t>(x)];
         return std::array<double, 2>{a, 1.0 - a};
       },
-      [](std::span<double> g, std::span<const double>, Token x, const std::array<double, 2>&) { g[static_cast<std::size_t>(x)] = 0.0; },
-      [](std::span<const double> g, std::span<const double> row) { return compensated_total(g) > 0.0 ? g : row; });
+      [](std::span<double> g, std::span<const double>, Token x, const std::array<double, 2>&) {
+        g[static_cast<std::size_t>(x)] = 0.0;
+      },
+      [](std::span<const double> g, std::span<const double> row) {
+        return compensated_total(g) > 0.0 ? g : row;
+      });
 }
 
 // Pathwise walk that draws the bonus at an internal exit from the full row p_v instead of the
 // residual p_v^res, so a rejected drafted token can be emitted again.
 template <class Chooser>
 Block bonus_from_full_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  return walk_with_exit_row(tree, rows, chooser, [&](NodeId v, std::span<const double>) { return rows.row(v); });
+  return walk_with_exit_row(tree, rows, chooser,
+                            [&](NodeId v, std::span<const double>) { return rows.row(v); });
 }
 
 // TEV whose exit mass ρ(v) reads the parent's logits row (an off-by-one row index into the tree
@@ -69,10 +74,12 @@ Block float32_one_minus_sum(const DraftTree& tree, const TargetRows& rows, Choos
 // Sequential residual that rebuilds the residual from a fresh copy of the row at every test, so
 // only the most recently rejected token is removed: the law depends on sibling order.
 template <class Chooser>
-Block residual_forgets_earlier_rejections(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
+Block residual_forgets_earlier_rejections(const DraftTree& tree, const TargetRows& rows,
+                                          Chooser& chooser) {
   return sequential_tests(
       tree, rows, chooser, ChildOrder::stored(tree), residual_test_weights,
-      [](std::span<double> g, std::span<const double> row, Token x, const std::array<double, 2>& w) {
+      [](std::span<double> g, std::span<const double> row, Token x,
+         const std::array<double, 2>& w) {
         std::copy(row.begin(), row.end(), g.begin());
         reject_token(g, x, w[1]);
       },
@@ -88,7 +95,8 @@ Block bonus_from_parent_row(const DraftTree& tree, const TargetRows& rows, Choos
   b.exit = static_cast<NodeId>(chooser.categorical(law.exit));
   const auto row = rows.row(b.exit == 0 ? 0 : tree.parent[b.exit]);
   std::vector<double> residual(row.begin(), row.end());
-  for (NodeId c = tree.first_child[b.exit]; c < tree.first_child[b.exit] + tree.child_count[b.exit]; ++c) {
+  for (NodeId c = tree.first_child[b.exit]; c < tree.first_child[b.exit] + tree.child_count[b.exit];
+       ++c) {
     residual[static_cast<std::size_t>(tree.token[c])] = 0.0;
   }
   // The exit's children can cover the whole parent row; the buggy engine then uses the full row.
@@ -118,8 +126,9 @@ Block temperature_applied_twice(const DraftTree& tree, const TargetRows& rows, C
   const TargetRows& sharpened = chooser.prepare([&] {
     std::vector<double> squared(rows.data().begin(), rows.data().end());
     for (std::int32_t r = 0; r < rows.rows(); ++r) {
-      std::span<double> row(squared.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(rows.vocab()),
-                            static_cast<std::size_t>(rows.vocab()));
+      std::span<double> row(
+          squared.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(rows.vocab()),
+          static_cast<std::size_t>(rows.vocab()));
       for (double& x : row) x *= x;
       const double total = compensated_total(row);
       for (double& x : row) x /= total;
@@ -133,14 +142,17 @@ Block temperature_applied_twice(const DraftTree& tree, const TargetRows& rows, C
 // large vocabularies live in this post-processing. The buggy engine falls back to the full row when
 // its filter leaves nothing.
 template <class Chooser, class Filter>
-Block exit_then_filtered_bonus(const DraftTree& tree, const TargetRows& rows, Chooser& chooser, Filter filter) {
+Block exit_then_filtered_bonus(const DraftTree& tree, const TargetRows& rows, Chooser& chooser,
+                               Filter filter) {
   const ExitLaw& law = chooser.prepare([&] { return ExitLaw::compute(tree, rows); });
   Block b;
   b.exit = static_cast<NodeId>(chooser.categorical(law.exit));
   std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
   masked_row(tree, rows, b.exit, residual);
   filter(std::span<double>(residual));
-  b.bonus = chooser.next_token(tree, b.exit, compensated_total(residual) > 0.0 ? std::span<const double>(residual) : rows.row(b.exit));
+  b.bonus = chooser.next_token(
+      tree, b.exit,
+      compensated_total(residual) > 0.0 ? std::span<const double>(residual) : rows.row(b.exit));
   return b;
 }
 
@@ -152,9 +164,10 @@ inline std::vector<std::size_t> tail_tokens(std::span<const double> residual) {
   std::vector<std::size_t> order(residual.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   const std::size_t head = std::min(listed_head(residual.size()), order.size());
-  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(head), order.end(), [&](std::size_t a, std::size_t b) {
-    return residual[a] != residual[b] ? residual[a] > residual[b] : a < b;
-  });
+  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(head), order.end(),
+                   [&](std::size_t a, std::size_t b) {
+                     return residual[a] != residual[b] ? residual[a] > residual[b] : a < b;
+                   });
   std::vector<std::size_t> tail(order.begin() + static_cast<std::ptrdiff_t>(head), order.end());
   std::sort(tail.begin(), tail.end());
   return tail;
@@ -187,7 +200,8 @@ Block tail_onto_first_token(const DraftTree& tree, const TargetRows& rows, Choos
 template <class Chooser>
 Block truncated_id_bonus(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
   return exit_then_filtered_bonus(tree, rows, chooser, [](std::span<double> residual) {
-    for (std::size_t t = residual.size() - residual.size() / 4; t < residual.size(); ++t) residual[t] = 0.0;
+    for (std::size_t t = residual.size() - residual.size() / 4; t < residual.size(); ++t)
+      residual[t] = 0.0;
   });
 }
 

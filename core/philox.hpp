@@ -15,13 +15,14 @@ namespace tev {
 // Streams keep the verifier's own draws apart from everything else the suite draws; every use is
 // registered in core/random_streams.hpp.
 enum class Stream : std::uint32_t {
-  verifier = 1,    // draws a verifier makes to produce its block
-  completion = 2,  // target tokens drawn after an in-tree bonus (completion)
-  generation = 3,  // everything else: one tag per use
-  drafting = 4,    // draft tokens a drafting policy samples from q (sampled-drafts mode)
-  composition = 5, // verifiers round after round in the composition check (round, sequence)
-  sampled_live = 6, // live --drafts sampled: drafting and verification on live sampled trees
-  null_simulation = 7,  // Monte Carlo p-values: replicates of a test's null law (test id, replicate)
+  verifier = 1,      // draws a verifier makes to produce its block
+  completion = 2,    // target tokens drawn after an in-tree bonus (completion)
+  generation = 3,    // everything else: one tag per use
+  drafting = 4,      // draft tokens a drafting policy samples from q (sampled-drafts mode)
+  composition = 5,   // verifiers round after round in the composition check (round, sequence)
+  sampled_live = 6,  // live --drafts sampled: drafting and verification on live sampled trees
+  null_simulation =
+      7,  // Monte Carlo p-values: replicates of a test's null law (test id, replicate)
 };
 
 // The seed every command, experiment and library check starts from unless told otherwise.
@@ -30,8 +31,8 @@ inline constexpr std::uint32_t kDefaultSeed = 20261130;
 struct DrawSite {
   std::uint32_t seed = 0;
   Stream stream = Stream::verifier;
-  std::uint32_t tree = 0;     // tree or round id
-  std::uint64_t sample = 0;   // sample index
+  std::uint32_t tree = 0;    // tree or round id
+  std::uint64_t sample = 0;  // sample index
 };
 
 TEV_HD inline r123::Philox4x32::ctr_type philox_block(const DrawSite& site, std::uint32_t draw) {
@@ -65,7 +66,8 @@ enum class DrawLayout : std::uint8_t { one_per_block, two_per_block };
 // Consecutive uniforms of one sample: draw index 0, 1, 2, ...
 class DrawCounter {
  public:
-  TEV_HD explicit DrawCounter(const DrawSite& site, DrawLayout layout = DrawLayout::one_per_block) : site_(site), layout_(layout) {}
+  TEV_HD explicit DrawCounter(const DrawSite& site, DrawLayout layout = DrawLayout::one_per_block)
+      : site_(site), layout_(layout) {}
   // two_per_block with block 0 already computed (the engine computes block 0 of several samples
   // at once, so their Philox rounds overlap).
   TEV_HD DrawCounter(const DrawSite& site, const r123::Philox4x32::ctr_type& block0)
@@ -89,7 +91,7 @@ class DrawCounter {
   DrawLayout layout_;
   std::uint32_t draw_ = 0;
   mutable r123::Philox4x32::ctr_type block_ = {{0, 0, 0, 0}};  // the two_per_block block held
-  mutable std::uint32_t held_ = ~std::uint32_t{0};               // its index (none yet)
+  mutable std::uint32_t held_ = ~std::uint32_t{0};             // its index (none yet)
 };
 
 }  // namespace tev

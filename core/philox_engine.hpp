@@ -13,7 +13,8 @@ namespace tev {
 class PhiloxEngine {
  public:
   using result_type = std::uint32_t;
-  PhiloxEngine(std::uint32_t seed, const RandomUse& use, std::uint32_t id = 0) : site_(use.site(seed, id)) {}
+  PhiloxEngine(std::uint32_t seed, const RandomUse& use, std::uint32_t id = 0)
+      : site_(use.site(seed, id)) {}
   // Any site: for test programs, which pick their own.
   explicit PhiloxEngine(const DrawSite& site) : site_(site) {}
   static constexpr result_type min() { return 0; }

@@ -32,35 +32,73 @@ struct RandomUse {
   Stream stream;
   std::uint64_t tag;  // sample word on the generation stream; kWholeStream for a stream of its own
   // The site of index `id` of a tagged use.
-  constexpr DrawSite site(std::uint32_t seed, std::uint32_t id = 0) const { return {seed, stream, id, tag}; }
+  constexpr DrawSite site(std::uint32_t seed, std::uint32_t id = 0) const {
+    return {seed, stream, id, tag};
+  }
 };
 
 namespace uses {
-inline constexpr RandomUse verifier{"verifier draws of Monte Carlo plans (tree id, sample)", Stream::verifier, kWholeStream};
-inline constexpr RandomUse completion{"completion after an in-tree bonus (tree or case, sample)", Stream::completion, kWholeStream};
-inline constexpr RandomUse composition{"composition check's verifier draws (round, sequence)", Stream::composition, kWholeStream};
-inline constexpr RandomUse drafting{"sampled-draft trees' draft tokens (tree word: instance · prefixes + prefix, sample)", Stream::drafting, kWholeStream};
+inline constexpr RandomUse verifier{"verifier draws of Monte Carlo plans (tree id, sample)",
+                                    Stream::verifier, kWholeStream};
+inline constexpr RandomUse completion{"completion after an in-tree bonus (tree or case, sample)",
+                                      Stream::completion, kWholeStream};
+inline constexpr RandomUse composition{"composition check's verifier draws (round, sequence)",
+                                       Stream::composition, kWholeStream};
+inline constexpr RandomUse drafting{
+    "sampled-draft trees' draft tokens (tree word: instance · prefixes + prefix, sample)",
+    Stream::drafting, kWholeStream};
 // Tree word: the node's index (drafting) or 2^24 + the verifier's (verification); sample word:
 // live/live_sampled.hpp's key of (part: first word or rounds, drafter x policy, sample or draw).
-inline constexpr RandomUse sampled_live{"live --drafts sampled: draft tokens per node and verifier draws (node or verifier, part/stream/sample)", Stream::sampled_live, kWholeStream};
-inline constexpr RandomUse synthetic_target_rows{"synthetic target rows (id: prefix hash)", Stream::generation, 0};
-inline constexpr RandomUse synthetic_draft_rows{"synthetic draft rows (id: prefix hash)", Stream::generation, 1};
+inline constexpr RandomUse sampled_live{
+    "live --drafts sampled: draft tokens per node and verifier draws (node or verifier, "
+    "part/stream/sample)",
+    Stream::sampled_live, kWholeStream};
+inline constexpr RandomUse synthetic_target_rows{"synthetic target rows (id: prefix hash)",
+                                                 Stream::generation, 0};
+inline constexpr RandomUse synthetic_draft_rows{"synthetic draft rows (id: prefix hash)",
+                                                Stream::generation, 1};
 inline constexpr RandomUse suite_trees{"suite trees (id: case)", Stream::generation, 2};
-inline constexpr RandomUse exittrain_sim_data{"ExitTrain sim (id 0 target tables, 1 warm-up, 2 training examples, 3 test contexts)", Stream::generation, 3};
-inline constexpr RandomUse sequences{"sequences sampled from a language model: live contexts, ExitTrain live data (id: sequence)", Stream::generation, 4};
-inline constexpr RandomUse exittrain_live_init{"ExitTrain live drafter's initial weights", Stream::generation, 5};
-inline constexpr RandomUse exittrain_live_shuffles{"ExitTrain live example order (id 0 warm-up, 1 training)", Stream::generation, 6};
-inline constexpr RandomUse composition_rows{"composition's order-2 model rows (id: context)", Stream::generation, 7};
-inline constexpr RandomUse generation_rounds{"speculative generation's verifier draws (id: round)", Stream::generation, 8};
-inline constexpr RandomUse null_simulation{"Monte Carlo p-values of the identity test's statistics (test id, replicate)", Stream::null_simulation, kWholeStream};
-inline constexpr RandomUse bench_workload{"bench live workload (id 0 logit pool, 1 drafter marginals)", Stream::generation, 9};
-inline constexpr RandomUse engine_logit_offsets{"engine-shaped cases' logit scale and row offsets (id: tree drawn)", Stream::generation, 10};
+inline constexpr RandomUse exittrain_sim_data{
+    "ExitTrain sim (id 0 target tables, 1 warm-up, 2 training examples, 3 test contexts)",
+    Stream::generation, 3};
+inline constexpr RandomUse sequences{
+    "sequences sampled from a language model: live contexts, ExitTrain live data (id: sequence)",
+    Stream::generation, 4};
+inline constexpr RandomUse exittrain_live_init{"ExitTrain live drafter's initial weights",
+                                               Stream::generation, 5};
+inline constexpr RandomUse exittrain_live_shuffles{
+    "ExitTrain live example order (id 0 warm-up, 1 training)", Stream::generation, 6};
+inline constexpr RandomUse composition_rows{"composition's order-2 model rows (id: context)",
+                                            Stream::generation, 7};
+inline constexpr RandomUse generation_rounds{"speculative generation's verifier draws (id: round)",
+                                             Stream::generation, 8};
+inline constexpr RandomUse null_simulation{
+    "Monte Carlo p-values of the identity test's statistics (test id, replicate)",
+    Stream::null_simulation, kWholeStream};
+inline constexpr RandomUse bench_workload{
+    "bench live workload (id 0 logit pool, 1 drafter marginals)", Stream::generation, 9};
+inline constexpr RandomUse engine_logit_offsets{
+    "engine-shaped cases' logit scale and row offsets (id: tree drawn)", Stream::generation, 10};
 }  // namespace uses
 
 inline constexpr std::array kRandomUses = {
-    uses::verifier,         uses::completion,          uses::composition,           uses::drafting,           uses::sampled_live,           uses::synthetic_target_rows, uses::synthetic_draft_rows,
-    uses::suite_trees,      uses::exittrain_sim_data,  uses::sequences,             uses::exittrain_live_init,
-    uses::exittrain_live_shuffles, uses::composition_rows, uses::generation_rounds, uses::bench_workload, uses::engine_logit_offsets, uses::null_simulation,
+    uses::verifier,
+    uses::completion,
+    uses::composition,
+    uses::drafting,
+    uses::sampled_live,
+    uses::synthetic_target_rows,
+    uses::synthetic_draft_rows,
+    uses::suite_trees,
+    uses::exittrain_sim_data,
+    uses::sequences,
+    uses::exittrain_live_init,
+    uses::exittrain_live_shuffles,
+    uses::composition_rows,
+    uses::generation_rounds,
+    uses::bench_workload,
+    uses::engine_logit_offsets,
+    uses::null_simulation,
 };
 
 }  // namespace tev

@@ -20,7 +20,8 @@ namespace tev {
 struct DraftedNode {
   std::span<const double> p;  // (V) target row p(· | prefix)
   std::span<const double> q;  // (V) draft row q(· | prefix)
-  std::vector<Token> drafts;  // drafted child tokens in draw order (repeats when drawn with replacement)
+  std::vector<Token>
+      drafts;  // drafted child tokens in draw order (repeats when drawn with replacement)
 };
 
 // The running state of the tests at one node.
@@ -47,7 +48,8 @@ inline void subtract_proposal(std::span<double> target, std::span<const double> 
     target[a] = std::max(0.0, target[a] - proposal[a]);
     total.add(target[a]);
   }
-  if (!(total.value() > 0.0)) throw std::logic_error("rejection residual max(0, p - q) has no mass");
+  if (!(total.value() > 0.0))
+    throw std::logic_error("rejection residual max(0, p - q) has no mass");
   for (double& x : target) x /= total.value();
 }
 
@@ -63,7 +65,8 @@ inline void remove_from_proposal(std::span<double> proposal, Token x) {
 struct WithReplacementRules {
   void start(NodeTests&) {}
   std::array<double, 2> test(const NodeTests& s, Token x) {
-    return acceptance_weights(s.target[static_cast<std::size_t>(x)], s.proposal[static_cast<std::size_t>(x)]);
+    return acceptance_weights(s.target[static_cast<std::size_t>(x)],
+                              s.proposal[static_cast<std::size_t>(x)]);
   }
   void reject(NodeTests& s, Token) { subtract_proposal(s.target, s.proposal); }
   std::span<const double> bonus_row(const NodeTests& s) { return s.target; }
@@ -83,7 +86,8 @@ struct WithoutReplacementRules : WithReplacementRules {
 // are rejected (or there are none), the bonus comes from rules.bonus_row. drafts.node(prefix)
 // gives the node after the accepted prefix. Returns the emitted tokens (accepted drafts ‖ bonus).
 template <class Rules, class Drafts, class Chooser>
-std::vector<Token> rejection_walk(Drafts& drafts, Chooser& chooser, Rules rules, std::size_t max_tests) {
+std::vector<Token> rejection_walk(Drafts& drafts, Chooser& chooser, Rules rules,
+                                  std::size_t max_tests) {
   std::vector<Token> emitted;
   NodeTests s;
   const DraftedNode* parent = nullptr;

@@ -69,7 +69,8 @@ const RowKernels& select_row_kernels(const char* request) {
   for (RowIsa isa : kRowIsas) {
     if (name != isa_name(isa)) continue;
     if (const RowKernels* k = row_kernels_for(isa)) return *k;
-    throw std::invalid_argument("TEV_ROW_KERNEL=" + name + ": this build or this CPU has no " + name + " row kernels");
+    throw std::invalid_argument("TEV_ROW_KERNEL=" + name + ": this build or this CPU has no " +
+                                name + " row kernels");
   }
   throw std::invalid_argument("TEV_ROW_KERNEL=" + name + ": expected baseline, avx2 or avx512");
 }

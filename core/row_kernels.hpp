@@ -38,14 +38,16 @@ struct RowKernels {
   // f_b = e^{(m_b − m)·scale} (the same exponential, 16 blocks at a time; 0 for a block of −inf)
   // and block_sum[b] = s_b · f_b in double. Returns m; *total = Σ_b block_sum[b] in block order.
   // Outputs hold ceil(n / kRowBlock) entries.
-  float (*blocks)(const float* x, std::size_t n, float scale, float* block_max, float* block_factor, double* block_sum, double* total);
+  float (*blocks)(const float* x, std::size_t n, float scale, float* block_max, float* block_factor,
+                  double* block_sum, double* total);
   // The row floor: log Σ e^{x·scale} in the same single blocked pass, keeping only a running
   // sum (rescaled when the maximum rises). `bench verifier` times every verifier against it.
   double (*logsumexp)(const float* x, std::size_t n, float scale);
   // Philox4x32-10 blocks for key (key0, key1) and counters (c, c >> 32, word2, word3) with
   // c = first + i, i < count: out[4i .. 4i + 3] = philox_block's words, several blocks per vector
   // (the Monte Carlo engine's batched draws; the same integers in every copy).
-  void (*philox_blocks)(std::uint32_t key0, std::uint32_t key1, std::uint32_t word2, std::uint32_t word3, std::uint64_t first, std::size_t count,
+  void (*philox_blocks)(std::uint32_t key0, std::uint32_t key1, std::uint32_t word2,
+                        std::uint32_t word3, std::uint64_t first, std::size_t count,
                         std::uint32_t* out);
 };
 

@@ -22,10 +22,11 @@
 #endif
 #define TEV_CONCAT_INNER(a, b) a##b
 #define TEV_CONCAT(a, b) TEV_CONCAT_INNER(a, b)
+#define TEV_ISA_NAMESPACE TEV_CONCAT(row_kernels_, TEV_ROW_ISA)
 #define TEV_STRING_INNER(a) #a
 #define TEV_STRING(a) TEV_STRING_INNER(a)
 
-namespace tev::TEV_CONCAT(row_kernels_, TEV_ROW_ISA) {
+namespace tev::TEV_ISA_NAMESPACE {
 
 namespace {
 
@@ -42,7 +43,8 @@ constexpr std::size_t kLanes = 16;
 #endif
 typedef float VF __attribute__((vector_size(TEV_VECTOR_BYTES)));
 typedef std::int32_t VI __attribute__((vector_size(TEV_VECTOR_BYTES)));
-typedef std::uint32_t VW __attribute__((vector_size(TEV_VECTOR_BYTES)));  // bit arithmetic that may wrap
+typedef std::uint32_t VW
+    __attribute__((vector_size(TEV_VECTOR_BYTES)));  // bit arithmetic that may wrap
 constexpr std::size_t kWidth = TEV_VECTOR_BYTES / sizeof(float);
 constexpr std::size_t kParts = kLanes / kWidth;
 
@@ -71,7 +73,7 @@ TEV_ALWAYS_INLINE void load_tail(const float* p, std::size_t n, float fill, floa
 
 // Constants of the exponential (see the header for its accuracy).
 constexpr float kLog2e = 1.44269504088896341f;
-constexpr float kLn2Hi = 0.693359375f;       // 9 significant bits: k · kLn2Hi is exact for |k| ≤ 256
+constexpr float kLn2Hi = 0.693359375f;  // 9 significant bits: k · kLn2Hi is exact for |k| ≤ 256
 constexpr float kLn2Lo = -2.12194440e-4f;    // ln 2 − kLn2Hi
 constexpr float kRoundMagic = 12582912.0f;   // 1.5 · 2^23: adding it rounds to an integer
 constexpr float kUnderflow = -87.33654022f;  // the least float whose e^x is a normal float
@@ -147,14 +149,16 @@ float row_max(const float* x, std::size_t n) {
   load_tail(x + i, n - i, -__builtin_inff(), tail);
   take(tail);
   float best = -__builtin_inff();
-  for (std::size_t j = 0; j < kLanes; ++j) best = m[j / kWidth][j % kWidth] > best ? m[j / kWidth][j % kWidth] : best;
+  for (std::size_t j = 0; j < kLanes; ++j)
+    best = m[j / kWidth][j % kWidth] > best ? m[j / kWidth][j % kWidth] : best;
   return best;
 }
 
 // The exponentials of one row, summed in 16 float lanes; stored to out when `store`. It also asks
 // for the cache line at ahead + i, for i < ahead_n, as it computes x + i (16 floats, one line per
 // step): the blocked pass fetches its next block while this one computes, instead of waiting.
-TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, float scale, float* out, bool store, const float* ahead = nullptr,
+TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, float scale,
+                                  float* out, bool store, const float* ahead = nullptr,
                                   std::size_t ahead_n = 0) {
   VF acc[kParts];
   for (VF& part : acc) part = splat(0.0f);
@@ -183,18 +187,24 @@ TEV_ALWAYS_INLINE double exp_pass(const float* x, std::size_t n, float shift, fl
   }
   // The lanes in double, lane 0 first: the fixed order every copy shares.
   double total = 0.0;
-  for (std::size_t j = 0; j < kLanes; ++j) total += static_cast<double>(acc[j / kWidth][j % kWidth]);
+  for (std::size_t j = 0; j < kLanes; ++j)
+    total += static_cast<double>(acc[j / kWidth][j % kWidth]);
   return total;
 }
 
-double exp_store_sum(const float* x, std::size_t n, float shift, float scale, float* out) { return exp_pass(x, n, shift, scale, out, true); }
-double exp_sum(const float* x, std::size_t n, float shift, float scale) { return exp_pass(x, n, shift, scale, nullptr, false); }
+double exp_store_sum(const float* x, std::size_t n, float shift, float scale, float* out) {
+  return exp_pass(x, n, shift, scale, out, true);
+}
+double exp_sum(const float* x, std::size_t n, float shift, float scale) {
+  return exp_pass(x, n, shift, scale, nullptr, false);
+}
 
 // One memory pass over the row, block by block: each block's maximum from the freshly loaded
 // (L1-resident) block, then its exponentials relative to that maximum. Returns the row maximum
 // m and, when the outputs are given, per block b its maximum, its factor e^{(m_b − m)·scale}
 // and its sum relative to m (the block's own sum times the factor, in double).
-float blocked_pass(const float* x, std::size_t n, float scale, float* block_max, float* block_factor, double* block_sum, double* total) {
+float blocked_pass(const float* x, std::size_t n, float scale, float* block_max,
+                   float* block_factor, double* block_sum, double* total) {
   const std::size_t blocks = (n + kRowBlock - 1) / kRowBlock;
   float top = -__builtin_inff();
   // Running sums relative to `top`, for the floor (no outputs): rescaled when `top` rises.
@@ -203,8 +213,12 @@ float blocked_pass(const float* x, std::size_t n, float scale, float* block_max,
     const std::size_t begin = b * kRowBlock, len = n - begin < kRowBlock ? n - begin : kRowBlock;
     const float m = row_max(x + begin, len);
     // A block of −inf (masked tokens) adds nothing; exp(−inf − (−inf)) would be NaN.
-    const std::size_t next = begin + len, next_len = n - next < kRowBlock ? n - next : kRowBlock;  // 0 after the last block
-    const double s = m == -__builtin_inff() ? 0.0 : exp_pass(x + begin, len, m, scale, nullptr, false, x + next, next_len);
+    const std::size_t next = begin + len, next_len = n - next < kRowBlock
+                                                         ? n - next
+                                                         : kRowBlock;  // 0 after the last block
+    const double s = m == -__builtin_inff()
+                         ? 0.0
+                         : exp_pass(x + begin, len, m, scale, nullptr, false, x + next, next_len);
     if (block_max != nullptr) {
       block_max[b] = m;
       block_sum[b] = s;
@@ -227,7 +241,8 @@ float blocked_pass(const float* x, std::size_t n, float scale, float* block_max,
     float block[kLanes];
     load_tail(block_max + b, blocks - b < kLanes ? blocks - b : kLanes, top, block);
     for (std::size_t p = 0; p < kParts; ++p) {
-      const VF f = top == -__builtin_inff() ? splat(0.0f) : exp_lanes((load(block + p * kWidth) - top) * scale);
+      const VF f = top == -__builtin_inff() ? splat(0.0f)
+                                            : exp_lanes((load(block + p * kWidth) - top) * scale);
       __builtin_memcpy(block + p * kWidth, &f, sizeof f);
     }
     for (std::size_t j = 0; j < kLanes && b + j < blocks; ++j) {
@@ -240,7 +255,8 @@ float blocked_pass(const float* x, std::size_t n, float scale, float* block_max,
   return top;
 }
 
-float row_blocks(const float* x, std::size_t n, float scale, float* block_max, float* block_factor, double* block_sum, double* total) {
+float row_blocks(const float* x, std::size_t n, float scale, float* block_max, float* block_factor,
+                 double* block_sum, double* total) {
   return blocked_pass(x, n, scale, block_max, block_factor, block_sum, total);
 }
 double row_logsumexp(const float* x, std::size_t n, float scale) {
@@ -271,8 +287,8 @@ TEV_ALWAYS_INLINE VU mul_low32(VU a, VU b) {
 #endif
 }
 
-void philox_blocks(std::uint32_t key0, std::uint32_t key1, std::uint32_t word2, std::uint32_t word3, std::uint64_t first, std::size_t count,
-                   std::uint32_t* out) {
+void philox_blocks(std::uint32_t key0, std::uint32_t key1, std::uint32_t word2, std::uint32_t word3,
+                   std::uint64_t first, std::size_t count, std::uint32_t* out) {
   const VU low = VU{} + 0xffffffffu;
   for (std::size_t base = 0; base < count; base += kBatchLanes) {
     VU c0[kU64Parts] = {}, c1[kU64Parts] = {}, c2[kU64Parts] = {}, c3[kU64Parts] = {};
@@ -288,7 +304,8 @@ void philox_blocks(std::uint32_t key0, std::uint32_t key1, std::uint32_t word2, 
     std::uint32_t k0 = key0, k1 = key1;
     for (int round = 0; round < 10; ++round) {
       for (std::size_t p = 0; p < kU64Parts; ++p) {
-        const VU p0 = mul_low32(c0[p], VU{} + 0xD2511F53u), p1 = mul_low32(c2[p], VU{} + 0xCD9E8D57u);
+        const VU p0 = mul_low32(c0[p], VU{} + 0xD2511F53u),
+                 p1 = mul_low32(c2[p], VU{} + 0xCD9E8D57u);
         const VU n0 = (p1 >> 32) ^ c1[p] ^ k0, n2 = (p0 >> 32) ^ c3[p] ^ k1;
         c1[p] = p1 & low;
         c3[p] = p0 & low;
@@ -314,6 +331,8 @@ void philox_blocks(std::uint32_t key0, std::uint32_t key1, std::uint32_t word2, 
 }  // namespace
 
 extern const RowKernels kTable;
-const RowKernels kTable = {TEV_STRING(TEV_ROW_ISA), row_max, exp_store_sum, exp_sum, row_blocks, row_logsumexp, philox_blocks};
+const RowKernels kTable = {
+    TEV_STRING(TEV_ROW_ISA), row_max,      exp_store_sum, exp_sum, row_blocks,
+    row_logsumexp,           philox_blocks};
 
-}  // namespace tev::TEV_CONCAT(row_kernels_, TEV_ROW_ISA)
+}  // namespace tev::TEV_ISA_NAMESPACE

@@ -16,9 +16,12 @@ namespace tev::mutants {
 // Subtracting q from an unnormalized residual can empty it; the engine then falls back to p.
 struct ResidualNotRenormalized : WithReplacementRules {
   void reject(NodeTests& s, Token) {
-    for (std::size_t a = 0; a < s.target.size(); ++a) s.target[a] = std::max(0.0, s.target[a] - s.proposal[a]);
+    for (std::size_t a = 0; a < s.target.size(); ++a)
+      s.target[a] = std::max(0.0, s.target[a] - s.proposal[a]);
   }
-  std::span<const double> bonus_row(const NodeTests& s) { return compensated_total(s.target) > 0.0 ? std::span<const double>(s.target) : s.node->p; }
+  std::span<const double> bonus_row(const NodeTests& s) {
+    return compensated_total(s.target) > 0.0 ? std::span<const double>(s.target) : s.node->p;
+  }
 };
 
 // The draft-probability tensor read one position early: a node's drafts are tested against its
@@ -59,7 +62,8 @@ struct SharedSiblingUniform : WithReplacementRules {
   double highest = 0.0;  // m: the largest acceptance probability rejected so far at this node
   void start(NodeTests&) { highest = 0.0; }
   std::array<double, 2> test(const NodeTests& s, Token x) {
-    const double a = std::min(1.0, s.target[static_cast<std::size_t>(x)] / s.proposal[static_cast<std::size_t>(x)]);
+    const double a = std::min(
+        1.0, s.target[static_cast<std::size_t>(x)] / s.proposal[static_cast<std::size_t>(x)]);
     const std::array<double, 2> w = {std::max(0.0, a - highest), 1.0 - std::max(a, highest)};
     highest = std::max(highest, a);
     return w;
@@ -70,7 +74,8 @@ struct SharedSiblingUniform : WithReplacementRules {
 // by inverse CDF (u·total ∈ (cum[x−1], cum[x]]) is reused as the acceptance uniform. Given x, u
 // is uniform on that interval, so the acceptance probability is its overlap with u < a(x).
 struct DraftUniformReused : WithReplacementRules {
-  std::vector<double> cumulative;  // (V) running sums of the node's q, as the drafting draw built them
+  std::vector<double>
+      cumulative;  // (V) running sums of the node's q, as the drafting draw built them
   void start(NodeTests& s) {
     cumulative.resize(s.node->q.size());
     cumulate(s.node->q.data(), static_cast<std::int32_t>(s.node->q.size()), cumulative.data());

@@ -39,7 +39,8 @@ TEV_HD inline std::int32_t pick_cumulative(const double* cum, std::int32_t n, do
 // exact). For u in bucket k the answer lies at or after guide[k] (multiplying by the total is
 // monotone under rounding), and a forward scan finds exactly pick_cumulative's index, in O(1)
 // expected steps instead of log2(n) unpredictable branches.
-TEV_HD inline void build_guide(const double* cum, std::int32_t n, std::int32_t buckets, std::int32_t* guide) {
+TEV_HD inline void build_guide(const double* cum, std::int32_t n, std::int32_t buckets,
+                               std::int32_t* guide) {
   std::int32_t i = 0;
   for (std::int32_t k = 0; k < buckets; ++k) {
     const double threshold = (static_cast<double>(k) / buckets) * cum[n - 1];
@@ -48,7 +49,8 @@ TEV_HD inline void build_guide(const double* cum, std::int32_t n, std::int32_t b
   }
 }
 
-TEV_HD inline std::int32_t pick_guided(const double* cum, std::int32_t n, const std::int32_t* guide, std::int32_t buckets, double u) {
+TEV_HD inline std::int32_t pick_guided(const double* cum, std::int32_t n, const std::int32_t* guide,
+                                       std::int32_t buckets, double u) {
   const double target = u * cum[n - 1];
   std::int32_t k = static_cast<std::int32_t>(u * buckets);
   if (k >= buckets) k = buckets - 1;  // u = 1

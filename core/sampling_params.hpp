@@ -37,20 +37,24 @@ struct SamplingParams {
   FilterOrder order = FilterOrder::min_p_first;
   bool operator==(const SamplingParams&) const = default;
   bool greedy() const { return temperature < kGreedyTemperature; }
-  bool is_identity() const { return temperature == 1.0 && top_k == 0 && top_p == 1.0 && min_p == 0.0; }
+  bool is_identity() const {
+    return temperature == 1.0 && top_k == 0 && top_p == 1.0 && min_p == 0.0;
+  }
 };
 
 // Throws std::invalid_argument naming the first parameter out of range.
 void validate(const SamplingParams& params);
 
-std::string_view order_name(FilterOrder order);  // "min_p_first", "min_p_last", "top_p_full_and_top_k"
+std::string_view order_name(
+    FilterOrder order);  // "min_p_first", "min_p_last", "top_p_full_and_top_k"
 // Throws std::invalid_argument on another name.
 FilterOrder parse_order(std::string_view name);
 
 // out = the processed distribution of one logit row (finite entries, or −∞ for a token that has no
 // mass). out may alias logits. Throws std::invalid_argument when params are out of range or no
 // entry is finite.
-void process_logits(std::span<const double> logits, const SamplingParams& params, std::span<double> out);
+void process_logits(std::span<const double> logits, const SamplingParams& params,
+                    std::span<double> out);
 
 // The smallest distance between a filter's threshold and a kept or dropped token's statistic at
 // that threshold, over the filters params switches on: how far float32 rounding would have to move

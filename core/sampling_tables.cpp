@@ -39,7 +39,8 @@ TreeTables::TreeTables(const DraftTree& tree, const TargetRows& rows, const Chil
     cumulate(residual.data(), vocab, residual_cum_.data() + base);
     walk_offset_[v + 1] = walk_offset_[v] + static_cast<std::int32_t>(weights.size());
     walk_cum_.resize(static_cast<std::size_t>(walk_offset_[v + 1]));
-    cumulate(weights.data(), static_cast<std::int32_t>(weights.size()), walk_cum_.data() + walk_offset_[v]);
+    cumulate(weights.data(), static_cast<std::int32_t>(weights.size()),
+             walk_cum_.data() + walk_offset_[v]);
 
     g.assign(row.begin(), row.end());
     for (std::int32_t k = 0; k < tree.child_count[v]; ++k) {
@@ -66,7 +67,8 @@ TreeTables::TreeTables(const DraftTree& tree, const TargetRows& rows, const Chil
     const std::size_t g = static_cast<std::size_t>(v) * static_cast<std::size_t>(view_.row_buckets);
     build_guide(row_cum_.data() + base, vocab, view_.row_buckets, row_guide_.data() + g);
     build_guide(residual_cum_.data() + base, vocab, view_.row_buckets, residual_guide_.data() + g);
-    build_guide(final_residual_cum_.data() + base, vocab, view_.row_buckets, final_residual_guide_.data() + g);
+    build_guide(final_residual_cum_.data() + base, vocab, view_.row_buckets,
+                final_residual_guide_.data() + g);
   }
 
   view_.nodes = n;

@@ -20,7 +20,8 @@ class TreeTables {
   const TreeTablesView& view() const { return view_; }
 
  private:
-  std::vector<std::int32_t> first_child_, child_count_, depth_, child_of_token_, walk_offset_, test_child_;
+  std::vector<std::int32_t> first_child_, child_count_, depth_, child_of_token_, walk_offset_,
+      test_child_;
   std::vector<std::int32_t> exit_guide_, row_guide_, residual_guide_, final_residual_guide_;
   std::vector<double> exit_cum_, row_cum_, residual_cum_, walk_cum_, test_cum_, final_residual_cum_;
   TreeTablesView view_;

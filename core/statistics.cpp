@@ -19,7 +19,8 @@ namespace {
 // a negative group) stops the run with a message instead of writing out of bounds.
 std::size_t checked_index(std::int64_t index, std::size_t size, const char* what) {
   if (index < 0 || static_cast<std::uint64_t>(index) >= size) {
-    throw std::logic_error(std::string(what) + ": index " + std::to_string(index) + " outside [0, " + std::to_string(size) + ")");
+    throw std::logic_error(std::string(what) + ": index " + std::to_string(index) +
+                           " outside [0, " + std::to_string(size) + ")");
   }
   return static_cast<std::size_t>(index);
 }
@@ -27,7 +28,8 @@ std::size_t checked_index(std::int64_t index, std::size_t size, const char* what
 // The bin that a cell of positive probability falls in; cells of zero probability have none and
 // are never asked for (callers decide impossibility from the probability itself).
 std::size_t bin_of(const Binning& bins, std::size_t cell) {
-  return checked_index(bins.bin_of_cell[cell], bins.bin_probability.size(), "pool_cells: a possible cell without a bin");
+  return checked_index(bins.bin_of_cell[cell], bins.bin_probability.size(),
+                       "pool_cells: a possible cell without a bin");
 }
 
 }  // namespace
@@ -37,7 +39,8 @@ namespace {
 // Cuts cells (in the order given) into consecutive bins of about `target` reference mass each,
 // every bin at least `target`: a bin closes once it holds `target` and the cells left still hold
 // another `target`, so the last bin is never a sliver.
-void cut_in_order(std::span<const std::size_t> cells, std::span<const double> probability, double mass, double target, Binning& b) {
+void cut_in_order(std::span<const std::size_t> cells, std::span<const double> probability,
+                  double mass, double target, Binning& b) {
   double closed = 0.0, open = 0.0;
   auto bin = static_cast<std::int32_t>(b.bin_probability.size());
   b.bin_probability.push_back(0.0);
@@ -59,7 +62,8 @@ void cut_in_order(std::span<const std::size_t> cells, std::span<const double> pr
 
 Binning pool_cells(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
                    double samples) {
-  if (probability.size() != group_of_cell.size()) throw std::invalid_argument("pool_cells: one group per cell");
+  if (probability.size() != group_of_cell.size())
+    throw std::invalid_argument("pool_cells: one group per cell");
   std::int32_t groups = 0;
   for (std::int32_t g : group_of_cell) {
     if (g < 0) throw std::invalid_argument("pool_cells: negative group " + std::to_string(g));
@@ -69,8 +73,9 @@ Binning pool_cells(std::span<const double> probability, std::span<const std::int
   b.bin_of_cell.assign(probability.size(), kImpossibleCell);
   // Cells large enough get their own bin; small ones join their group's tail, in cell order.
   // Cells are classified by their probability alone (no sentinel values are read back).
-  std::vector<std::vector<std::size_t>> tail_cells(static_cast<std::size_t>(groups));  // (groups) light cells, in order
-  std::vector<double> tail(static_cast<std::size_t>(groups), 0.0);                      // (groups) their mass
+  std::vector<std::vector<std::size_t>> tail_cells(
+      static_cast<std::size_t>(groups));  // (groups) light cells, in order
+  std::vector<double> tail(static_cast<std::size_t>(groups), 0.0);  // (groups) their mass
   for (std::size_t i = 0; i < probability.size(); ++i) {
     if (!(probability[i] > 0.0)) continue;
     if (samples * probability[i] >= kMinExpectedCount) {
@@ -85,7 +90,8 @@ Binning pool_cells(std::span<const double> probability, std::span<const std::int
   // A group's tail large enough is cut into up to kTailBinsPerGroup bins of equal mass; the rest
   // pool, still in cell order, into the global tail, cut the same way.
   const auto bins_for = [&](double mass) {
-    return std::clamp(std::floor(samples * mass / kMinExpectedCount), 1.0, static_cast<double>(kTailBinsPerGroup));
+    return std::clamp(std::floor(samples * mass / kMinExpectedCount), 1.0,
+                      static_cast<double>(kTailBinsPerGroup));
   };
   std::vector<std::size_t> global_cells;
   double global = 0.0;
@@ -102,7 +108,9 @@ Binning pool_cells(std::span<const double> probability, std::span<const std::int
   if (samples * global >= kMinExpectedCount || b.bin_probability.empty()) {
     cut_in_order(global_cells, probability, global, global / bins_for(global), b);
   } else {  // too little for a bin of its own: it joins the bin of smallest probability
-    const auto smallest = static_cast<std::int32_t>(std::min_element(b.bin_probability.begin(), b.bin_probability.end()) - b.bin_probability.begin());
+    const auto smallest = static_cast<std::int32_t>(
+        std::min_element(b.bin_probability.begin(), b.bin_probability.end()) -
+        b.bin_probability.begin());
     for (std::size_t i : global_cells) b.bin_of_cell[i] = smallest;
     b.bin_probability[static_cast<std::size_t>(smallest)] += global;
   }
@@ -111,27 +119,33 @@ Binning pool_cells(std::span<const double> probability, std::span<const std::int
 
 std::vector<std::int32_t> node_groups(std::int32_t nodes, std::int32_t vocab) {
   std::vector<std::int32_t> g(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(vocab));
-  for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<std::int32_t>(i / static_cast<std::size_t>(vocab));
+  for (std::size_t i = 0; i < g.size(); ++i)
+    g[i] = static_cast<std::int32_t>(i / static_cast<std::size_t>(vocab));
   return g;
 }
 
-ChiSquareResult binned_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
-                                  std::span<const std::int32_t> group_of_cell, const Binning& bins, std::size_t deviations,
-                                  std::vector<BinDeviation>* largest) {
-  if (counts.size() != probability.size()) throw std::invalid_argument("pearson_chi_square: one count per cell");
+ChiSquareResult binned_chi_square(std::span<const std::uint64_t> counts,
+                                  std::span<const double> probability,
+                                  std::span<const std::int32_t> group_of_cell, const Binning& bins,
+                                  std::size_t deviations, std::vector<BinDeviation>* largest) {
+  if (counts.size() != probability.size())
+    throw std::invalid_argument("pearson_chi_square: one count per cell");
   const std::uint64_t n = std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
   ChiSquareResult r;
   if (n == 0) throw std::invalid_argument("pearson_chi_square: no samples");
-  if (bins.bin_of_cell.size() != counts.size()) throw std::invalid_argument("pearson_chi_square: a binning of other cells");
+  if (bins.bin_of_cell.size() != counts.size())
+    throw std::invalid_argument("pearson_chi_square: a binning of other cells");
   std::vector<std::uint64_t> observed(bins.bin_probability.size(), 0);
   std::vector<BinDeviation> bin(largest ? bins.bin_probability.size() : 0);
   std::vector<BinDeviation> impossible;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (!(probability[i] > 0.0)) {  // impossible by the law itself, whatever the binning says
-      if (counts[i] > 0 && r.first_impossible < 0) r.first_impossible = static_cast<std::int64_t>(i);
+      if (counts[i] > 0 && r.first_impossible < 0)
+        r.first_impossible = static_cast<std::int64_t>(i);
       r.impossible += counts[i];
       if (largest && counts[i] > 0) {
-        impossible.push_back({static_cast<std::int64_t>(i), group_of_cell[i], 1, counts[i], 0.0, std::numeric_limits<double>::infinity()});
+        impossible.push_back({static_cast<std::int64_t>(i), group_of_cell[i], 1, counts[i], 0.0,
+                              std::numeric_limits<double>::infinity()});
       }
     } else {
       const std::size_t k = bin_of(bins, i);
@@ -159,12 +173,17 @@ ChiSquareResult binned_chi_square(std::span<const std::uint64_t> counts, std::sp
   if (r.impossible > 0) {
     r.p_value = 0.0;
   } else if (r.dof >= 1) {
-    r.p_value = boost::math::cdf(boost::math::complement(boost::math::chi_squared(r.dof), r.statistic));
+    r.p_value =
+        boost::math::cdf(boost::math::complement(boost::math::chi_squared(r.dof), r.statistic));
   }
   if (largest) {
-    const auto larger = [](const BinDeviation& a, const BinDeviation& b) { return std::abs(a.residual) > std::abs(b.residual); };
-    const std::size_t keep = std::min(bin.size(), deviations > impossible.size() ? deviations - impossible.size() : 0);
-    std::partial_sort(bin.begin(), bin.begin() + static_cast<std::ptrdiff_t>(keep), bin.end(), larger);
+    const auto larger = [](const BinDeviation& a, const BinDeviation& b) {
+      return std::abs(a.residual) > std::abs(b.residual);
+    };
+    const std::size_t keep =
+        std::min(bin.size(), deviations > impossible.size() ? deviations - impossible.size() : 0);
+    std::partial_sort(bin.begin(), bin.begin() + static_cast<std::ptrdiff_t>(keep), bin.end(),
+                      larger);
     *largest = std::move(impossible);
     largest->insert(largest->end(), bin.begin(), bin.begin() + static_cast<std::ptrdiff_t>(keep));
     largest->resize(std::min(largest->size(), deviations));
@@ -179,20 +198,29 @@ double total(std::span<const std::uint64_t> counts) {
 }
 }  // namespace
 
-ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
+ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
+                                   std::span<const double> probability,
                                    std::span<const std::int32_t> group_of_cell) {
-  return binned_chi_square(counts, probability, group_of_cell, pool_cells(probability, group_of_cell, total(counts)), 0, nullptr);
+  return binned_chi_square(counts, probability, group_of_cell,
+                           pool_cells(probability, group_of_cell, total(counts)), 0, nullptr);
 }
 
-ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
-                                   std::span<const std::int32_t> group_of_cell, std::size_t deviations, std::vector<BinDeviation>& largest) {
-  return binned_chi_square(counts, probability, group_of_cell, pool_cells(probability, group_of_cell, total(counts)), deviations, &largest);
+ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
+                                   std::span<const double> probability,
+                                   std::span<const std::int32_t> group_of_cell,
+                                   std::size_t deviations, std::vector<BinDeviation>& largest) {
+  return binned_chi_square(counts, probability, group_of_cell,
+                           pool_cells(probability, group_of_cell, total(counts)), deviations,
+                           &largest);
 }
 
-std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
-                                             std::span<const std::int32_t> group_of_cell, std::size_t count) {
+std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts,
+                                             std::span<const double> probability,
+                                             std::span<const std::int32_t> group_of_cell,
+                                             std::size_t count) {
   std::vector<BinDeviation> out;
-  if (std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}) > 0) pearson_chi_square(counts, probability, group_of_cell, count, out);
+  if (std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}) > 0)
+    pearson_chi_square(counts, probability, group_of_cell, count, out);
   return out;
 }
 
@@ -205,8 +233,10 @@ struct BinnedAlternative {
   double impossible = 0.0;
 };
 
-BinnedAlternative bin_alternative(const Binning& bins, std::span<const double> probability, std::span<const double> alternative) {
-  if (probability.size() != alternative.size()) throw std::invalid_argument("chi_square_power: laws on different cells");
+BinnedAlternative bin_alternative(const Binning& bins, std::span<const double> probability,
+                                  std::span<const double> alternative) {
+  if (probability.size() != alternative.size())
+    throw std::invalid_argument("chi_square_power: laws on different cells");
   BinnedAlternative out{std::vector<double>(bins.bin_probability.size(), 0.0), 0.0};
   for (std::size_t i = 0; i < alternative.size(); ++i) {
     if (!(probability[i] > 0.0)) {
@@ -220,7 +250,8 @@ BinnedAlternative bin_alternative(const Binning& bins, std::span<const double> p
 
 // P(reject at alpha) from binned laws: the non-central χ² over the bins, combined with the chance
 // of at least one impossible event.
-double power_from_bins(const Binning& bins, std::span<const double> alternative, double impossible, double samples, double alpha) {
+double power_from_bins(const Binning& bins, std::span<const double> alternative, double impossible,
+                       double samples, double alpha) {
   double chi_power = alpha;
   const auto dof = static_cast<double>(bins.bin_probability.size()) - 1.0;
   if (dof >= 1.0) {
@@ -229,14 +260,16 @@ double power_from_bins(const Binning& bins, std::span<const double> alternative,
       const double d = alternative[b] - bins.bin_probability[b];
       lambda += samples * d * d / bins.bin_probability[b];
     }
-    const double critical = boost::math::quantile(boost::math::complement(boost::math::chi_squared(dof), alpha));
+    const double critical =
+        boost::math::quantile(boost::math::complement(boost::math::chi_squared(dof), alpha));
     if (lambda > 0.0) {
       // Far in the tail Boost's series overflows its integer rounding (λ ~ 1e9); there the normal
       // approximation (mean dof + λ, variance 2(dof + 2λ)) is exact to far below 1e-12.
       const double sd = std::sqrt(2.0 * (dof + 2.0 * lambda));
       const double z = (dof + lambda - critical) / sd;
       chi_power = z > 40.0 ? 1.0
-                           : boost::math::cdf(boost::math::complement(boost::math::non_central_chi_squared(dof, lambda), critical));
+                           : boost::math::cdf(boost::math::complement(
+                                 boost::math::non_central_chi_squared(dof, lambda), critical));
     }
   }
   const double no_impossible = std::exp(samples * std::log1p(-std::min(impossible, 1.0)));
@@ -247,24 +280,28 @@ double power_from_bins(const Binning& bins, std::span<const double> alternative,
 
 double chi_square_power(std::span<const double> probability, std::span<const double> alternative,
                         std::span<const std::int32_t> group_of_cell, double samples, double alpha) {
-  return binned_chi_square_power(pool_cells(probability, group_of_cell, samples), probability, alternative, samples, alpha);
+  return binned_chi_square_power(pool_cells(probability, group_of_cell, samples), probability,
+                                 alternative, samples, alpha);
 }
 
-double binned_chi_square_power(const Binning& bins, std::span<const double> probability, std::span<const double> alternative,
-                               double samples, double alpha) {
+double binned_chi_square_power(const Binning& bins, std::span<const double> probability,
+                               std::span<const double> alternative, double samples, double alpha) {
   const BinnedAlternative alt = bin_alternative(bins, probability, alternative);
   return power_from_bins(bins, alt.bins, alt.impossible, samples, alpha);
 }
 
-std::optional<double> detectable_tv_toward(std::span<const double> probability, std::span<const double> wrong,
-                                             std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power) {
+std::optional<double> detectable_tv_toward(std::span<const double> probability,
+                                           std::span<const double> wrong,
+                                           std::span<const std::int32_t> group_of_cell,
+                                           double samples, double alpha, double power) {
   // The binning depends on the null alone, and a mixture's binned mass is the mixture of the binned
   // masses: pool and bin once, then bisect over bins (cells can number millions on live trees).
   const Binning bins = pool_cells(probability, group_of_cell, samples);
   const BinnedAlternative w = bin_alternative(bins, probability, wrong);
   std::vector<double> mixture(bins.bin_probability.size());
   auto power_at = [&](double eps) {
-    for (std::size_t b = 0; b < mixture.size(); ++b) mixture[b] = (1.0 - eps) * bins.bin_probability[b] + eps * w.bins[b];
+    for (std::size_t b = 0; b < mixture.size(); ++b)
+      mixture[b] = (1.0 - eps) * bins.bin_probability[b] + eps * w.bins[b];
     return power_from_bins(bins, mixture, eps * w.impossible, samples, alpha);
   };
   if (power_at(1.0) < power) return std::nullopt;
@@ -290,7 +327,8 @@ std::vector<double> holm_adjust(std::span<const double> p_values) {
   const std::size_t m = p_values.size();
   std::vector<std::size_t> order(m);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
   std::vector<double> adjusted(m);
   double running = 0.0;
   for (std::size_t k = 0; k < m; ++k) {
@@ -302,7 +340,8 @@ std::vector<double> holm_adjust(std::span<const double> p_values) {
 
 double mean_z_test_p(double sample_mean, std::uint64_t samples, double mean0, double var0) {
   if (samples == 0) throw std::invalid_argument("mean_test_p_value: no samples");
-  if (!(var0 > 0.0)) return std::abs(sample_mean - mean0) <= 1e-9 * std::max(1.0, std::abs(mean0)) ? 1.0 : 0.0;
+  if (!(var0 > 0.0))
+    return std::abs(sample_mean - mean0) <= 1e-9 * std::max(1.0, std::abs(mean0)) ? 1.0 : 0.0;
   const double z = (sample_mean - mean0) / std::sqrt(var0 / static_cast<double>(samples));
   return std::erfc(std::abs(z) / std::sqrt(2.0));
 }
@@ -326,7 +365,8 @@ Tilted tilt(std::span<const DrawnLaw> laws, double theta) {
   for (const DrawnLaw& law : laws) {
     double top = -std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < law.values.size(); ++k) {
-      if (law.probabilities[k] > 0.0) top = std::max(top, theta * law.values[k] + std::log(law.probabilities[k]));
+      if (law.probabilities[k] > 0.0)
+        top = std::max(top, theta * law.values[k] + std::log(law.probabilities[k]));
     }
     double total = 0.0, weighted = 0.0;
     for (std::size_t k = 0; k < law.values.size(); ++k) {
@@ -348,7 +388,8 @@ double sum_below_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws)
   double lowest = 0.0, log_lowest_mass = 0.0;
   CompensatedSum mean;
   for (const DrawnLaw& law : laws) {
-    if (law.values.size() != law.probabilities.size()) throw std::invalid_argument("sum_below_bound_p: one probability per value");
+    if (law.values.size() != law.probabilities.size())
+      throw std::invalid_argument("sum_below_bound_p: one probability per value");
     double low = std::numeric_limits<double>::infinity(), low_mass = 0.0;
     for (std::size_t k = 0; k < law.values.size(); ++k) {
       if (!(law.probabilities[k] > 0.0)) continue;
@@ -364,7 +405,8 @@ double sum_below_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws)
   const double slack = 1e-12 * std::max({1.0, std::abs(lowest), std::abs(mean.value())});
   if (observed_sum >= mean.value() - slack) return 1.0;
   if (observed_sum < lowest - slack) return 0.0;  // below every value the laws allow
-  if (observed_sum <= lowest + slack) return std::exp(log_lowest_mass);  // every draw at its lowest value
+  if (observed_sum <= lowest + slack)
+    return std::exp(log_lowest_mass);  // every draw at its lowest value
   // The tilt θ < 0 whose tilted mean is the observed sum; the tilted mean grows with θ.
   double lo = -1.0, hi = 0.0;
   while (tilt(laws, lo).mean > observed_sum) {
@@ -394,24 +436,28 @@ double sum_above_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws)
 }
 
 double sum_two_sided_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws) {
-  return std::min(1.0, 2.0 * std::min(sum_below_chernoff_p(observed_sum, laws), sum_above_chernoff_p(observed_sum, laws)));
+  return std::min(1.0, 2.0 * std::min(sum_below_chernoff_p(observed_sum, laws),
+                                      sum_above_chernoff_p(observed_sum, laws)));
 }
 
 namespace {
-DrawnLaw one_law(std::uint64_t samples, std::span<const double> values, std::span<const double> probabilities) {
+DrawnLaw one_law(std::uint64_t samples, std::span<const double> values,
+                 std::span<const double> probabilities) {
   if (samples == 0) throw std::invalid_argument("mean bound: no samples");
   return {values, probabilities, static_cast<double>(samples)};
 }
 }  // namespace
 
-double mean_below_chernoff_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
-                          std::span<const double> probabilities) {
+double mean_below_chernoff_p(double sample_mean, std::uint64_t samples,
+                             std::span<const double> values,
+                             std::span<const double> probabilities) {
   const DrawnLaw law = one_law(samples, values, probabilities);
   return sum_below_chernoff_p(sample_mean * law.draws, std::span(&law, 1));
 }
 
-double mean_above_chernoff_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
-                          std::span<const double> probabilities) {
+double mean_above_chernoff_p(double sample_mean, std::uint64_t samples,
+                             std::span<const double> values,
+                             std::span<const double> probabilities) {
   const DrawnLaw law = one_law(samples, values, probabilities);
   return sum_above_chernoff_p(sample_mean * law.draws, std::span(&law, 1));
 }
@@ -423,7 +469,8 @@ double mean_above_chernoff_p(double sample_mean, std::uint64_t samples, std::spa
 namespace tev {
 
 namespace {
-constexpr double kLikelihoodSlack = 1.0 + 1e-7;  // outcomes this close in likelihood count as "as likely"
+constexpr double kLikelihoodSlack =
+    1.0 + 1e-7;  // outcomes this close in likelihood count as "as likely"
 }
 
 double binomial_upper_p(std::uint64_t k, std::uint64_t n, double p) {
@@ -439,7 +486,8 @@ double binomial_lower_p(std::uint64_t k, std::uint64_t n, double p) {
   if (k > n) throw std::invalid_argument("binomial test: more successes than trials");
   if (k == n || p <= 0.0) return 1.0;
   if (p >= 1.0) return 0.0;
-  return boost::math::cdf(boost::math::binomial_distribution<double>(static_cast<double>(n), p), static_cast<double>(k));
+  return boost::math::cdf(boost::math::binomial_distribution<double>(static_cast<double>(n), p),
+                          static_cast<double>(k));
 }
 
 double binomial_two_sided_p(std::uint64_t k, std::uint64_t n, double p) {
@@ -460,19 +508,24 @@ double binomial_two_sided_p(std::uint64_t k, std::uint64_t n, double p) {
       const double mid = std::floor((lo + hi) / 2.0);
       (boost::math::pdf(bin, mid) <= threshold ? hi : lo) = mid;
     }
-    return std::min(1.0, boost::math::cdf(bin, kd) + boost::math::cdf(boost::math::complement(bin, hi - 1.0)));
+    return std::min(
+        1.0, boost::math::cdf(bin, kd) + boost::math::cdf(boost::math::complement(bin, hi - 1.0)));
   }
   double lo = 0.0, hi = mode;  // find the largest j < mode with pdf(j) ≤ threshold
-  if (boost::math::pdf(bin, lo) > threshold) return boost::math::cdf(boost::math::complement(bin, kd - 1.0));
+  if (boost::math::pdf(bin, lo) > threshold)
+    return boost::math::cdf(boost::math::complement(bin, kd - 1.0));
   while (hi - lo > 1.0) {
     const double mid = std::floor((lo + hi) / 2.0);
     (boost::math::pdf(bin, mid) <= threshold ? lo : hi) = mid;
   }
-  return std::min(1.0, boost::math::cdf(bin, lo) + boost::math::cdf(boost::math::complement(bin, kd - 1.0)));
+  return std::min(
+      1.0, boost::math::cdf(bin, lo) + boost::math::cdf(boost::math::complement(bin, kd - 1.0)));
 }
 
-ChiSquareResult homogeneity_chi_square(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
-  if (a.size() != b.size()) throw std::invalid_argument("homogeneity test: samples over different cells");
+ChiSquareResult homogeneity_chi_square(std::span<const std::uint64_t> a,
+                                       std::span<const std::uint64_t> b) {
+  if (a.size() != b.size())
+    throw std::invalid_argument("homogeneity test: samples over different cells");
   const double na = static_cast<double>(std::accumulate(a.begin(), a.end(), std::uint64_t{0}));
   const double nb = static_cast<double>(std::accumulate(b.begin(), b.end(), std::uint64_t{0}));
   if (na == 0.0 || nb == 0.0) throw std::invalid_argument("homogeneity test: an empty sample");
@@ -499,7 +552,9 @@ ChiSquareResult homogeneity_chi_square(std::span<const std::uint64_t> a, std::sp
     const double ea = pooled * na / total, eb = pooled * nb / total;
     r.statistic += (ca - ea) * (ca - ea) / ea + (cb - eb) * (cb - eb) / eb;
   }
-  if (r.dof >= 1) r.p_value = boost::math::cdf(boost::math::complement(boost::math::chi_squared(r.dof), r.statistic));
+  if (r.dof >= 1)
+    r.p_value =
+        boost::math::cdf(boost::math::complement(boost::math::chi_squared(r.dof), r.statistic));
   return r;
 }
 
@@ -529,7 +584,8 @@ KolmogorovSmirnovResult ks_uniform(std::vector<double> values) {
   KolmogorovSmirnovResult r;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double u = std::clamp(values[i], 0.0, 1.0);
-    r.statistic = std::max({r.statistic, (static_cast<double>(i) + 1.0) / n - u, u - static_cast<double>(i) / n});
+    r.statistic = std::max(
+        {r.statistic, (static_cast<double>(i) + 1.0) / n - u, u - static_cast<double>(i) / n});
   }
   const double root = std::sqrt(n);
   r.p_value = 1.0 - kolmogorov_cdf((root + 0.12 + 0.11 / root) * r.statistic);

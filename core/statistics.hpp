@@ -37,17 +37,19 @@ std::vector<std::int32_t> node_groups(std::int32_t nodes, std::int32_t vocab);
 
 // Pearson's χ² over bins and, from identity_test (core/identity_test.hpp), the rare-cell statistic.
 struct ChiSquareResult {
-  double statistic = 0.0;              // Pearson's χ² over the bins
+  double statistic = 0.0;  // Pearson's χ² over the bins
   std::int32_t dof = 0;
   double p_value = 1.0;                // the test's: 0 when any impossible event was seen
   std::uint64_t impossible = 0;        // samples that fell in zero-probability cells
   std::int64_t first_impossible = -1;  // the first such cell, or -1
   std::int32_t bins = 0;
-  double binned_p_value = 1.0;         // the χ² over the bins alone
-  std::uint64_t shared_cells = 0;      // cells in bins of several cells (the rare-cell statistic's); 0: it did not run
-  double rare_z = 0.0;                 // the rare-cell statistic over its exact null standard deviation
+  double binned_p_value = 1.0;  // the χ² over the bins alone
+  std::uint64_t shared_cells =
+      0;  // cells in bins of several cells (the rare-cell statistic's); 0: it did not run
+  double rare_z = 0.0;  // the rare-cell statistic over its exact null standard deviation
   double rare_p_value = 1.0;
-  bool simulated = false;              // a p-value is a Monte Carlo or Cantelli one (near the level), not asymptotic
+  bool simulated =
+      false;  // a p-value is a Monte Carlo or Cantelli one (near the level), not asymptotic
 };
 
 // Pearson's χ² of counts against the reference probabilities, pooled by pool_cells; p-value from
@@ -58,27 +60,33 @@ ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
 
 // One bin of pearson_chi_square and how far its count lies from the reference, for reports.
 struct BinDeviation {
-  std::int64_t cell = -1;      // the bin's one cell; -1 when it pools several (a tail)
-  std::int32_t group = -1;     // its cells' group (the exit node); -1 when it pools several groups
-  std::uint64_t cells = 0;     // cells in the bin
+  std::int64_t cell = -1;   // the bin's one cell; -1 when it pools several (a tail)
+  std::int32_t group = -1;  // its cells' group (the exit node); -1 when it pools several groups
+  std::uint64_t cells = 0;  // cells in the bin
   std::uint64_t observed = 0;
-  double expected = 0.0;       // n times the bin's reference probability; 0: an impossible cell
-  double residual = 0.0;       // (observed − expected)/√expected, Σ residual² = χ²; +inf for an impossible cell
+  double expected = 0.0;  // n times the bin's reference probability; 0: an impossible cell
+  double residual =
+      0.0;  // (observed − expected)/√expected, Σ residual² = χ²; +inf for an impossible cell
 };
 
 // The same test, which also keeps the `deviations` bins with the largest |residual|, largest first
 // (impossible cells with a count come first, each as its own entry), at the cost of the test alone.
-ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
-                                   std::span<const std::int32_t> group_of_cell, std::size_t deviations, std::vector<BinDeviation>& largest);
+ChiSquareResult pearson_chi_square(std::span<const std::uint64_t> counts,
+                                   std::span<const double> probability,
+                                   std::span<const std::int32_t> group_of_cell,
+                                   std::size_t deviations, std::vector<BinDeviation>& largest);
 // Only those bins (none without samples).
-std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts, std::span<const double> probability,
-                                             std::span<const std::int32_t> group_of_cell, std::size_t count);
+std::vector<BinDeviation> largest_deviations(std::span<const std::uint64_t> counts,
+                                             std::span<const double> probability,
+                                             std::span<const std::int32_t> group_of_cell,
+                                             std::size_t count);
 
 // The same over a given binning of these cells (from pool_cells at this sample count), keeping the
 // `deviations` bins of largest |residual| in `largest` when it is given.
-ChiSquareResult binned_chi_square(std::span<const std::uint64_t> counts, std::span<const double> probability,
-                                  std::span<const std::int32_t> group_of_cell, const Binning& bins, std::size_t deviations,
-                                  std::vector<BinDeviation>* largest);
+ChiSquareResult binned_chi_square(std::span<const std::uint64_t> counts,
+                                  std::span<const double> probability,
+                                  std::span<const std::int32_t> group_of_cell, const Binning& bins,
+                                  std::size_t deviations, std::vector<BinDeviation>* largest);
 
 // Predicted probability that pearson_chi_square at level alpha rejects when samples are drawn
 // from `alternative` instead of `probability`: the non-central χ² with λ = n Σ_b (q_b − p_b)²/p_b
@@ -88,14 +96,16 @@ double chi_square_power(std::span<const double> probability, std::span<const dou
                         std::span<const std::int32_t> group_of_cell, double samples, double alpha);
 
 // The same over a given binning.
-double binned_chi_square_power(const Binning& bins, std::span<const double> probability, std::span<const double> alternative,
-                               double samples, double alpha);
+double binned_chi_square_power(const Binning& bins, std::span<const double> probability,
+                               std::span<const double> alternative, double samples, double alpha);
 
 // The smallest TV from `probability` of a contamination (1 − ε)·probability + ε·wrong that the χ²
 // test at alpha with `samples` samples detects with at least `power`; none when even `wrong` itself
 // is not detected that often.
-std::optional<double> detectable_tv_toward(std::span<const double> probability, std::span<const double> wrong,
-                              std::span<const std::int32_t> group_of_cell, double samples, double alpha, double power = 0.99);
+std::optional<double> detectable_tv_toward(std::span<const double> probability,
+                                           std::span<const double> wrong,
+                                           std::span<const std::int32_t> group_of_cell,
+                                           double samples, double alpha, double power = 0.99);
 
 // Mean and sample standard deviation (0 for a single value) of a descriptive series.
 struct MeanSd {
@@ -131,10 +141,10 @@ double sum_above_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws)
 // Two-sided: twice the smaller one-sided bound.
 double sum_two_sided_chernoff_p(double observed_sum, std::span<const DrawnLaw> laws);
 // The same for the mean of n draws from one law.
-double mean_below_chernoff_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
-                          std::span<const double> probabilities);
-double mean_above_chernoff_p(double sample_mean, std::uint64_t samples, std::span<const double> values,
-                          std::span<const double> probabilities);
+double mean_below_chernoff_p(double sample_mean, std::uint64_t samples,
+                             std::span<const double> values, std::span<const double> probabilities);
+double mean_above_chernoff_p(double sample_mean, std::uint64_t samples,
+                             std::span<const double> values, std::span<const double> probabilities);
 
 }  // namespace tev
 
@@ -150,7 +160,8 @@ double binomial_lower_p(std::uint64_t k, std::uint64_t n, double p);
 
 // Pearson's χ² test that two samples over the same cells come from one law (2 × cells contingency
 // table). Cells whose pooled expected count is below 5 in either row pool into one tail bin.
-ChiSquareResult homogeneity_chi_square(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b);
+ChiSquareResult homogeneity_chi_square(std::span<const std::uint64_t> a,
+                                       std::span<const std::uint64_t> b);
 
 // The Kolmogorov distribution P(K ≤ x), K = lim √n D_n: the alternating series
 // 1 − 2 Σ (−1)^{k−1} e^{−2k²x²} for x ≥ 1, and the Jacobi-theta form

@@ -28,12 +28,14 @@ TargetRows TargetRows::from_probabilities(std::span<const double> probs, std::in
   out.vocab_ = vocab;
   out.prob_.assign(probs.begin(), probs.end());
   for (std::int32_t r = 0; r < rows; ++r) {
-    std::span<double> row(out.prob_.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(vocab),
-                          static_cast<std::size_t>(vocab));
+    std::span<double> row(
+        out.prob_.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(vocab),
+        static_cast<std::size_t>(vocab));
     for (std::int32_t a = 0; a < vocab; ++a) {
       if (!std::isfinite(row[a]) || row[a] < 0.0) {
         throw std::invalid_argument("row " + std::to_string(r) + " token " + std::to_string(a) +
-                                    ": probability " + std::to_string(row[a]) + " is negative or not finite");
+                                    ": probability " + std::to_string(row[a]) +
+                                    " is negative or not finite");
       }
     }
     const double total = compensated_total(row);
@@ -55,7 +57,8 @@ TargetRows TargetRows::from_logits(std::span<const double> logits, std::int32_t 
                                    std::int32_t vocab, double temperature) {
   require_shape(logits.size(), rows, vocab);
   if (!(temperature > 0.0) || !std::isfinite(temperature)) {
-    throw std::invalid_argument("temperature must be positive and finite (greedy decoding is not sampling)");
+    throw std::invalid_argument(
+        "temperature must be positive and finite (greedy decoding is not sampling)");
   }
   std::vector<double> probs(logits.size());
   const auto width = static_cast<std::size_t>(vocab);
@@ -64,7 +67,8 @@ TargetRows TargetRows::from_logits(std::span<const double> logits, std::int32_t 
     if (!std::all_of(in.begin(), in.end(), [](double z) { return std::isfinite(z); })) {
       throw std::invalid_argument("row " + std::to_string(r) + " has a non-finite logit");
     }
-    softmax(in, std::span<double>(probs).subspan(static_cast<std::size_t>(r) * width, width), temperature);
+    softmax(in, std::span<double>(probs).subspan(static_cast<std::size_t>(r) * width, width),
+            temperature);
   }
   return from_probabilities(probs, rows, vocab);
 }

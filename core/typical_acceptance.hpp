@@ -26,7 +26,8 @@ inline double typical_acceptance_threshold(std::span<const double> p) {
 // Deterministic tests ({1, 0} or {0, 1}), no residual, bonus from p.
 struct TypicalAcceptanceRules : WithReplacementRules {
   std::array<double, 2> test(const NodeTests& s, Token x) {
-    const bool typical = s.node->p[static_cast<std::size_t>(x)] > typical_acceptance_threshold(s.node->p);
+    const bool typical =
+        s.node->p[static_cast<std::size_t>(x)] > typical_acceptance_threshold(s.node->p);
     return {typical ? 1.0 : 0.0, typical ? 0.0 : 1.0};
   }
   void reject(NodeTests&, Token) {}

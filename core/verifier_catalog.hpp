@@ -52,25 +52,41 @@ ChildOrder child_order_for(VerifierId id, const DraftTree& tree, const TargetRow
 template <class Chooser>
 Block run_verifier(VerifierId id, const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
   switch (id) {
-    case VerifierId::tree_exit: return tree_exit_verify(tree, rows, chooser);
-    case VerifierId::predraw: return predraw_and_follow(tree, rows, chooser);
+    case VerifierId::tree_exit:
+      return tree_exit_verify(tree, rows, chooser);
+    case VerifierId::predraw:
+      return predraw_and_follow(tree, rows, chooser);
     case VerifierId::sequential_residual:
     case VerifierId::sequential_residual_by_mass:
       return sequential_residual(tree, rows, chooser, child_order_for(id, tree, rows));
-    case VerifierId::pathwise_walk: return pathwise_walk(tree, rows, chooser);
-    case VerifierId::first_child_chain: return first_child_chain(tree, rows, chooser);
-    case VerifierId::early_stopping: return randomized_early_stopping(tree, rows, chooser, kEarlyStopProbability);
-    case VerifierId::mutant_residual_not_renormalized: return mutants::residual_not_renormalized(tree, rows, chooser);
-    case VerifierId::mutant_bonus_from_full_row: return mutants::bonus_from_full_row(tree, rows, chooser);
-    case VerifierId::mutant_exit_mass_from_parent_row: return mutants::exit_mass_from_parent_row(tree, rows, chooser);
-    case VerifierId::mutant_float32_one_minus_sum: return mutants::float32_one_minus_sum(tree, rows, chooser);
-    case VerifierId::mutant_residual_forgets_rejections: return mutants::residual_forgets_earlier_rejections(tree, rows, chooser);
-    case VerifierId::mutant_bonus_from_parent_row: return mutants::bonus_from_parent_row(tree, rows, chooser);
-    case VerifierId::mutant_greedy_argmax: return mutants::greedy_argmax_match(tree, rows, chooser);
-    case VerifierId::mutant_temperature_twice: return mutants::temperature_applied_twice(tree, rows, chooser);
-    case VerifierId::mutant_top_k_residual_bonus: return mutants::top_k_residual_bonus(tree, rows, chooser);
-    case VerifierId::mutant_tail_onto_first_token: return mutants::tail_onto_first_token(tree, rows, chooser);
-    case VerifierId::mutant_truncated_id_bonus: return mutants::truncated_id_bonus(tree, rows, chooser);
+    case VerifierId::pathwise_walk:
+      return pathwise_walk(tree, rows, chooser);
+    case VerifierId::first_child_chain:
+      return first_child_chain(tree, rows, chooser);
+    case VerifierId::early_stopping:
+      return randomized_early_stopping(tree, rows, chooser, kEarlyStopProbability);
+    case VerifierId::mutant_residual_not_renormalized:
+      return mutants::residual_not_renormalized(tree, rows, chooser);
+    case VerifierId::mutant_bonus_from_full_row:
+      return mutants::bonus_from_full_row(tree, rows, chooser);
+    case VerifierId::mutant_exit_mass_from_parent_row:
+      return mutants::exit_mass_from_parent_row(tree, rows, chooser);
+    case VerifierId::mutant_float32_one_minus_sum:
+      return mutants::float32_one_minus_sum(tree, rows, chooser);
+    case VerifierId::mutant_residual_forgets_rejections:
+      return mutants::residual_forgets_earlier_rejections(tree, rows, chooser);
+    case VerifierId::mutant_bonus_from_parent_row:
+      return mutants::bonus_from_parent_row(tree, rows, chooser);
+    case VerifierId::mutant_greedy_argmax:
+      return mutants::greedy_argmax_match(tree, rows, chooser);
+    case VerifierId::mutant_temperature_twice:
+      return mutants::temperature_applied_twice(tree, rows, chooser);
+    case VerifierId::mutant_top_k_residual_bonus:
+      return mutants::top_k_residual_bonus(tree, rows, chooser);
+    case VerifierId::mutant_tail_onto_first_token:
+      return mutants::tail_onto_first_token(tree, rows, chooser);
+    case VerifierId::mutant_truncated_id_bonus:
+      return mutants::truncated_id_bonus(tree, rows, chooser);
   }
   throw std::logic_error("unknown verifier id");
 }

@@ -18,7 +18,8 @@ ChildOrder ChildOrder::by_target_mass(const DraftTree& tree, const TargetRows& r
     const auto row = rows.row(v);
     auto first = order.sequence.begin() + tree.first_child[v];
     std::stable_sort(first, first + tree.child_count[v], [&](NodeId a, NodeId b) {
-      return row[static_cast<std::size_t>(tree.token[a])] > row[static_cast<std::size_t>(tree.token[b])];
+      return row[static_cast<std::size_t>(tree.token[a])] >
+             row[static_cast<std::size_t>(tree.token[b])];
     });
   }
   return order;

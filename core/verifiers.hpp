@@ -20,7 +20,9 @@ namespace tev {
 struct ChildOrder {
   std::vector<NodeId> sequence;  // (N) a permutation of each node's child block
 
-  NodeId at(const DraftTree& tree, NodeId v, std::int32_t k) const { return sequence[tree.first_child[v] + k]; }
+  NodeId at(const DraftTree& tree, NodeId v, std::int32_t k) const {
+    return sequence[tree.first_child[v] + k];
+  }
   static ChildOrder stored(const DraftTree& tree);
   // Children with larger target mass first (as engines sort by score); ties keep stored order.
   static ChildOrder by_target_mass(const DraftTree& tree, const TargetRows& rows);
@@ -60,14 +62,17 @@ inline void walk_weights(const DraftTree& tree, const TargetRows& rows, NodeId v
 // With the canonical w neither fallback below is ever reached (w(v) = 0 exactly where v's
 // residual is empty, and Σ w = 1); they keep a wrong exit law (a mutant's) from stopping the run.
 template <class Chooser>
-Block exit_then_residual_bonus(const DraftTree& tree, const TargetRows& rows, std::span<const double> exit_weights,
-                               Chooser& chooser) {
+Block exit_then_residual_bonus(const DraftTree& tree, const TargetRows& rows,
+                               std::span<const double> exit_weights, Chooser& chooser) {
   Block b;
-  b.exit = compensated_total(exit_weights) > 0.0 ? static_cast<NodeId>(chooser.categorical(exit_weights)) : 0;
+  b.exit = compensated_total(exit_weights) > 0.0
+               ? static_cast<NodeId>(chooser.categorical(exit_weights))
+               : 0;
   std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
   masked_row(tree, rows, b.exit, residual);
   const bool empty = !(compensated_total(residual) > 0.0);
-  b.bonus = chooser.next_token(tree, b.exit, empty ? rows.row(b.exit) : std::span<const double>(residual));
+  b.bonus = chooser.next_token(tree, b.exit,
+                               empty ? rows.row(b.exit) : std::span<const double>(residual));
   return b;
 }
 
@@ -75,7 +80,8 @@ Block exit_then_residual_bonus(const DraftTree& tree, const TargetRows& rows, st
 // residual bonus draw.
 template <class Chooser>
 Block tree_exit_verify(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  return exit_then_residual_bonus(tree, rows, chooser.prepare([&] { return ExitLaw::compute(tree, rows).exit; }), chooser);
+  return exit_then_residual_bonus(
+      tree, rows, chooser.prepare([&] { return ExitLaw::compute(tree, rows).exit; }), chooser);
 }
 
 // Predraw-and-follow (DDTree): an independent R_v ~ p_v at each node; follow the child whose token
@@ -97,8 +103,8 @@ Block predraw_and_follow(const DraftTree& tree, const TargetRows& rows, Chooser&
 // the node's start); reject(g, row, x, weights) updates g after a rejection; when every child is
 // rejected, the bonus comes from exit_row(g, row).
 template <class Chooser, class Test, class Reject, class ExitRow>
-Block sequential_tests(const DraftTree& tree, const TargetRows& rows, Chooser& chooser, const ChildOrder& order,
-                       Test&& test, Reject&& reject, ExitRow&& exit_row) {
+Block sequential_tests(const DraftTree& tree, const TargetRows& rows, Chooser& chooser,
+                       const ChildOrder& order, Test&& test, Reject&& reject, ExitRow&& exit_row) {
   std::vector<double> g;
   NodeId v = 0;
   for (;;) {
@@ -114,7 +120,8 @@ Block sequential_tests(const DraftTree& tree, const TargetRows& rows, Chooser& c
         reject(std::span<double>(g), row, tree.token[u], weights);
       }
     }
-    if (accepted == kNoNode) return {v, chooser.next_token(tree, v, exit_row(std::span<const double>(g), row))};
+    if (accepted == kNoNode)
+      return {v, chooser.next_token(tree, v, exit_row(std::span<const double>(g), row))};
     v = accepted;
   }
 }
@@ -126,7 +133,9 @@ Block sequential_residual(const DraftTree& tree, const TargetRows& rows, Chooser
                           const ChildOrder& order) {
   return sequential_tests(
       tree, rows, chooser, order, residual_test_weights,
-      [](std::span<double> g, std::span<const double>, Token x, const std::array<double, 2>& w) { reject_token(g, x, w[1]); },
+      [](std::span<double> g, std::span<const double>, Token x, const std::array<double, 2>& w) {
+        reject_token(g, x, w[1]);
+      },
       [](std::span<const double> g, std::span<const double>) { return g; });
 }
 
@@ -143,7 +152,8 @@ NodeId walk_step(const DraftTree& tree, const TargetRows& rows, NodeId v, Choose
 // The walk with the row its bonus comes from at an internal exit chosen by
 // exit_row(v, residual) → span; at a leaf the bonus comes from p_v.
 template <class Chooser, class ExitRow>
-Block walk_with_exit_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser, ExitRow&& exit_row) {
+Block walk_with_exit_row(const DraftTree& tree, const TargetRows& rows, Chooser& chooser,
+                         ExitRow&& exit_row) {
   std::vector<double> weights;
   std::vector<double> residual(static_cast<std::size_t>(tree.vocab));
   NodeId v = 0;
@@ -161,7 +171,8 @@ Block walk_with_exit_row(const DraftTree& tree, const TargetRows& rows, Chooser&
 // {p_v(x_u), ρ(v)}; on exit, a bonus from the residual. Touches only rows on the realized path.
 template <class Chooser>
 Block pathwise_walk(const DraftTree& tree, const TargetRows& rows, Chooser& chooser) {
-  return walk_with_exit_row(tree, rows, chooser, [](NodeId, std::span<const double> residual) { return residual; });
+  return walk_with_exit_row(tree, rows, chooser,
+                            [](NodeId, std::span<const double> residual) { return residual; });
 }
 
 // Exact but unsaturated: test only the first child of each node (accept with p_v(x_1)); on

@@ -8,18 +8,24 @@ std::string Drafting::label() const {
   const std::string k = std::to_string(width);
   const std::string d = ",D=" + std::to_string(depth);
   switch (policy) {
-    case DraftPolicy::chain: return "chain(D=" + std::to_string(depth) + ")";
-    case DraftPolicy::independent_chains: return "chains(k=" + k + d + ")";
-    case DraftPolicy::iid_children: return "iid(k=" + k + d + ")";
-    case DraftPolicy::without_replacement: return "no-replacement(k=" + k + d + ")";
-    case DraftPolicy::top_k: return "top-k(k=" + k + d + ")";
+    case DraftPolicy::chain:
+      return "chain(D=" + std::to_string(depth) + ")";
+    case DraftPolicy::independent_chains:
+      return "chains(k=" + k + d + ")";
+    case DraftPolicy::iid_children:
+      return "iid(k=" + k + d + ")";
+    case DraftPolicy::without_replacement:
+      return "no-replacement(k=" + k + d + ")";
+    case DraftPolicy::top_k:
+      return "top-k(k=" + k + d + ")";
   }
   return "unknown";
 }
 
 const DraftedNode& DraftedTree::node(std::span<const Token> prefix) const {
   const auto it = nodes_.find(std::vector<Token>(prefix.begin(), prefix.end()));
-  if (it == nodes_.end()) throw std::logic_error("drafted tree: a verifier entered a node that was never drafted");
+  if (it == nodes_.end())
+    throw std::logic_error("drafted tree: a verifier entered a node that was never drafted");
   return it->second;
 }
 
@@ -43,10 +49,12 @@ std::pair<DraftTree, TargetRows> DraftedTree::fixed_tree(std::int32_t vocab) con
   std::vector<double> rows;
   rows.reserve(parents.size() * static_cast<std::size_t>(vocab));
   for (NodeId v = 0; v < built.tree.size(); ++v) {
-    const auto p = node(prefixes[static_cast<std::size_t>(built.order[static_cast<std::size_t>(v)])]).p;
+    const auto p =
+        node(prefixes[static_cast<std::size_t>(built.order[static_cast<std::size_t>(v)])]).p;
     rows.insert(rows.end(), p.begin(), p.end());
   }
-  return {std::move(built.tree), TargetRows::from_probabilities(rows, static_cast<NodeId>(parents.size()), vocab)};
+  return {std::move(built.tree),
+          TargetRows::from_probabilities(rows, static_cast<NodeId>(parents.size()), vocab)};
 }
 
 }  // namespace tev::drafts

@@ -17,9 +17,9 @@
 namespace tev::drafts {
 
 enum class DraftPolicy {
-  chain,                // one token per node (speculative sampling's chain of `depth` tokens)
-  independent_chains,   // `width` independent chains merged into a token tree (SpecInfer)
-  iid_children,         // `width` children per node drawn i.i.d. from q, with replacement
+  chain,               // one token per node (speculative sampling's chain of `depth` tokens)
+  independent_chains,  // `width` independent chains merged into a token tree (SpecInfer)
+  iid_children,        // `width` children per node drawn i.i.d. from q, with replacement
   without_replacement,  // `width` distinct children per node drawn without replacement (Gumbel-top-k)
   top_k,                // the `width` most likely tokens under q, no randomness (DDTree-like)
 };
@@ -35,21 +35,26 @@ struct Drafting {
 // kept for the with-replacement policies (a verifier tests each draw); top-k takes positive-q
 // tokens by decreasing q (ties: smaller token first).
 template <class Chooser>
-std::vector<Token> draft_tokens(DraftPolicy policy, std::span<const double> q, std::int32_t count, Chooser& chooser) {
+std::vector<Token> draft_tokens(DraftPolicy policy, std::span<const double> q, std::int32_t count,
+                                Chooser& chooser) {
   std::vector<Token> drafts;
   if (policy == DraftPolicy::top_k) {
     std::vector<Token> order(q.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](Token a, Token b) { return q[static_cast<std::size_t>(a)] > q[static_cast<std::size_t>(b)]; });
+    std::stable_sort(order.begin(), order.end(), [&](Token a, Token b) {
+      return q[static_cast<std::size_t>(a)] > q[static_cast<std::size_t>(b)];
+    });
     for (Token t : order) {
-      if (static_cast<std::int32_t>(drafts.size()) < count && q[static_cast<std::size_t>(t)] > 0.0) drafts.push_back(t);
+      if (static_cast<std::int32_t>(drafts.size()) < count && q[static_cast<std::size_t>(t)] > 0.0)
+        drafts.push_back(t);
     }
     return drafts;
   }
   std::vector<double> remaining(q.begin(), q.end());
   for (std::int32_t i = 0; i < count && compensated_total(remaining) > 0.0; ++i) {
     drafts.push_back(static_cast<Token>(chooser.categorical(remaining)));
-    if (policy == DraftPolicy::without_replacement) remaining[static_cast<std::size_t>(drafts.back())] = 0.0;
+    if (policy == DraftPolicy::without_replacement)
+      remaining[static_cast<std::size_t>(drafts.back())] = 0.0;
   }
   return drafts;
 }
@@ -77,7 +82,8 @@ class DraftedTree {
   std::pair<DraftTree, TargetRows> fixed_tree(std::int32_t vocab) const;
 
  private:
-  std::map<std::vector<Token>, DraftedNode> nodes_;  // prefix → node; std::map keeps references stable
+  std::map<std::vector<Token>, DraftedNode>
+      nodes_;  // prefix → node; std::map keeps references stable
 };
 
 // Chooser sources for the drafting draws. Enumeration sends every draw through one chooser;
@@ -103,7 +109,8 @@ class LazyDrafts {
     if (const auto it = nodes.find(key); it != nodes.end()) return it->second;
     DraftedNode n{pair_.p(prefix), pair_.q(prefix), {}};
     const std::int32_t count = draft_count(prefix);
-    if (count > 0) n.drafts = draft_tokens(drafting_.policy, n.q, count, choosers_.at(pair_.index(prefix)));
+    if (count > 0)
+      n.drafts = draft_tokens(drafting_.policy, n.q, count, choosers_.at(pair_.index(prefix)));
     return nodes.emplace(key, std::move(n)).first->second;
   }
 
@@ -120,9 +127,11 @@ class LazyDrafts {
   std::int32_t draft_count(std::span<const Token> prefix) const {
     if (static_cast<std::int32_t>(prefix.size()) >= drafting_.depth) return 0;
     if (drafting_.policy == DraftPolicy::chain) return 1;
-    if (drafting_.policy != DraftPolicy::independent_chains || prefix.empty()) return drafting_.width;
+    if (drafting_.policy != DraftPolicy::independent_chains || prefix.empty())
+      return drafting_.width;
     const DraftedNode& parent = tree_.node(prefix.first(prefix.size() - 1));
-    return static_cast<std::int32_t>(std::count(parent.drafts.begin(), parent.drafts.end(), prefix.back()));
+    return static_cast<std::int32_t>(
+        std::count(parent.drafts.begin(), parent.drafts.end(), prefix.back()));
   }
   void expand(std::vector<Token>& prefix) {
     for (Token t : distinct_drafts(node(prefix).drafts)) {

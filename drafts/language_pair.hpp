@@ -13,9 +13,9 @@
 namespace tev::drafts {
 
 enum class DrafterKind {
-  perturbed,               // q = p perturbed in log space (KL stated)
-  misses_target_tokens,    // q as above with its ⌈V/4⌉ least likely tokens zeroed (a top-k drafter): q = 0 where p > 0
-  drafts_forbidden_tokens, // p zeroes its ⌈V/4⌉ least likely tokens (a top-k target), q keeps them: q > 0 where p = 0
+  perturbed,  // q = p perturbed in log space (KL stated)
+  misses_target_tokens,  // q as above with its ⌈V/4⌉ least likely tokens zeroed (a top-k drafter): q = 0 where p > 0
+  drafts_forbidden_tokens,  // p zeroes its ⌈V/4⌉ least likely tokens (a top-k target), q keeps them: q > 0 where p = 0
 };
 
 struct LanguagePairSpec {
@@ -35,7 +35,8 @@ class LanguagePair {
   explicit LanguagePair(const LanguagePairSpec& spec);
   // A pair given by its rows (a conformance model case): p and q are (prefix_count(vocab, horizon), V)
   // in this class's prefix order, each row already normalized.
-  LanguagePair(std::int32_t vocab, std::int32_t horizon, std::vector<double> p, std::vector<double> q);
+  LanguagePair(std::int32_t vocab, std::int32_t horizon, std::vector<double> p,
+               std::vector<double> q);
 
   // Σ_{l<H} V^l, the number of rows a pair over V tokens tabulates for horizon H.
   static std::size_t prefix_count(std::int32_t vocab, std::int32_t horizon);
@@ -62,12 +63,14 @@ class LanguagePair {
  private:
   void set_offsets();
   std::span<const double> row(const std::vector<double>& rows, std::size_t i) const {
-    return {rows.data() + i * static_cast<std::size_t>(spec_.vocab), static_cast<std::size_t>(spec_.vocab)};
+    return {rows.data() + i * static_cast<std::size_t>(spec_.vocab),
+            static_cast<std::size_t>(spec_.vocab)};
   }
   LanguagePairSpec spec_;
-  std::vector<std::size_t> offsets_;  // (H + 1) first row index of each prefix length; back() = row count
-  std::vector<double> p_;             // (prefixes, V) target rows
-  std::vector<double> q_;             // (prefixes, V) draft rows
+  std::vector<std::size_t>
+      offsets_;            // (H + 1) first row index of each prefix length; back() = row count
+  std::vector<double> p_;  // (prefixes, V) target rows
+  std::vector<double> q_;  // (prefixes, V) draft rows
 };
 
 // The language pairs the sampled-drafts checks run on (check --drafts sampled, theorem1): one per

@@ -65,7 +65,8 @@ inline std::vector<Token> emitted_tokens(const DraftTree& tree, const Block& b) 
 // Runs one verifier on the drafts (LazyDrafts or a realized DraftedTree) and returns the emitted
 // tokens (accepted drafts ‖ bonus). Target-only verifiers read the whole realized tree.
 template <class Drafts, class Chooser>
-std::vector<Token> run_sampled_verifier(SampledVerifierId id, Drafts& drafts, Chooser& chooser, std::int32_t vocab) {
+std::vector<Token> run_sampled_verifier(SampledVerifierId id, Drafts& drafts, Chooser& chooser,
+                                        std::int32_t vocab) {
   constexpr auto all = static_cast<std::size_t>(-1);
   switch (id) {
     case SampledVerifierId::tree_exit:
@@ -75,21 +76,27 @@ std::vector<Token> run_sampled_verifier(SampledVerifierId id, Drafts& drafts, Ch
       const auto [tree, rows] = drafts.realized().fixed_tree(vocab);
       return emitted_tokens(tree, run_verifier(target_only_verifier(id), tree, rows, chooser));
     }
-    case SampledVerifierId::speculative_sampling: return speculative_sampling(drafts, chooser);
+    case SampledVerifierId::speculative_sampling:
+      return speculative_sampling(drafts, chooser);
     case SampledVerifierId::rejection_with_replacement:
     case SampledVerifierId::mutant_with_replacement_rules_on_distinct_drafts:
       return rejection_sampling_with_replacement(drafts, chooser);
-    case SampledVerifierId::rejection_without_replacement: return rejection_sampling_without_replacement(drafts, chooser);
-    case SampledVerifierId::typical_acceptance: return typical_acceptance(drafts, chooser);
+    case SampledVerifierId::rejection_without_replacement:
+      return rejection_sampling_without_replacement(drafts, chooser);
+    case SampledVerifierId::typical_acceptance:
+      return typical_acceptance(drafts, chooser);
     case SampledVerifierId::mutant_residual_not_renormalized:
       return rejection_walk(drafts, chooser, mutants::ResidualNotRenormalized{}, all);
-    case SampledVerifierId::mutant_parent_draft_row: return rejection_walk(drafts, chooser, mutants::ParentDraftRow{}, all);
+    case SampledVerifierId::mutant_parent_draft_row:
+      return rejection_walk(drafts, chooser, mutants::ParentDraftRow{}, all);
     case SampledVerifierId::mutant_cumulative_ratio_without_min:
       return rejection_walk(drafts, chooser, mutants::CumulativeRatioWithoutMin{}, 1);
-    case SampledVerifierId::mutant_bonus_from_target_row: return rejection_walk(drafts, chooser, mutants::BonusFromTargetRow{}, all);
+    case SampledVerifierId::mutant_bonus_from_target_row:
+      return rejection_walk(drafts, chooser, mutants::BonusFromTargetRow{}, all);
     case SampledVerifierId::mutant_shared_sibling_uniform:
       return rejection_walk(drafts, chooser, mutants::SharedSiblingUniform{}, all);
-    case SampledVerifierId::mutant_draft_uniform_reused: return rejection_walk(drafts, chooser, mutants::DraftUniformReused{}, all);
+    case SampledVerifierId::mutant_draft_uniform_reused:
+      return rejection_walk(drafts, chooser, mutants::DraftUniformReused{}, all);
     case SampledVerifierId::mutant_stale_proposal_in_residual:
       return rejection_walk(drafts, chooser, mutants::StaleProposalInResidual{}, all);
     case SampledVerifierId::mutant_without_replacement_rules_on_repeats:

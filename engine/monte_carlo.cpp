@@ -38,39 +38,49 @@ void BlockCounts::add(const DraftTree& tree, const Block& returned, const Block&
   ++exits[static_cast<std::size_t>(returned.exit)];
   length_sum += static_cast<std::uint64_t>(tree.depth[returned.exit]) + 1;
   if (!(returned == completed_block)) ++completions;
-  ++completed[static_cast<std::size_t>(completed_block.exit) * static_cast<std::size_t>(tree.vocab) +
+  ++completed[static_cast<std::size_t>(completed_block.exit) *
+                  static_cast<std::size_t>(tree.vocab) +
               static_cast<std::size_t>(completed_block.bonus)];
   ++samples;
 }
 
-BlockCounts tally_fast_path(FastPath path, const DraftTree& tree, const TargetRows& rows, const TreeTablesView& view, const MonteCarloPlan& plan) {
+BlockCounts tally_fast_path(FastPath path, const DraftTree& tree, const TargetRows& rows,
+                            const TreeTablesView& view, const MonteCarloPlan& plan) {
   if (path == FastPath::tree_exit) {
     return tally_samples(tree, rows, plan, [&] {
-      return BatchedSampler(plan.seed, plan.tree_id, [&](std::uint64_t first, const std::uint32_t* words, std::size_t count, SampledBlock* out) {
-        Block returned[kSampleBatch];
-        tree_exit_verify_batch(view, words, count, returned);
-        // A saturated verifier's blocks never need completion: look that up for the whole batch
-        // without a branch per sample, and complete sample by sample only when one does.
-        bool incomplete = false;
-        for (std::size_t i = 0; i < count; ++i) incomplete |= drafted_child(view, returned[i]) != kNoNode;
-        if (!incomplete) {
-          for (std::size_t i = 0; i < count; ++i) out[i] = {returned[i], returned[i]};
-          return std::size_t{0};
-        }
-        return count_completions(count, out, [&](std::size_t i) {
-          return SampledBlock{returned[i], complete_block_fast(view, returned[i], plan.seed, plan.tree_id, first + i)};
-        });
-      });
+      return BatchedSampler(
+          plan.seed, plan.tree_id,
+          [&](std::uint64_t first, const std::uint32_t* words, std::size_t count,
+              SampledBlock* out) {
+            Block returned[kSampleBatch];
+            tree_exit_verify_batch(view, words, count, returned);
+            // A saturated verifier's blocks never need completion: look that up for the whole batch
+            // without a branch per sample, and complete sample by sample only when one does.
+            bool incomplete = false;
+            for (std::size_t i = 0; i < count; ++i)
+              incomplete |= drafted_child(view, returned[i]) != kNoNode;
+            if (!incomplete) {
+              for (std::size_t i = 0; i < count; ++i) out[i] = {returned[i], returned[i]};
+              return std::size_t{0};
+            }
+            return count_completions(count, out, [&](std::size_t i) {
+              return SampledBlock{returned[i], complete_block_fast(view, returned[i], plan.seed,
+                                                                   plan.tree_id, first + i)};
+            });
+          });
     });
   }
   return tally_samples(tree, rows, plan, [&] {
-    return BatchedSampler(plan.seed, plan.tree_id, each_sample([&](std::uint64_t s, const r123::Philox4x32::ctr_type& block0) {
-      return sample_fast(path, view, plan.seed, plan.tree_id, s, block0);
-    }));
+    return BatchedSampler(
+        plan.seed, plan.tree_id,
+        each_sample([&](std::uint64_t s, const r123::Philox4x32::ctr_type& block0) {
+          return sample_fast(path, view, plan.seed, plan.tree_id, s, block0);
+        }));
   });
 }
 
-BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan) {
+BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows,
+                            const MonteCarloPlan& plan) {
   const VerifierInfo& info = verifier_info(id);
   if (plan.fast_path && info.fast_path != FastPath::none) {
     const TreeTables tables(tree, rows, child_order_for(id, tree, rows));

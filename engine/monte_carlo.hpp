@@ -20,11 +20,13 @@
 namespace tev::engine {
 
 struct BlockCounts {
-  std::vector<std::uint64_t> completed;  // (N, V) samples per (exit node, next token) after completion
-  std::vector<std::uint64_t> exits;      // (N) samples per exit node as the verifier returned it
+  std::vector<std::uint64_t>
+      completed;                     // (N, V) samples per (exit node, next token) after completion
+  std::vector<std::uint64_t> exits;  // (N) samples per exit node as the verifier returned it
   std::uint64_t samples = 0;
-  std::uint64_t completions = 0;  // samples whose bonus was a drafted child's token (proof of non-saturation)
-  std::uint64_t length_sum = 0;   // Σ L with L = depth(exit) + 1, before completion
+  std::uint64_t completions =
+      0;  // samples whose bonus was a drafted child's token (proof of non-saturation)
+  std::uint64_t length_sum = 0;  // Σ L with L = depth(exit) + 1, before completion
 
   BlockCounts() = default;
   BlockCounts(std::int32_t nodes, std::int32_t vocab);
@@ -34,18 +36,20 @@ struct BlockCounts {
   // Adds one returned block and its completion (tally_samples' loop does the same with its count
   // in a register, since stores into the histograms could alias these members, and Σ L at the end).
   void add(const DraftTree& tree, const Block& returned, const Block& completed);
-  double mean_length() const { return samples ? static_cast<double>(length_sum) / static_cast<double>(samples) : 0.0; }
+  double mean_length() const {
+    return samples ? static_cast<double>(length_sum) / static_cast<double>(samples) : 0.0;
+  }
   friend bool operator==(const BlockCounts&, const BlockCounts&) = default;
 };
 
 struct MonteCarloPlan {
   std::uint32_t seed = 1;
-  std::uint32_t tree_id = 0;      // the counter's tree/round word
+  std::uint32_t tree_id = 0;  // the counter's tree/round word
   std::uint64_t samples = 0;
-  std::uint64_t first_sample = 0; // sample indices [first_sample, first_sample + samples)
+  std::uint64_t first_sample = 0;  // sample indices [first_sample, first_sample + samples)
   int threads = 1;
-  bool fast_path = true;          // use the per-tree tables where the verifier has them
-  Ranks ranks{};                    // the processes the samples are split over: a collective when more than one
+  bool fast_path = true;  // use the per-tree tables where the verifier has them
+  Ranks ranks{};  // the processes the samples are split over: a collective when more than one
 };
 
 // Samples per batch: a sampler fills up to this many SampledBlocks per call.
@@ -69,46 +73,54 @@ std::size_t count_completions(std::size_t count, SampledBlock* out, Sample&& sam
 // histograms, added up at the end: integer sums, so the result does not depend on the threads or
 // the partitioning.
 template <class NewTask>
-BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, NewTask&& new_task) {
+BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan,
+                          NewTask&& new_task) {
   require_rows_match(tree, rows);
   if (plan.threads < 1) throw std::invalid_argument("threads must be at least 1");
-  oneapi::tbb::enumerable_thread_specific<BlockCounts> per_thread([&] { return BlockCounts(tree.size(), tree.vocab); });
+  oneapi::tbb::enumerable_thread_specific<BlockCounts> per_thread(
+      [&] { return BlockCounts(tree.size(), tree.vocab); });
   // Under mpirun this rank counts its slice of the samples; the sums over ranks are the whole run.
   // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
-  const std::pair<std::uint64_t, std::uint64_t> slice = plan.ranks.slice(plan.first_sample, plan.samples);
+  const std::pair<std::uint64_t, std::uint64_t> slice =
+      plan.ranks.slice(plan.first_sample, plan.samples);
   oneapi::tbb::task_arena arena(plan.threads);
   arena.execute([&] {
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 2048),
-                              [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
-                                // add()'s update with raw pointers and the completion count in a
-                                // register: two increments per sample (the sampler counts the
-                                // completions; lengths come from the exit histogram at the end).
-                                BlockCounts& counts = per_thread.local();
-                                std::uint64_t* const exits = counts.exits.data();
-                                std::uint64_t* const completed = counts.completed.data();
-                                const auto vocab = static_cast<std::size_t>(tree.vocab);
-                                std::uint64_t completions = 0;
-                                auto sampler = new_task();
-                                SampledBlock batch[kSampleBatch];
-                                for (std::uint64_t first = range.begin(); first < range.end(); first += kSampleBatch) {
-                                  const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kSampleBatch, range.end() - first));
-                                  completions += sampler(first, count, batch);
-                                  for (std::size_t i = 0; i < count; ++i) {
-                                    const SampledBlock& b = batch[i];
-                                    ++exits[b.returned.exit];
-                                    ++completed[static_cast<std::size_t>(b.completed.exit) * vocab + static_cast<std::size_t>(b.completed.bonus)];
-                                  }
-                                }
-                                counts.samples += range.size();
-                                counts.completions += completions;
-                              });
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 2048),
+        [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
+          // add()'s update with raw pointers and the completion count in a
+          // register: two increments per sample (the sampler counts the
+          // completions; lengths come from the exit histogram at the end).
+          BlockCounts& counts = per_thread.local();
+          std::uint64_t* const exits = counts.exits.data();
+          std::uint64_t* const completed = counts.completed.data();
+          const auto vocab = static_cast<std::size_t>(tree.vocab);
+          std::uint64_t completions = 0;
+          auto sampler = new_task();
+          SampledBlock batch[kSampleBatch];
+          for (std::uint64_t first = range.begin(); first < range.end(); first += kSampleBatch) {
+            const auto count = static_cast<std::size_t>(
+                std::min<std::uint64_t>(kSampleBatch, range.end() - first));
+            completions += sampler(first, count, batch);
+            for (std::size_t i = 0; i < count; ++i) {
+              const SampledBlock& b = batch[i];
+              ++exits[b.returned.exit];
+              ++completed[static_cast<std::size_t>(b.completed.exit) * vocab +
+                          static_cast<std::size_t>(b.completed.bonus)];
+            }
+          }
+          counts.samples += range.size();
+          counts.completions += completions;
+        });
   });
   BlockCounts result(tree.size(), tree.vocab);
   for (const BlockCounts& counts : per_thread) result.merge(counts);
   result.sum_over_ranks(plan.ranks);
   // Σ L over the samples, L = depth(exit) + 1, from the exit counts: the same integer as per sample.
   result.length_sum = 0;
-  for (NodeId v = 0; v < tree.size(); ++v) result.length_sum += result.exits[static_cast<std::size_t>(v)] * (static_cast<std::uint64_t>(tree.depth[v]) + 1);
+  for (NodeId v = 0; v < tree.size(); ++v)
+    result.length_sum +=
+        result.exits[static_cast<std::size_t>(v)] * (static_cast<std::uint64_t>(tree.depth[v]) + 1);
   return result;
 }
 
@@ -119,7 +131,8 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
 template <class BatchKernel>
 class BatchedSampler {
  public:
-  BatchedSampler(std::uint32_t seed, std::uint32_t tree, BatchKernel kernel) : seed_(seed), tree_(tree), kernel_(kernel) {}
+  BatchedSampler(std::uint32_t seed, std::uint32_t tree, BatchKernel kernel)
+      : seed_(seed), tree_(tree), kernel_(kernel) {}
   std::size_t operator()(std::uint64_t first, std::size_t count, SampledBlock* out) {
     const DrawSite site = fast_verifier_site(seed_, tree_, first);
     philox_(site.seed, static_cast<std::uint32_t>(site.stream), 0, site.tree, first, count, words_);
@@ -136,7 +149,8 @@ class BatchedSampler {
 // A batch kernel from a per-sample one: sample(s, block0) → SampledBlock.
 template <class Sample>
 auto each_sample(Sample sample) {
-  return [sample](std::uint64_t first, const std::uint32_t* words, std::size_t count, SampledBlock* out) {
+  return [sample](std::uint64_t first, const std::uint32_t* words, std::size_t count,
+                  SampledBlock* out) {
     return count_completions(count, out, [&](std::size_t i) {
       const std::uint32_t* w = words + 4 * i;
       return sample(first + i, r123::Philox4x32::ctr_type{{w[0], w[1], w[2], w[3]}});
@@ -146,15 +160,18 @@ auto each_sample(Sample sample) {
 
 // The fast path: samples of the kernel of `path` over a tree's tables (TEV's two draws phase by
 // phase over each batch, tree_exit_verify_batch; the others sample by sample, sample_fast).
-BlockCounts tally_fast_path(FastPath path, const DraftTree& tree, const TargetRows& rows, const TreeTablesView& view, const MonteCarloPlan& plan);
+BlockCounts tally_fast_path(FastPath path, const DraftTree& tree, const TargetRows& rows,
+                            const TreeTablesView& view, const MonteCarloPlan& plan);
 
 // Chooser-path verifiers: sample(site, chooser) → Block gives sample `site.sample`'s block on the
 // verifier stream (the chooser is a per-task scratch to restart); completion follows on its own stream.
 template <class SampleBlock>
-BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan, SampleBlock&& sample) {
+BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan,
+                         SampleBlock&& sample) {
   return tally_samples(tree, rows, plan, [&] {
     return [&, chooser = PhiloxChooser({plan.seed, Stream::verifier, plan.tree_id, 0}),
-            completion = PhiloxChooser({plan.seed, Stream::completion, plan.tree_id, 0})](std::uint64_t first, std::size_t count, SampledBlock* out) mutable {
+            completion = PhiloxChooser({plan.seed, Stream::completion, plan.tree_id, 0})](
+               std::uint64_t first, std::size_t count, SampledBlock* out) mutable {
       return count_completions(count, out, [&](std::size_t i) {
         const std::uint64_t s = first + i;
         const Block b = sample(DrawSite{plan.seed, Stream::verifier, plan.tree_id, s}, chooser);
@@ -166,6 +183,7 @@ BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const Mo
 }
 
 // A registered verifier, on its fast path when it has one and plan.fast_path is set.
-BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const MonteCarloPlan& plan);
+BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows,
+                            const MonteCarloPlan& plan);
 
 }  // namespace tev::engine

@@ -40,13 +40,15 @@ RunContext ProcessGroup::context() const {
 // Without MPI there is one rank, and Ranks::sum never calls these.
 void ProcessGroup::sum([[maybe_unused]] std::span<std::uint64_t> values) const {
 #ifdef TEV_WITH_MPI
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM,
+                MPI_COMM_WORLD);
 #endif
 }
 
 void ProcessGroup::sum([[maybe_unused]] std::span<std::int64_t> values) const {
 #ifdef TEV_WITH_MPI
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM,
+                MPI_COMM_WORLD);
 #endif
 }
 

@@ -43,11 +43,12 @@ struct RowTerm {
 // Σ_m Ω_m logsumexp(z_m) − Σ_terms ω z_{row, token} with Ω_m the total weight on row m: one
 // log-normalizer per distinct row (appendix C.2). logits (rows, vocab); when logit_gradient
 // (rows, vocab) is non-empty, the loss's gradient is added to it.
-double weighted_cross_entropy(std::span<const double> logits, std::int32_t vocab, std::span<const RowTerm> terms,
-                              std::span<double> logit_gradient);
+double weighted_cross_entropy(std::span<const double> logits, std::int32_t vocab,
+                              std::span<const RowTerm> terms, std::span<double> logit_gradient);
 
 // The drafter's logit rows as probability rows (softmax per row), for the tree builder.
-std::vector<std::vector<double>> marginal_rows(std::span<const double> logits, std::int32_t rows, std::int32_t vocab);
+std::vector<std::vector<double>> marginal_rows(std::span<const double> logits, std::int32_t rows,
+                                               std::int32_t vocab);
 
 // The tree the drafter builds for a context with DDTree's best-first builder at `budget`, the
 // frozen target's row at every node under its real tree-parent context (context ‖ π(v)), and the
@@ -67,7 +68,8 @@ std::vector<double> exit_weights(const ExitLaw& law);
 std::vector<double> prefix_weights(const ExitLaw& law);
 
 enum class Objective { token_only, prefix_weighted, exit_guided };
-inline constexpr Objective kObjectives[] = {Objective::token_only, Objective::prefix_weighted, Objective::exit_guided};
+inline constexpr Objective kObjectives[] = {Objective::token_only, Objective::prefix_weighted,
+                                            Objective::exit_guided};
 std::string_view objective_name(Objective objective);
 
 // A training context and the target's own continuation after it (the dense token loss's labels).
@@ -88,21 +90,22 @@ struct ObjectiveSpec {
 // The loss terms of a minibatch with the trees and weights frozen, so that the loss is a plain
 // function of the drafter's parameters until the next prepare_batch.
 struct PreparedBatch {
-  std::vector<std::size_t> examples;         // (batch) indices into the example set
-  std::vector<std::vector<RowTerm>> terms;   // (batch) each example's weighted row terms
-  double mean_coverage = 0.0;                // mean C_p of the batch's trees at the spec's budget (0 when not tracked)
+  std::vector<std::size_t> examples;        // (batch) indices into the example set
+  std::vector<std::vector<RowTerm>> terms;  // (batch) each example's weighted row terms
+  double mean_coverage =
+      0.0;  // mean C_p of the batch's trees at the spec's budget (0 when not tracked)
 };
 
 // L_tok = (1 / (n H)) Σ_i Σ_h −log q_h(Z_ih | c_i) over the target continuations, plus for the
 // tree objectives λ Σ_i Σ_{v ≠ r} ω_i(v) (−log q_depth(v)(x_v | c_i)) / Σ_i (|V_i| − 1) (eq. 14).
 PreparedBatch prepare_batch(const BlockDrafter& drafter, const models::LanguageModel& target,
-                            std::span<const TrainingExample> examples, std::span<const std::size_t> batch,
-                            const ObjectiveSpec& spec);
+                            std::span<const TrainingExample> examples,
+                            std::span<const std::size_t> batch, const ObjectiveSpec& spec);
 
 // The prepared batch's loss at the drafter's current parameters; when gradient (parameter count)
 // is non-empty, the gradient is added to it.
-double batch_loss(const BlockDrafter& drafter, std::span<const TrainingExample> examples, const PreparedBatch& batch,
-                  std::span<double> gradient);
+double batch_loss(const BlockDrafter& drafter, std::span<const TrainingExample> examples,
+                  const PreparedBatch& batch, std::span<double> gradient);
 
 struct TrainingConfig {
   ObjectiveSpec spec;
@@ -113,29 +116,37 @@ struct TrainingConfig {
 
 struct StepRecord {
   double loss = 0.0;
-  double mean_coverage = 0.0;  // mean C_p of the step's (on-policy) training trees, before the update
+  double mean_coverage =
+      0.0;  // mean C_p of the step's (on-policy) training trees, before the update
 };
 
 // Adam on the prepared-batch loss; step s takes examples [s·batch, (s + 1)·batch) modulo their
 // count, so objectives trained from the same examples see the same data in the same order.
-std::vector<StepRecord> train(BlockDrafter& drafter, const models::LanguageModel& target, std::span<const TrainingExample> examples,
-                              const TrainingConfig& config, const std::function<void(std::int32_t step)>& on_step = {});
+std::vector<StepRecord> train(BlockDrafter& drafter, const models::LanguageModel& target,
+                              std::span<const TrainingExample> examples,
+                              const TrainingConfig& config,
+                              const std::function<void(std::int32_t step)>& on_step = {});
 
 struct CoverageEvaluation {
   std::int32_t budget = 0;
   std::int32_t contexts = 0;
-  double mean_ceiling = 0.0;       // mean over contexts of 1 + C_p(T), exact
-  std::uint64_t tev_samples = 0;   // TEV rounds in all (samples_per_tree per context)
-  double tev_mean_length = 0.0;    // mean L of those rounds
-  double tev_standard_error = 0.0; // of tev_mean_length under the exact law: √(mean Var L / samples)
-  double tev_p_value = 1.0;        // two-sided Chernoff bound of TEV's Σ L against its trees' exact length laws
+  double mean_ceiling = 0.0;      // mean over contexts of 1 + C_p(T), exact
+  std::uint64_t tev_samples = 0;  // TEV rounds in all (samples_per_tree per context)
+  double tev_mean_length = 0.0;   // mean L of those rounds
+  double tev_standard_error =
+      0.0;  // of tev_mean_length under the exact law: √(mean Var L / samples)
+  double tev_p_value =
+      1.0;  // two-sided Chernoff bound of TEV's Σ L against its trees' exact length laws
 };
 
 // Builds the drafter's tree for every held-out context at `budget`, averages the exact 1 + C_p,
 // and runs TEV `samples_per_tree` times on each tree (seed; tree id = context index).
-CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter, const models::LanguageModel& target,
-                                     std::span<const std::vector<Token>> contexts, std::int32_t budget,
-                                     std::uint64_t samples_per_tree, std::uint32_t seed, int threads, const engine::Ranks& ranks = {});
+CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter,
+                                     const models::LanguageModel& target,
+                                     std::span<const std::vector<Token>> contexts,
+                                     std::int32_t budget, std::uint64_t samples_per_tree,
+                                     std::uint32_t seed, int threads,
+                                     const engine::Ranks& ranks = {});
 
 // The ExitTrain comparison: from one warm-started drafter, the three objectives with the same
 // examples, steps, learning rate and λ; each evaluated on the held-out contexts at B/2, B and 2B.
@@ -145,13 +156,13 @@ struct ComparisonConfig {
   std::uint64_t tev_samples_per_tree = 1000;
   std::uint32_t seed = 1;  // TEV's sampling seed
   int threads = 1;
-  engine::Ranks ranks{};             // the processes TEV's samples are split over
+  engine::Ranks ranks{};  // the processes TEV's samples are split over
 };
 
 struct ObjectiveRun {
   Objective objective = Objective::token_only;
-  std::vector<StepRecord> curve;                 // (steps)
-  std::vector<CoverageEvaluation> evaluations;   // budgets B/2, B, 2B
+  std::vector<StepRecord> curve;                // (steps)
+  std::vector<CoverageEvaluation> evaluations;  // budgets B/2, B, 2B
 };
 
 struct Comparison {
@@ -169,25 +180,26 @@ struct ExitTrainSeedRun {
 // all of them at family level alpha; a cell agrees when its smallest p-value over the seeds is
 // above the per-test level.
 struct TevAgreementCell {
-  std::size_t drafter = 0;        // 0: the warm start; 1 + i: kObjectives[i]
-  std::size_t budget = 0;         // index into evaluation_budgets(B)
-  double mean_ceiling = 0.0;      // mean over seeds
-  double tev_mean_length = 0.0;   // mean over seeds
-  double max_abs_z = 0.0;         // largest |mean L - 1 - C_p| / standard error over seeds (descriptive)
-  double min_p_value = 1.0;       // smallest over seeds
+  std::size_t drafter = 0;       // 0: the warm start; 1 + i: kObjectives[i]
+  std::size_t budget = 0;        // index into evaluation_budgets(B)
+  double mean_ceiling = 0.0;     // mean over seeds
+  double tev_mean_length = 0.0;  // mean over seeds
+  double max_abs_z = 0.0;    // largest |mean L - 1 - C_p| / standard error over seeds (descriptive)
+  double min_p_value = 1.0;  // smallest over seeds
   bool agrees = true;
 };
 
 struct TevAgreement {
   double alpha = 0.0;
-  std::size_t tests = 0;          // seeds × drafters × budgets
+  std::size_t tests = 0;  // seeds × drafters × budgets
   double per_test_level = 0.0;
   bool all_agree = true;
   std::vector<TevAgreementCell> cells;  // (budgets × drafters), budget-major
 };
 
 // The evaluation of `drafter` (as in TevAgreementCell) at budget index b.
-const CoverageEvaluation& drafter_evaluation(const ExitTrainSeedRun& run, std::size_t drafter, std::size_t b);
+const CoverageEvaluation& drafter_evaluation(const ExitTrainSeedRun& run, std::size_t drafter,
+                                             std::size_t b);
 
 TevAgreement tev_agreement(std::span<const ExitTrainSeedRun> runs, double alpha);
 
@@ -196,8 +208,11 @@ std::vector<std::int32_t> evaluation_budgets(std::int32_t budget);
 
 // warmup: examples of the token-only warm-up; examples: those of the compared runs. The drafter
 // ends at the warm-started parameters.
-Comparison compare_objectives(BlockDrafter& drafter, const models::LanguageModel& target, std::span<const TrainingExample> warmup,
-                              std::span<const TrainingExample> examples, std::span<const std::vector<Token>> test_contexts,
-                              const ComparisonConfig& config, const std::function<void(std::string_view stage)>& progress = {});
+Comparison compare_objectives(BlockDrafter& drafter, const models::LanguageModel& target,
+                              std::span<const TrainingExample> warmup,
+                              std::span<const TrainingExample> examples,
+                              std::span<const std::vector<Token>> test_contexts,
+                              const ComparisonConfig& config,
+                              const std::function<void(std::string_view stage)>& progress = {});
 
 }  // namespace tev::exittrain

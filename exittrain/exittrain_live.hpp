@@ -20,18 +20,19 @@ namespace tev::exittrain {
 class FrequentWordsDrafter final : public BlockDrafter {
  public:
   struct Shape {
-    std::int32_t horizon = 4;    // H
-    std::int32_t lookback = 1;   // words the embedding sums
-    std::int32_t embedding = 32; // D
+    std::int32_t horizon = 4;     // H
+    std::int32_t lookback = 1;    // words the embedding sums
+    std::int32_t embedding = 32;  // D
   };
   // frequent_words: the K distinct words with buckets, 1 <= K < vocab. Embeddings and heads start
   // as Gaussians of sd init_scale drawn from the seed, biases at 0.
-  FrequentWordsDrafter(std::int32_t vocab, std::span<const Token> frequent_words, const Shape& shape, double init_scale,
-                       std::uint32_t seed);
+  FrequentWordsDrafter(std::int32_t vocab, std::span<const Token> frequent_words,
+                       const Shape& shape, double init_scale, std::uint32_t seed);
   std::int32_t vocab() const override { return vocab_; }
   std::int32_t horizon() const override { return shape_.horizon; }
   void logits(std::span<const Token> context, std::span<double> out) const override;
-  void backpropagate(std::span<const Token> context, std::span<const double> logit_gradient, std::span<double> gradient) const override;
+  void backpropagate(std::span<const Token> context, std::span<const double> logit_gradient,
+                     std::span<double> gradient) const override;
   std::span<double> parameters() override { return weights_; }
   std::span<const double> parameters() const override { return weights_; }
 
@@ -45,8 +46,8 @@ class FrequentWordsDrafter final : public BlockDrafter {
 
   std::int32_t vocab_;
   Shape shape_;
-  std::int32_t other_;          // K: the other bucket's index
-  double log_other_words_;      // log(V − K)
+  std::int32_t other_;                // K: the other bucket's index
+  double log_other_words_;            // log(V − K)
   std::vector<std::int32_t> bucket_;  // (V) each word's bucket, K for the other words
   // Flat parameters: embeddings (lookback, K + 1, D), then heads (H, K + 1, D), then biases (H, K + 1).
   std::vector<double> weights_;
@@ -56,7 +57,8 @@ class FrequentWordsDrafter final : public BlockDrafter {
 // (begin_token and a word), in an order shuffled so that a minibatch mixes sequences: each example
 // set its own shuffle, id `set` of uses::exittrain_live_shuffles.
 enum class ExampleSet : std::uint32_t { warmup = 0, training = 1 };
-std::vector<TrainingExample> examples_from_sequences(std::span<const std::vector<Token>> sequences, std::int32_t horizon,
-                                                     std::uint32_t seed, ExampleSet set);
+std::vector<TrainingExample> examples_from_sequences(std::span<const std::vector<Token>> sequences,
+                                                     std::int32_t horizon, std::uint32_t seed,
+                                                     ExampleSet set);
 
 }  // namespace tev::exittrain

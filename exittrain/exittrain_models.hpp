@@ -39,7 +39,8 @@ class LinearBlockDrafter final : public BlockDrafter {
   std::int32_t vocab() const override { return vocab_; }
   std::int32_t horizon() const override { return horizon_; }
   void logits(std::span<const Token> context, std::span<double> out) const override;
-  void backpropagate(std::span<const Token> context, std::span<const double> logit_gradient, std::span<double> gradient) const override;
+  void backpropagate(std::span<const Token> context, std::span<const double> logit_gradient,
+                     std::span<double> gradient) const override;
   std::span<double> parameters() override { return weights_; }
   std::span<const double> parameters() const override { return weights_; }
 
@@ -50,17 +51,20 @@ class LinearBlockDrafter final : public BlockDrafter {
   std::int32_t vocab_;
   std::int32_t horizon_;
   std::int32_t lookback_;
-  std::vector<double> weights_;  // (H, lookback · V + 1, V): per position, embeddings by (lag, token), then the bias
+  std::vector<double>
+      weights_;  // (H, lookback · V + 1, V): per position, embeddings by (lag, token), then the bias
 };
 
 // A token from a probability row with a uniform u ∈ (0, 1].
 Token sample_token(std::span<const double> row, double u);
 
 // A sequence from the target: a uniform first token, then length − 1 target draws.
-std::vector<Token> sample_context(const models::LanguageModel& target, std::int32_t length, PhiloxEngine& engine);
+std::vector<Token> sample_context(const models::LanguageModel& target, std::int32_t length,
+                                  PhiloxEngine& engine);
 
 // `count` contexts of `context_length` tokens, each with the target's continuation of `horizon` tokens.
-std::vector<TrainingExample> sample_examples(const models::LanguageModel& target, std::int32_t count, std::int32_t context_length,
+std::vector<TrainingExample> sample_examples(const models::LanguageModel& target,
+                                             std::int32_t count, std::int32_t context_length,
                                              std::int32_t horizon, PhiloxEngine& engine);
 
 }  // namespace tev::exittrain

@@ -24,13 +24,18 @@ enum DrawId : std::uint32_t { kWarmupExamples = 1, kTrainingExamples = 2, kTestC
 constexpr std::size_t kLiveCacheRows = 1536;
 
 constexpr LiveDefault kLiveDefaults[] = {
-    {"--budget", &ExitTrainOptions::budget, 8},         {"--steps", &ExitTrainOptions::steps, 100},
-    {"--warmup-steps", &ExitTrainOptions::warmup_steps, 500}, {"--seeds", &ExitTrainOptions::seeds, 3},
-    {"--vocab", &ExitTrainOptions::vocab, 1024},         {"--horizon", &ExitTrainOptions::horizon, 4},
-    {"--batch", &ExitTrainOptions::batch, 4},           {"--test-contexts", &ExitTrainOptions::test_contexts, 32},
+    {"--budget", &ExitTrainOptions::budget, 8},
+    {"--steps", &ExitTrainOptions::steps, 100},
+    {"--warmup-steps", &ExitTrainOptions::warmup_steps, 500},
+    {"--seeds", &ExitTrainOptions::seeds, 3},
+    {"--vocab", &ExitTrainOptions::vocab, 1024},
+    {"--horizon", &ExitTrainOptions::horizon, 4},
+    {"--batch", &ExitTrainOptions::batch, 4},
+    {"--test-contexts", &ExitTrainOptions::test_contexts, 32},
     {"--context-length", &ExitTrainOptions::context_length, 16}};
 
-ComparisonConfig comparison_config(const ExitTrainOptions& o, std::uint32_t seed, double lambda, const engine::Ranks& ranks) {
+ComparisonConfig comparison_config(const ExitTrainOptions& o, std::uint32_t seed, double lambda,
+                                   const engine::Ranks& ranks) {
   ComparisonConfig config;
   config.training = {{Objective::token_only, o.budget, lambda}, o.steps, o.batch, o.learning_rate};
   config.warmup_steps = o.warmup_steps;
@@ -42,19 +47,28 @@ ComparisonConfig comparison_config(const ExitTrainOptions& o, std::uint32_t seed
 }
 
 std::function<void(std::string_view)> seed_progress(std::ostream& progress, std::uint32_t seed) {
-  return [&progress, seed](std::string_view stage) { progress << "  seed " << seed << ": " << stage << '\n'; };
+  return [&progress, seed](std::string_view stage) {
+    progress << "  seed " << seed << ": " << stage << '\n';
+  };
 }
 
-ExitTrainSeedRun run_sim_seed(const ExitTrainOptions& o, std::uint32_t seed, double lambda, const engine::Ranks& ranks, std::ostream& progress) {
+ExitTrainSeedRun run_sim_seed(const ExitTrainOptions& o, std::uint32_t seed, double lambda,
+                              const engine::Ranks& ranks, std::ostream& progress) {
   const MarkovTarget target(o.vocab, o.target_order, o.target_scale, seed);
   LinearBlockDrafter drafter(o.vocab, o.horizon, o.lookback);
-  PhiloxEngine warmup_engine(seed, uses::exittrain_sim_data, kWarmupExamples), training_engine(seed, uses::exittrain_sim_data, kTrainingExamples),
+  PhiloxEngine warmup_engine(seed, uses::exittrain_sim_data, kWarmupExamples),
+      training_engine(seed, uses::exittrain_sim_data, kTrainingExamples),
       test_engine(seed, uses::exittrain_sim_data, kTestContexts);
-  const auto warmup = sample_examples(target, o.warmup_steps * o.batch, o.context_length, o.horizon, warmup_engine);
-  const auto examples = sample_examples(target, o.steps * o.batch, o.context_length, o.horizon, training_engine);
+  const auto warmup =
+      sample_examples(target, o.warmup_steps * o.batch, o.context_length, o.horizon, warmup_engine);
+  const auto examples =
+      sample_examples(target, o.steps * o.batch, o.context_length, o.horizon, training_engine);
   std::vector<std::vector<Token>> test;
-  for (std::int32_t i = 0; i < o.test_contexts; ++i) test.push_back(sample_context(target, o.context_length, test_engine));
-  return {seed, compare_objectives(drafter, target, warmup, examples, test, comparison_config(o, seed, lambda, ranks), seed_progress(progress, seed))};
+  for (std::int32_t i = 0; i < o.test_contexts; ++i)
+    test.push_back(sample_context(target, o.context_length, test_engine));
+  return {seed, compare_objectives(drafter, target, warmup, examples, test,
+                                   comparison_config(o, seed, lambda, ranks),
+                                   seed_progress(progress, seed))};
 }
 
 // The real model, loaded once for every seed: the trigram as target, its unigram row's most
@@ -67,46 +81,71 @@ struct LiveSetup {
 
 LiveSetup load_live(const ExitTrainOptions& o) {
   auto file = std::make_shared<const models::SphinxFile>();
-  if (o.vocab >= file->vocab()) throw std::invalid_argument("--vocab: the drafter's K frequent words must be fewer than the model's " + std::to_string(file->vocab()));
-  auto model = std::make_shared<const models::SphinxModel>(file, models::SphinxView::trigram, kLiveCacheRows);
-  return {model, models::NormalizedModel(model, models::kModelRowTolerance), workloads::rank_row(file->scores(1, kNoToken, kNoToken), o.vocab).tokens};
+  if (o.vocab >= file->vocab())
+    throw std::invalid_argument(
+        "--vocab: the drafter's K frequent words must be fewer than the model's " +
+        std::to_string(file->vocab()));
+  auto model = std::make_shared<const models::SphinxModel>(file, models::SphinxView::trigram,
+                                                           kLiveCacheRows);
+  return {model, models::NormalizedModel(model, models::kModelRowTolerance),
+          workloads::rank_row(file->scores(1, kNoToken, kNoToken), o.vocab).tokens};
 }
 
 // One seed of the live comparison: sequences sampled from the trigram (substream i of the seed
 // for sequence i) split into warm-up, training and held-out sets; the target is the same for every seed.
-ExitTrainSeedRun run_live_seed(const ExitTrainOptions& o, const LiveSetup& live, std::uint32_t seed, double lambda, const engine::Ranks& ranks,
-                               std::ostream& progress) {
-  const std::int32_t per_sequence = o.context_length - o.horizon;  // examples one sequence of <s> + length words gives
-  auto sequences_for = [&](std::int32_t steps) { return (steps * o.batch + per_sequence - 1) / per_sequence; };
-  const std::int32_t warmup_sequences = sequences_for(o.warmup_steps), training_sequences = sequences_for(o.steps);
+ExitTrainSeedRun run_live_seed(const ExitTrainOptions& o, const LiveSetup& live, std::uint32_t seed,
+                               double lambda, const engine::Ranks& ranks, std::ostream& progress) {
+  const std::int32_t per_sequence =
+      o.context_length - o.horizon;  // examples one sequence of <s> + length words gives
+  auto sequences_for = [&](std::int32_t steps) {
+    return (steps * o.batch + per_sequence - 1) / per_sequence;
+  };
+  const std::int32_t warmup_sequences = sequences_for(o.warmup_steps),
+                     training_sequences = sequences_for(o.steps);
   const auto say = seed_progress(progress, seed);
-  say("sampling " + std::to_string(warmup_sequences + training_sequences + o.test_contexts) + " sequences from the trigram");
-  const auto sequences = live::sample_contexts(*live.model, warmup_sequences + training_sequences + o.test_contexts, o.context_length, seed,
-                                         live.model->file().sentence_end());
+  say("sampling " + std::to_string(warmup_sequences + training_sequences + o.test_contexts) +
+      " sequences from the trigram");
+  const auto sequences =
+      live::sample_contexts(*live.model, warmup_sequences + training_sequences + o.test_contexts,
+                            o.context_length, seed, live.model->file().sentence_end());
   const std::span<const std::vector<Token>> all(sequences);
-  const auto warmup = examples_from_sequences(all.first(static_cast<std::size_t>(warmup_sequences)), o.horizon, seed, ExampleSet::warmup);
-  const auto examples = examples_from_sequences(all.subspan(static_cast<std::size_t>(warmup_sequences), static_cast<std::size_t>(training_sequences)), o.horizon, seed, ExampleSet::training);
+  const auto warmup = examples_from_sequences(all.first(static_cast<std::size_t>(warmup_sequences)),
+                                              o.horizon, seed, ExampleSet::warmup);
+  const auto examples =
+      examples_from_sequences(all.subspan(static_cast<std::size_t>(warmup_sequences),
+                                          static_cast<std::size_t>(training_sequences)),
+                              o.horizon, seed, ExampleSet::training);
   const auto test = all.subspan(static_cast<std::size_t>(warmup_sequences + training_sequences));
-  FrequentWordsDrafter drafter(live.target.vocab(), live.frequent_words, {o.horizon, o.lookback, o.embedding}, kLiveInitScale, seed);
-  return {seed, compare_objectives(drafter, live.target, warmup, examples, test, comparison_config(o, seed, lambda, ranks), say)};
+  FrequentWordsDrafter drafter(live.target.vocab(), live.frequent_words,
+                               {o.horizon, o.lookback, o.embedding}, kLiveInitScale, seed);
+  return {seed, compare_objectives(drafter, live.target, warmup, examples, test,
+                                   comparison_config(o, seed, lambda, ranks), say)};
 }
 
 }  // namespace
 
 std::span<const LiveDefault> exittrain_live_defaults() { return kLiveDefaults; }
 
-ExitTrainOptions with_live_defaults(ExitTrainOptions o, const std::function<bool(std::string_view flag)>& given) {
+ExitTrainOptions with_live_defaults(ExitTrainOptions o,
+                                    const std::function<bool(std::string_view flag)>& given) {
   for (const LiveDefault& d : kLiveDefaults) {
     if (!given(d.flag)) o.*d.member = d.value;
   }
   return o;
 }
 
-ExitTrainRuns run_exittrain(const ExitTrainOptions& o, const engine::RunContext& context, std::ostream& progress) {
-  if (o.mode != "sim" && o.mode != "live") throw std::invalid_argument("--mode must be sim or live, got " + o.mode);
-  if (o.mode == "sim" && o.vocab > 4096) throw std::invalid_argument("--vocab: the synthetic target's tables hold V^2 entries per lag, V at most 4096");
-  if (o.mode == "sim" && 2 * o.budget > o.vocab * o.horizon) throw std::invalid_argument("--budget: 2B must fit in V x H tree positions");
-  if (o.mode == "live" && o.context_length < o.horizon + 1) throw std::invalid_argument("--horizon: a sampled sequence must hold a context and H more words");
+ExitTrainRuns run_exittrain(const ExitTrainOptions& o, const engine::RunContext& context,
+                            std::ostream& progress) {
+  if (o.mode != "sim" && o.mode != "live")
+    throw std::invalid_argument("--mode must be sim or live, got " + o.mode);
+  if (o.mode == "sim" && o.vocab > 4096)
+    throw std::invalid_argument(
+        "--vocab: the synthetic target's tables hold V^2 entries per lag, V at most 4096");
+  if (o.mode == "sim" && 2 * o.budget > o.vocab * o.horizon)
+    throw std::invalid_argument("--budget: 2B must fit in V x H tree positions");
+  if (o.mode == "live" && o.context_length < o.horizon + 1)
+    throw std::invalid_argument(
+        "--horizon: a sampled sequence must hold a context and H more words");
   ExitTrainRuns result;
   result.lambda = o.lambda.value_or(static_cast<double>(o.budget));
   result.target_vocab = o.vocab;
@@ -119,8 +158,9 @@ ExitTrainRuns run_exittrain(const ExitTrainOptions& o, const engine::RunContext&
   for (std::int32_t k = 0; k < o.seeds; ++k) {
     progress << "seed " << (k + 1) << " of " << o.seeds << '\n';
     const std::uint32_t seed = o.seed + static_cast<std::uint32_t>(k);
-    result.runs.push_back(live ? run_live_seed(o, *live, seed, result.lambda, context.ranks, progress)
-                               : run_sim_seed(o, seed, result.lambda, context.ranks, progress));
+    result.runs.push_back(
+        live ? run_live_seed(o, *live, seed, result.lambda, context.ranks, progress)
+             : run_sim_seed(o, seed, result.lambda, context.ranks, progress));
   }
   result.agreement = tev_agreement(result.runs, o.alpha);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

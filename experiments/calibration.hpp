@@ -18,7 +18,8 @@ struct CalibrationSeries {
   std::string case_label;        // the tree they were computed on
   bool gates = true;             // false: shown for comparison only (a test the suite does not use)
   std::vector<double> p_values;  // one per seed
-  KolmogorovSmirnovResult ks;    // against Uniform(0, 1): descriptive (bounds and discrete tests are conservative)
+  KolmogorovSmirnovResult
+      ks;  // against Uniform(0, 1): descriptive (bounds and discrete tests are conservative)
   double false_alarms_05 = 0.0;  // fraction of p < 0.05
   double false_alarms_01 = 0.0;  // fraction of p < 0.01
 };
@@ -34,7 +35,8 @@ workloads::CheckCase rare_long_path_case(std::uint64_t samples, double rare_coun
 // test of the node whose P(u) is closest to 1/2, and the TEV-vs-predraw homogeneity χ². Then, on rare_long_path_case(samples, 0.2): the E[L] shortfall
 // and excess bounds (both used by the suite) and, descriptive, the two-sided z-test with the
 // exact null variance that they replace. Every null is true.
-std::vector<CalibrationSeries> calibrate_tests(const workloads::CheckCase& c, std::uint32_t seeds, std::uint64_t samples, int threads,
-                                                const engine::Ranks& ranks = {});
+std::vector<CalibrationSeries> calibrate_tests(const workloads::CheckCase& c, std::uint32_t seeds,
+                                               std::uint64_t samples, int threads,
+                                               const engine::Ranks& ranks = {});
 
 }  // namespace tev::experiments

@@ -6,16 +6,20 @@
 namespace tev::experiments {
 
 bool CheckSuiteResult::selftest_passed() const {
-  return std::all_of(selftest.begin(), selftest.end(), [](const judging::KnownAnswer& a) { return a.passed; });
+  return std::all_of(selftest.begin(), selftest.end(),
+                     [](const judging::KnownAnswer& a) { return a.passed; });
 }
 
-CheckSuiteResult run_check_suite(const CheckSuiteOptions& options, const judging::VerifierProgress& progress) {
+CheckSuiteResult run_check_suite(const CheckSuiteOptions& options,
+                                 const judging::VerifierProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
   CheckSuiteResult result;
   result.selftest = judging::run_selftest();
   if (!result.selftest_passed()) return result;
   result.suite = workloads::make_suite(options.suite);
-  result.verifiers = judging::check_every_verifier(result.suite.cases, [&](const VerifierInfo&) { return std::optional(options.judging); }, progress);
+  result.verifiers = judging::check_every_verifier(
+      result.suite.cases, [&](const VerifierInfo&) { return std::optional(options.judging); },
+      progress);
   result.passed = judging::all_as_expected(result.verifiers);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

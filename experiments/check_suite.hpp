@@ -13,12 +13,13 @@ namespace tev::experiments {
 struct CheckSuiteOptions {
   workloads::SuiteConfig suite;
   judging::JudgingConfig judging;  // judging.monte_carlo is the GPU's engine under --device gpu
-  std::string device = "cpu";  // where the Monte Carlo runs ("gpu": the fast-path verifiers on the GPU)
+  std::string device =
+      "cpu";  // where the Monte Carlo runs ("gpu": the fast-path verifiers on the GPU)
 };
 
 struct CheckSuiteResult {
   std::vector<judging::KnownAnswer> selftest;
-  workloads::SyntheticSuite suite;                   // empty when the selftest failed: nothing was judged
+  workloads::SyntheticSuite suite;  // empty when the selftest failed: nothing was judged
   std::vector<judging::VerifierReport> verifiers;  // in catalog order
   double seconds = 0.0;
   // Every saturated verifier exact and saturated, every unsaturated one exact and not saturated,
@@ -28,6 +29,7 @@ struct CheckSuiteResult {
   int exit_code() const { return passed ? 0 : 1; }
 };
 
-CheckSuiteResult run_check_suite(const CheckSuiteOptions& options, const judging::VerifierProgress& progress = {});
+CheckSuiteResult run_check_suite(const CheckSuiteOptions& options,
+                                 const judging::VerifierProgress& progress = {});
 
 }  // namespace tev::experiments

@@ -38,7 +38,9 @@ class OrderTwoModel {
 
  private:
   std::span<const double> row(const std::vector<double>& table, Token a, Token b) const {
-    return {table.data() + static_cast<std::size_t>(a * vocab_ + b) * static_cast<std::size_t>(vocab_), static_cast<std::size_t>(vocab_)};
+    return {
+        table.data() + static_cast<std::size_t>(a * vocab_ + b) * static_cast<std::size_t>(vocab_),
+        static_cast<std::size_t>(vocab_)};
   }
   std::int32_t vocab_;
   std::vector<double> target_;  // (V·V, V) row for context (a, b) at a·V + b
@@ -46,7 +48,8 @@ class OrderTwoModel {
 };
 
 // The last two tokens of a sequence extended by a path.
-std::pair<Token, Token> last_two(const std::vector<Token>& context, const std::vector<Token>& path) {
+std::pair<Token, Token> last_two(const std::vector<Token>& context,
+                                 const std::vector<Token>& path) {
   std::vector<Token> tail(context.end() - 2, context.end());
   tail.insert(tail.end(), path.begin(), path.end());
   return {tail[tail.size() - 2], tail.back()};
@@ -57,7 +60,8 @@ struct Round {
   TargetRows rows;
 };
 
-Round build_round(const OrderTwoModel& model, const std::vector<Token>& context, const CompositionConfig& config) {
+Round build_round(const OrderTwoModel& model, const std::vector<Token>& context,
+                  const CompositionConfig& config) {
   std::vector<std::vector<double>> marginals;
   std::vector<Token> chain;
   for (std::int32_t d = 0; d < config.depth; ++d) {
@@ -80,15 +84,18 @@ Round build_round(const OrderTwoModel& model, const std::vector<Token>& context,
 struct SequenceCounts {
   std::vector<std::uint64_t> cells;  // (V^n) first n tokens
   std::uint64_t length_sum = 0;
-  std::int64_t ceiling_fixed = 0;  // Σ (1 + C_p) · 2^32: an integer, so the sum is exact in any order and over MPI ranks
+  std::int64_t ceiling_fixed =
+      0;  // Σ (1 + C_p) · 2^32: an integer, so the sum is exact in any order and over MPI ranks
   std::uint64_t rounds = 0;
 };
 
 }  // namespace
 
-std::vector<CompositionResult> run_composition(const CompositionConfig& config, const std::vector<VerifierId>& ids) {
+std::vector<CompositionResult> run_composition(const CompositionConfig& config,
+                                               const std::vector<VerifierId>& ids) {
   if (config.vocab < 2 || config.tokens < 1 || config.rounds < 1 || config.sequences == 0) {
-    throw std::invalid_argument("composition: vocabulary ≥ 2, tokens ≥ 1, rounds ≥ 1 and sequences ≥ 1 required");
+    throw std::invalid_argument(
+        "composition: vocabulary ≥ 2, tokens ≥ 1, rounds ≥ 1 and sequences ≥ 1 required");
   }
   const OrderTwoModel model(config.vocab, config.seed, 0.8);
   const auto cells = static_cast<std::size_t>(std::pow(config.vocab, config.tokens));
@@ -124,15 +131,19 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
       PhiloxChooser chooser({config.seed, Stream::composition, 0, 0});
       for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
         std::vector<Token> seq = start;
-        for (std::int32_t round = 0; round < config.rounds || static_cast<std::int32_t>(seq.size()) - 2 < config.tokens; ++round) {
+        for (std::int32_t round = 0;
+             round < config.rounds || static_cast<std::int32_t>(seq.size()) - 2 < config.tokens;
+             ++round) {
           const Round r = build_round(model, seq, config);
           // The mutant forgets to advance the round word of the counter: every round reuses the
           // first round's uniforms.
-          chooser.restart({config.seed, Stream::composition, entry.reuse ? 0u : static_cast<std::uint32_t>(round), s});
+          chooser.restart({config.seed, Stream::composition,
+                           entry.reuse ? 0u : static_cast<std::uint32_t>(round), s});
           const Block b = run_verifier(entry.id, r.tree, r.rows, chooser);
           if (round < config.rounds) {
             counts.length_sum += static_cast<std::uint64_t>(r.tree.depth[b.exit]) + 1;
-            counts.ceiling_fixed += std::llround(ExitLaw::compute(r.tree, r.rows).ceiling() * kFixedPoint);
+            counts.ceiling_fixed +=
+                std::llround(ExitLaw::compute(r.tree, r.rows).ceiling() * kFixedPoint);
             ++counts.rounds;
           }
           const auto path = r.tree.path_tokens(b.exit);
@@ -161,11 +172,14 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
     const std::pair<std::uint64_t, std::uint64_t> slice = config.ranks.slice(0, config.sequences);
     oneapi::tbb::task_arena arena(config.threads);
     SequenceCounts counts = arena.execute([&] {
-      return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 1024), SequenceCounts{}, body, merge);
+      return oneapi::tbb::parallel_reduce(
+          oneapi::tbb::blocked_range<std::uint64_t>(slice.first, slice.first + slice.second, 1024),
+          SequenceCounts{}, body, merge);
     });
     if (counts.cells.empty()) counts.cells.assign(cells, 0);
     config.ranks.sum(counts.cells);
-    std::int64_t scalars[] = {static_cast<std::int64_t>(counts.length_sum), counts.ceiling_fixed, static_cast<std::int64_t>(counts.rounds)};
+    std::int64_t scalars[] = {static_cast<std::int64_t>(counts.length_sum), counts.ceiling_fixed,
+                              static_cast<std::int64_t>(counts.rounds)};
     config.ranks.sum(scalars);
     counts.length_sum = static_cast<std::uint64_t>(scalars[0]);
     counts.ceiling_fixed = scalars[1];
@@ -176,8 +190,10 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config, 
     TestLevel level = config.level;
     level.id = static_cast<std::uint32_t>(results.size());
     result.chi_square = identity_test(counts.cells, exact, one_group, level);
-    result.tokens_per_round = static_cast<double>(counts.length_sum) / static_cast<double>(counts.rounds);
-    result.ceiling_per_round = static_cast<double>(counts.ceiling_fixed) / kFixedPoint / static_cast<double>(counts.rounds);
+    result.tokens_per_round =
+        static_cast<double>(counts.length_sum) / static_cast<double>(counts.rounds);
+    result.ceiling_per_round = static_cast<double>(counts.ceiling_fixed) / kFixedPoint /
+                               static_cast<double>(counts.rounds);
     result.exact_mass_checked = compensated_total(exact);
     results.push_back(result);
   }

@@ -12,20 +12,20 @@
 namespace tev::experiments {
 
 struct SampledCheckOptions {
-  std::int32_t vocab = 4;       // V: p's H-token law has V^H cells
-  std::int32_t depth = 2;       // D: drafting depth limit; H = D + 1
-  std::int32_t width = 2;       // k: drafts per node (chains, i.i.d., without replacement, top-k)
+  std::int32_t vocab = 4;  // V: p's H-token law has V^H cells
+  std::int32_t depth = 2;  // D: drafting depth limit; H = D + 1
+  std::int32_t width = 2;  // k: drafts per node (chains, i.i.d., without replacement, top-k)
   std::uint64_t samples = 200000;  // Monte Carlo samples per (case, language pair)
   std::uint32_t seed = 20261201;
   int threads = 1;
-  double alpha = 1e-3;          // family-wise over the whole check
+  double alpha = 1e-3;  // family-wise over the whole check
 };
 
 struct SampledCheckResult {
   std::vector<drafts::LanguagePair> pairs;
   std::vector<judging::SampledEvidence> evidence;  // (cases, pairs) row-major
   std::vector<judging::SampledVerdict> verdicts;   // one per case
-  double test_alpha = 0.0;                // each chi-square test's Bonferroni level
+  double test_alpha = 0.0;                         // each chi-square test's Bonferroni level
   double seconds = 0.0;
   // target-only: exact conditionally and marginally; q-based: exact marginally only; typical
   // acceptance and mutants: not exact, caught as required.

@@ -23,16 +23,19 @@ namespace {
 // TEV reference samples for two-sample tests use their own tree words, far from the sweep's.
 constexpr std::uint32_t kReferenceTreeOffset = 1u << 20;
 
-constexpr std::array<const char*, 6> kFamilyNames = {"sweep verdicts (every exact verifier, Bonferroni over verifiers)",
-                                                        "eq. 8: acceptance above P(u), one-sided binomial, Holm over every node",
-                                                        "eq. 9: E[L] above 1 + C_p, one-sided Chernoff bound, Holm over every tree",
-                                                        "homogeneity: saturated verifiers vs an independent TEV sample, Holm",
-                                                        "composition: first n tokens vs the exact V^n law (identity test), Holm over exact verifiers",
-                                                        "calibration: false-alarm rates not above nominal, one-sided binomial, Holm"};
+constexpr std::array<const char*, 6> kFamilyNames = {
+    "sweep verdicts (every exact verifier, Bonferroni over verifiers)",
+    "eq. 8: acceptance above P(u), one-sided binomial, Holm over every node",
+    "eq. 9: E[L] above 1 + C_p, one-sided Chernoff bound, Holm over every tree",
+    "homogeneity: saturated verifiers vs an independent TEV sample, Holm",
+    "composition: first n tokens vs the exact V^n law (identity test), Holm over exact verifiers",
+    "calibration: false-alarm rates not above nominal, one-sided binomial, Holm"};
 
 class Stopwatch {
  public:
-  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
 
  private:
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -42,14 +45,18 @@ workloads::SweepConfig sweep_config(const Theorem1Options& o) {
   workloads::SweepConfig s;
   s.vocab = o.vocab;
   s.seed = o.seed;
-  s.shapes = {workloads::TreeShape::random_recursive, workloads::TreeShape::ddtree, workloads::TreeShape::chain, workloads::TreeShape::star};
+  s.shapes = {workloads::TreeShape::random_recursive, workloads::TreeShape::ddtree,
+              workloads::TreeShape::chain, workloads::TreeShape::star};
   if (o.quick) {
     s.budgets = {8, 32};
-    s.families = {{workloads::RowFamily::dirichlet, 0.3, 1.0}, {workloads::RowFamily::gaussian_logits, 3.0, 0.6}};
+    s.families = {{workloads::RowFamily::dirichlet, 0.3, 1.0},
+                  {workloads::RowFamily::gaussian_logits, 3.0, 0.6}};
   } else {
     s.budgets = {8, 16, 32, 64, 128};
-    s.families = {{workloads::RowFamily::dirichlet, 0.3, 1.0}, {workloads::RowFamily::zipf, 1.1, 1.0},
-                  {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, {workloads::RowFamily::gaussian_logits, 3.0, 0.6}};
+    s.families = {{workloads::RowFamily::dirichlet, 0.3, 1.0},
+                  {workloads::RowFamily::zipf, 1.1, 1.0},
+                  {workloads::RowFamily::gaussian_logits, 3.0, 1.0},
+                  {workloads::RowFamily::gaussian_logits, 3.0, 0.6}};
   }
   return s;
 }
@@ -63,31 +70,43 @@ double min_holm(const std::vector<double>& p) {
 // At `sizes` (check --drafts sampled's defaults): the target-only and
 // q-based cases of its default pairing on its three language pairs; --quick keeps the first pair
 // and one target-only case per q-based verifier's policy.
-std::vector<SampledTheoremRow> sampled_theorem_rows(const SampledTheoremSizes& sizes, bool quick, std::ostream& progress) {
+std::vector<SampledTheoremRow> sampled_theorem_rows(const SampledTheoremSizes& sizes, bool quick,
+                                                    std::ostream& progress) {
   using Id = drafts::SampledVerifierId;
-  constexpr std::array<std::pair<Id, drafts::DraftPolicy>, 6> kQuick = {{{Id::tree_exit, drafts::DraftPolicy::chain},
-                                                                 {Id::tree_exit, drafts::DraftPolicy::iid_children},
-                                                                 {Id::tree_exit, drafts::DraftPolicy::without_replacement},
-                                                                 {Id::speculative_sampling, drafts::DraftPolicy::chain},
-                                                                 {Id::rejection_with_replacement, drafts::DraftPolicy::iid_children},
-                                                                 {Id::rejection_without_replacement, drafts::DraftPolicy::without_replacement}}};
+  constexpr std::array<std::pair<Id, drafts::DraftPolicy>, 6> kQuick = {
+      {{Id::tree_exit, drafts::DraftPolicy::chain},
+       {Id::tree_exit, drafts::DraftPolicy::iid_children},
+       {Id::tree_exit, drafts::DraftPolicy::without_replacement},
+       {Id::speculative_sampling, drafts::DraftPolicy::chain},
+       {Id::rejection_with_replacement, drafts::DraftPolicy::iid_children},
+       {Id::rejection_without_replacement, drafts::DraftPolicy::without_replacement}}};
   std::vector<drafts::SampledCase> cases;
   for (const drafts::SampledCase& c : drafts::default_sampled_cases(sizes.depth, sizes.width)) {
     const drafts::SampledKind kind = drafts::sampled_verifier_info(c.verifier).kind;
     if (kind != drafts::SampledKind::target_only && kind != drafts::SampledKind::q_based) continue;
-    if (!quick || std::find(kQuick.begin(), kQuick.end(), std::pair{c.verifier, c.drafting.policy}) != kQuick.end()) cases.push_back(c);
+    if (!quick || std::find(kQuick.begin(), kQuick.end(),
+                            std::pair{c.verifier, c.drafting.policy}) != kQuick.end())
+      cases.push_back(c);
   }
-  std::vector<drafts::LanguagePairSpec> specs = drafts::default_language_pairs(sizes.vocab, sizes.horizon());
+  std::vector<drafts::LanguagePairSpec> specs =
+      drafts::default_language_pairs(sizes.vocab, sizes.horizon());
   if (quick) specs = {specs[1]};  // the perturbed drafter
   std::vector<SampledTheoremRow> rows;
   for (const drafts::LanguagePairSpec& spec : specs) {
     const drafts::LanguagePair pair(spec);
     const std::vector<double> reference = pair.sequence_law();
     for (const drafts::SampledCase& c : cases) {
-      SampledTheoremRow row{c, drafts::sampled_verifier_info(c.verifier).kind, spec.label(), spec.drafter, judging::enumerate_conditional(pair, c), 0.0};
+      SampledTheoremRow row{c,
+                            drafts::sampled_verifier_info(c.verifier).kind,
+                            spec.label(),
+                            spec.drafter,
+                            judging::enumerate_conditional(pair, c),
+                            0.0};
       row.marginal_tv = total_variation(row.conditional.marginal, reference);
-      progress << "  " << c.label() << " on " << drafts::drafter_name(spec.drafter) << ": max E[L|T] - (1 + C_p(T)) "
-               << num(row.conditional.max_excess_over_ceiling) << ", marginal TV " << num(row.marginal_tv) << "\n" << std::flush;
+      progress << "  " << c.label() << " on " << drafts::drafter_name(spec.drafter)
+               << ": max E[L|T] - (1 + C_p(T)) " << num(row.conditional.max_excess_over_ceiling)
+               << ", marginal TV " << num(row.marginal_tv) << "\n"
+               << std::flush;
       rows.push_back(std::move(row));
     }
   }
@@ -98,7 +117,8 @@ std::vector<SampledTheoremRow> sampled_theorem_rows(const SampledTheoremSizes& s
 // for X ~ Binomial(seeds, rate).
 double false_alarm_excess_p(const CalibrationSeries& s, double rate) {
   const auto seeds = static_cast<std::uint64_t>(s.p_values.size());
-  const auto alarms = static_cast<std::uint64_t>(std::count_if(s.p_values.begin(), s.p_values.end(), [&](double p) { return p < rate; }));
+  const auto alarms = static_cast<std::uint64_t>(
+      std::count_if(s.p_values.begin(), s.p_values.end(), [&](double p) { return p < rate; }));
   return binomial_upper_p(alarms, seeds, rate);
 }
 
@@ -110,7 +130,8 @@ void add_sampled_claim(std::span<const SampledTheoremRow> rows, Add&& add) {
   double target_max = -1e300, target_min = 1e300, target_tv = 0.0, q_marginal_tv = 0.0;
   std::uint64_t target_trees = 0;
   bool q_exceed = true, q_not_conditional = true;
-  std::map<std::string, const SampledTheoremRow*> q_worst;  // per verifier @ drafting: the pair of its largest excess
+  std::map<std::string, const SampledTheoremRow*>
+      q_worst;  // per verifier @ drafting: the pair of its largest excess
   for (const SampledTheoremRow& r : rows) {
     const judging::ConditionalExactness& c = r.conditional;
     if (r.kind == drafts::SampledKind::target_only) {
@@ -124,22 +145,29 @@ void add_sampled_claim(std::span<const SampledTheoremRow> rows, Add&& add) {
     q_not_conditional = q_not_conditional && c.max_tv > kExactTolerance;
     q_marginal_tv = std::max(q_marginal_tv, r.marginal_tv);
     const SampledTheoremRow*& worst = q_worst[r.c.label()];
-    if (!worst || c.max_excess_over_ceiling > worst->conditional.max_excess_over_ceiling) worst = &r;
+    if (!worst || c.max_excess_over_ceiling > worst->conditional.max_excess_over_ceiling)
+      worst = &r;
   }
   std::string q_evidence;
   for (const auto& [label, r] : q_worst) {
     const judging::ConditionalExactness& c = r->conditional;
-    q_evidence += label + ": up to +" + num(c.max_excess_over_ceiling) + " (tree {" + c.worst_tree + "}, P(T) " + num(c.worst.probability) +
-                  ", " + drafts::drafter_name(r->drafter) + " drafter; trees of mass " + num(c.excess_mass) + " exceed there); ";
+    q_evidence += label + ": up to +" + num(c.max_excess_over_ceiling) + " (tree {" + c.worst_tree +
+                  "}, P(T) " + num(c.worst.probability) + ", " + drafts::drafter_name(r->drafter) +
+                  " drafter; trees of mass " + num(c.excess_mass) + " exceed there); ";
   }
-  const bool target_ok = target_max <= kExactTolerance && target_min >= -kExactTolerance && target_tv <= kExactTolerance;
-  add("On sampled drafts the bound holds given the tree for target-only verifiers only: E[L | T] <= 1 + C_p(T) on every realized "
-      "tree for them (equality: saturated), exceeded on some trees by q-based verifiers that are still exact marginally",
+  const bool target_ok = target_max <= kExactTolerance && target_min >= -kExactTolerance &&
+                         target_tv <= kExactTolerance;
+  add("On sampled drafts the bound holds given the tree for target-only verifiers only: E[L | T] "
+      "<= 1 + C_p(T) on every realized "
+      "tree for them (equality: saturated), exceeded on some trees by q-based verifiers that are "
+      "still exact marginally",
       "Theorem 1 given T; sampled drafts",
-      "exact enumeration, V = 4, D = 2, k = 2. Target-only: " + std::to_string(target_trees) + " realized trees, E[L | T] - (1 + C_p(T)) in [" +
-          num(target_min) + ", " + num(target_max) + "], conditional TV at most " + num(target_tv) + ". q-based: " + q_evidence +
-          "marginal TV to p's H-token law at most " + num(q_marginal_tv),
-      !rows.empty() && target_ok && q_exceed && q_not_conditional && q_marginal_tv <= kExactTolerance);
+      "exact enumeration, V = 4, D = 2, k = 2. Target-only: " + std::to_string(target_trees) +
+          " realized trees, E[L | T] - (1 + C_p(T)) in [" + num(target_min) + ", " +
+          num(target_max) + "], conditional TV at most " + num(target_tv) + ". q-based: " +
+          q_evidence + "marginal TV to p's H-token law at most " + num(q_marginal_tv),
+      !rows.empty() && target_ok && q_exceed && q_not_conditional &&
+          q_marginal_tv <= kExactTolerance);
 }
 
 std::vector<Claim> decide_claims(const Theorem1Results& ev) {
@@ -156,7 +184,8 @@ std::vector<Claim> decide_claims(const Theorem1Results& ev) {
   }
   const std::string n_cases = std::to_string(ev.sweep.cases.size());
   add("The exit law is a distribution: sum_v w(v) = 1", "Lemma 1, eq. 5",
-      "largest |sum w - 1| over " + n_cases + " trees: " + num(worst_mass), worst_mass <= kExactTolerance);
+      "largest |sum w - 1| over " + n_cases + " trees: " + num(worst_mass),
+      worst_mass <= kExactTolerance);
   add("Two forms of coverage agree: sum_u P(u) = sum_v w(v) depth(v)", "eq. 6",
       "largest gap over " + n_cases + " trees: " + num(worst_gap), worst_gap <= kExactTolerance);
 
@@ -166,7 +195,8 @@ std::vector<Claim> decide_claims(const Theorem1Results& ev) {
   double sat_max_tv = 0.0, sat_min_saturation_p = 1.0;
   for (const judging::VerifierReport& r : ev.reports) {
     for (const judging::TreeEvidence& e : r.trees) {
-      node_excess.insert(node_excess.end(), e.acceptance_excess_p.begin(), e.acceptance_excess_p.end());
+      node_excess.insert(node_excess.end(), e.acceptance_excess_p.begin(),
+                         e.acceptance_excess_p.end());
       length_excess.push_back(e.excess_p);
     }
     if (r.info.kind == VerifierKind::saturated) {
@@ -184,47 +214,68 @@ std::vector<Claim> decide_claims(const Theorem1Results& ev) {
   }
   const double min_node_excess = min_holm(node_excess), min_length_excess = min_holm(length_excess);
   add("Every exact verifier accepts node u with probability at most P(u)", "Theorem 1, eq. 8",
-      std::to_string(node_excess.size()) + " one-sided exact binomial tests (all exact verifiers, all nodes): smallest Holm-adjusted p " +
+      std::to_string(node_excess.size()) +
+          " one-sided exact binomial tests (all exact verifiers, all nodes): smallest "
+          "Holm-adjusted p " +
           num(min_node_excess) + " (family level " + num(level) + ")",
       min_node_excess >= level);
   add("E[L] <= 1 + C_p for every exact verifier", "Theorem 1, eq. 9",
-      std::to_string(length_excess.size()) + " one-sided Chernoff-bound tests of mean L above the ceiling: smallest Holm-adjusted p " +
+      std::to_string(length_excess.size()) +
+          " one-sided Chernoff-bound tests of mean L above the ceiling: smallest Holm-adjusted p " +
           num(min_length_excess) + " (family level " + num(level) + ")",
       min_length_excess >= level);
   add("The bound is strict for exact unsaturated verifiers", "Theorem 1 (equality case)",
-      "exact E[L] below 1 + C_p on " + std::to_string(shortfall_cases) + " of " + std::to_string(unsaturated_cases) +
+      "exact E[L] below 1 + C_p on " + std::to_string(shortfall_cases) + " of " +
+          std::to_string(unsaturated_cases) +
           " (verifier, tree) pairs by enumeration; verdicts 'exact, not saturated'",
       unsaturated_ok);
   add("Saturated verifiers realize w(v) and the residual bonus law", "Theorem 1, eq. 10",
-      "verdicts 'exact and saturated' under the verdict policy; chi-square after completion, smallest p over " +
-          std::to_string(saturated_chi.size()) + " (verifier, tree) pairs " + num(saturated_chi.empty() ? 1.0 : *std::min_element(saturated_chi.begin(), saturated_chi.end())) +
-          "; enumeration max TV " + num(sat_max_tv) + "; saturation family (E[L], acceptance = P(u)) smallest Holm-adjusted p " + num(sat_min_saturation_p),
+      "verdicts 'exact and saturated' under the verdict policy; chi-square after completion, "
+      "smallest p over " +
+          std::to_string(saturated_chi.size()) + " (verifier, tree) pairs " +
+          num(saturated_chi.empty()
+                  ? 1.0
+                  : *std::min_element(saturated_chi.begin(), saturated_chi.end())) +
+          "; enumeration max TV " + num(sat_max_tv) +
+          "; saturation family (E[L], acceptance = P(u)) smallest Holm-adjusted p " +
+          num(sat_min_saturation_p),
       saturated_ok && sat_max_tv <= kExactTolerance);
   std::vector<double> homogeneity;
-  for (const HomogeneityResult& h : ev.homogeneity) homogeneity.insert(homogeneity.end(), h.p_values.begin(), h.p_values.end());
+  for (const HomogeneityResult& h : ev.homogeneity)
+    homogeneity.insert(homogeneity.end(), h.p_values.begin(), h.p_values.end());
   const double min_homogeneity = min_holm(homogeneity);
   add("Predraw and sequential residual are saturated and share one law with TEV", "Corollary 1",
       "verdicts 'exact and saturated'; " + std::to_string(homogeneity.size()) +
-          " two-sample homogeneity tests against an independent TEV sample, smallest Holm-adjusted p " + num(min_homogeneity) +
-          " (family level " + num(level) + ")",
+          " two-sample homogeneity tests against an independent TEV sample, smallest Holm-adjusted "
+          "p " +
+          num(min_homogeneity) + " (family level " + num(level) + ")",
       saturated_ok && min_homogeneity >= level);
   bool tev_ok = false;
-  for (const judging::VerifierReport& r : ev.reports) tev_ok = tev_ok || (r.info.id == VerifierId::tree_exit && r.verdict == judging::Verdict::exact_saturated);
-  add("TEV is exact and saturated", "Corollary 2", "TEV's verdict over the sweep: " + std::string(tev_ok ? "exact and saturated" : "NOT exact and saturated"), tev_ok);
+  for (const judging::VerifierReport& r : ev.reports)
+    tev_ok = tev_ok ||
+             (r.info.id == VerifierId::tree_exit && r.verdict == judging::Verdict::exact_saturated);
+  add("TEV is exact and saturated", "Corollary 2",
+      "TEV's verdict over the sweep: " +
+          std::string(tev_ok ? "exact and saturated" : "NOT exact and saturated"),
+      tev_ok);
   std::vector<double> exact_composition;
   std::string composition_evidence;
   for (const CompositionResult& r : ev.composition) {
     if (!r.reuses_randomness) exact_composition.push_back(r.chi_square.p_value);
   }
   const auto exact_adjusted = holm_adjust(exact_composition);
-  bool composition_ok = std::all_of(exact_adjusted.begin(), exact_adjusted.end(), [&](double p) { return p >= level; });
+  bool composition_ok = std::all_of(exact_adjusted.begin(), exact_adjusted.end(),
+                                    [&](double p) { return p >= level; });
   for (const CompositionResult& r : ev.composition) {
     if (!r.reuses_randomness) continue;
     composition_ok = composition_ok && r.chi_square.p_value < level;
     composition_evidence += "randomness-reusing mutant p = " + num(r.chi_square.p_value) + "; ";
   }
   add("Exact rounds compose: the first n tokens follow the target's exact law", "Lemma 2",
-      composition_evidence + "every exact verifier's identity test against the exact V^n law, Holm-adjusted, at or above " + num(level),
+      composition_evidence +
+          "every exact verifier's identity test against the exact V^n law, Holm-adjusted, at or "
+          "above " +
+          num(level),
       composition_ok);
   std::vector<double> calibration;
   for (const CalibrationSeries& s : ev.calibration) {
@@ -233,9 +284,12 @@ std::vector<Claim> decide_claims(const Theorem1Results& ev) {
   }
   const double min_calibration = min_holm(calibration);
   add_sampled_claim(ev.sampled, add);
-  add("The suite's tests hold their level: false-alarm rates under true nulls not above nominal", "Statistics (calibration)",
-      std::to_string(calibration.size()) + " one-sided binomial tests of the false alarms at 0.05 and 0.01 over " +
-          std::to_string(ev.options.calibration_seeds) + " seeds: smallest Holm-adjusted p " + num(min_calibration) + " (family level " + num(level) + ")",
+  add("The suite's tests hold their level: false-alarm rates under true nulls not above nominal",
+      "Statistics (calibration)",
+      std::to_string(calibration.size()) +
+          " one-sided binomial tests of the false alarms at 0.05 and 0.01 over " +
+          std::to_string(ev.options.calibration_seeds) + " seeds: smallest Holm-adjusted p " +
+          num(min_calibration) + " (family level " + num(level) + ")",
       min_calibration >= level);
   return claims;
 }
@@ -266,22 +320,29 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
   }
   // One family-wise α, split evenly over the families of tests that claims are made from.
   r.family_alpha = options.alpha / static_cast<double>(kFamilyNames.size());
-  r.judging = {.samples = options.samples, .seed = options.seed, .threads = options.threads, .alpha = r.family_alpha,
-               .verifiers_sharing_alpha = static_cast<int>(exact_ids.size()), .ranks = options.ranks};
+  r.judging = {.samples = options.samples,
+               .seed = options.seed,
+               .threads = options.threads,
+               .alpha = r.family_alpha,
+               .verifiers_sharing_alpha = static_cast<int>(exact_ids.size()),
+               .ranks = options.ranks};
 
   // 1. The sweep: every exact verifier on every tree.
-  progress << "sweep: " << cases.size() << " trees x " << exact_ids.size() << " verifiers x " << options.samples << " samples\n";
+  progress << "sweep: " << cases.size() << " trees x " << exact_ids.size() << " verifiers x "
+           << options.samples << " samples\n";
   for (VerifierId id : exact_ids) {
     r.reports.push_back(judging::check_verifier(id, cases, r.judging));
-    progress << "  " << verifier_info(id).name << ": " << verdict_text(r.reports.back().verdict) << " ("
-             << static_cast<int>(r.reports.back().elapsed_seconds * 10) / 10.0 << " s)\n" << std::flush;
+    progress << "  " << verifier_info(id).name << ": " << verdict_text(r.reports.back().verdict)
+             << " (" << static_cast<int>(r.reports.back().elapsed_seconds * 10) / 10.0 << " s)\n"
+             << std::flush;
   }
 
   // 2. Per-node acceptance for one showcase tree: the DDTree, largest budget, T = 0.6 logits.
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const workloads::SyntheticOrigin& origin = r.sweep.origins[i];
-    if (origin.shape == workloads::TreeShape::ddtree && origin.family.family == workloads::RowFamily::gaussian_logits && origin.family.temperature < 1.0 &&
-        cases[i].tree.size() >= cases[r.showcase].tree.size()) {
+    if (origin.shape == workloads::TreeShape::ddtree &&
+        origin.family.family == workloads::RowFamily::gaussian_logits &&
+        origin.family.temperature < 1.0 && cases[i].tree.size() >= cases[r.showcase].tree.size()) {
       r.showcase = i;
     }
   }
@@ -290,32 +351,55 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
   progress << "homogeneity: saturated verifiers vs an independent TEV sample\n";
   std::vector<engine::BlockCounts> reference;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const engine::MonteCarloPlan plan{.seed = options.seed, .tree_id = kReferenceTreeOffset + static_cast<std::uint32_t>(i),
-                              .samples = options.samples, .first_sample = 0, .threads = options.threads, .ranks = options.ranks};
-    reference.push_back(engine::run_monte_carlo(VerifierId::tree_exit, cases[i].tree, cases[i].rows, plan));
+    const engine::MonteCarloPlan plan{
+        .seed = options.seed,
+        .tree_id = kReferenceTreeOffset + static_cast<std::uint32_t>(i),
+        .samples = options.samples,
+        .first_sample = 0,
+        .threads = options.threads,
+        .ranks = options.ranks};
+    reference.push_back(
+        engine::run_monte_carlo(VerifierId::tree_exit, cases[i].tree, cases[i].rows, plan));
   }
   for (const judging::VerifierReport& report : r.reports) {
     if (report.info.kind != VerifierKind::saturated) continue;
     HomogeneityResult h{"independent tev vs " + std::string(report.info.name), {}};
-    for (std::size_t i = 0; i < cases.size(); ++i) h.p_values.push_back(homogeneity_chi_square(reference[i].completed, report.trees[i].completed_counts).p_value);
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      h.p_values.push_back(
+          homogeneity_chi_square(reference[i].completed, report.trees[i].completed_counts).p_value);
     h.min_p_holm = min_holm(h.p_values);
     r.homogeneity.push_back(std::move(h));
   }
 
   // 4. Calibration of the tests under true nulls.
-  workloads::SuiteConfig calibration_case_config{.trees = 1, .vocab = 16, .budget = 16, .seed = options.seed};
-  const workloads::CheckCase calibration_case = workloads::make_case(workloads::TreeShape::ddtree, {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, 2, calibration_case_config, 0).check;
+  workloads::SuiteConfig calibration_case_config{
+      .trees = 1, .vocab = 16, .budget = 16, .seed = options.seed};
+  const workloads::CheckCase calibration_case =
+      workloads::make_case(workloads::TreeShape::ddtree,
+                           {workloads::RowFamily::gaussian_logits, 3.0, 1.0}, 2,
+                           calibration_case_config, 0)
+          .check;
   r.calibration_case = calibration_case.label;
-  progress << "calibration: " << options.calibration_seeds << " seeds x " << options.calibration_samples << " samples on " << calibration_case.label << "\n" << std::flush;
-  r.calibration = calibrate_tests(calibration_case, options.calibration_seeds, options.calibration_samples, options.threads, options.ranks);
+  progress << "calibration: " << options.calibration_seeds << " seeds x "
+           << options.calibration_samples << " samples on " << calibration_case.label << "\n"
+           << std::flush;
+  r.calibration = calibrate_tests(calibration_case, options.calibration_seeds,
+                                  options.calibration_samples, options.threads, options.ranks);
 
   // 5. Power against every mutant and against contamination, on the same tree: descriptive,
   // predictions and spot checks in no claim.
-  progress << "power: mutants and contamination (" << options.power_replicates << " replicates per spot check)\n" << std::flush;
+  progress << "power: mutants and contamination (" << options.power_replicates
+           << " replicates per spot check)\n"
+           << std::flush;
   PowerSection& power = r.power;
   power.case_label = calibration_case.label;
-  power.config = {.alpha = r.judging.policy().chi_square_level(cases.size()), .default_budget = options.samples, .replicates = options.power_replicates,
-                  .spot_check_cap = options.quick ? 2000u : 200000u, .seed = options.seed, .threads = options.threads, .ranks = options.ranks};
+  power.config = {.alpha = r.judging.policy().chi_square_level(cases.size()),
+                  .default_budget = options.samples,
+                  .replicates = options.power_replicates,
+                  .spot_check_cap = options.quick ? 2000u : 200000u,
+                  .seed = options.seed,
+                  .threads = options.threads,
+                  .ranks = options.ranks};
   power.mutants = mutant_power(calibration_case, power.config);
   power.contamination = contamination_power(calibration_case, {0.01, 0.003, 0.001}, power.config);
   power.smallest_detectable_tv = detectable_tv_toward(calibration_case, power.config);
@@ -323,12 +407,18 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
 
   // 6. Multi-round composition.
   // Holm over the exact verifiers: the smallest p meets family α / their number, the largest α.
-  const TestLevel composition_level{.level = r.family_alpha / static_cast<double>(exact_ids.size()), .largest_level = r.family_alpha,
+  const TestLevel composition_level{.level = r.family_alpha / static_cast<double>(exact_ids.size()),
+                                    .largest_level = r.family_alpha,
                                     .seed = options.seed};
-  r.composition_config = {.sequences = options.composition_sequences, .seed = options.seed, .threads = options.threads,
-                          .ranks = options.ranks, .level = composition_level};
-  progress << "composition: " << r.composition_config.sequences << " sequences, V = " << r.composition_config.vocab << ", n = "
-           << r.composition_config.tokens << "\n" << std::flush;
+  r.composition_config = {.sequences = options.composition_sequences,
+                          .seed = options.seed,
+                          .threads = options.threads,
+                          .ranks = options.ranks,
+                          .level = composition_level};
+  progress << "composition: " << r.composition_config.sequences
+           << " sequences, V = " << r.composition_config.vocab
+           << ", n = " << r.composition_config.tokens << "\n"
+           << std::flush;
   r.composition = run_composition(r.composition_config, exact_ids);
 
   // 7. Sampled drafts: Theorem 1 given the realized tree, by exact enumeration.
@@ -338,8 +428,10 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
   r.sampled_seconds = sampled_clock.seconds();
 
   r.claims = decide_claims(r);
-  r.passed = std::all_of(r.claims.begin(), r.claims.end(), [](const Claim& c) { return c.holds; }) &&
-             std::all_of(r.reports.begin(), r.reports.end(), [](const judging::VerifierReport& v) { return v.as_expected; });
+  r.passed =
+      std::all_of(r.claims.begin(), r.claims.end(), [](const Claim& c) { return c.holds; }) &&
+      std::all_of(r.reports.begin(), r.reports.end(),
+                  [](const judging::VerifierReport& v) { return v.as_expected; });
   r.seconds = total.seconds();
   return r;
 }

@@ -24,13 +24,14 @@
 namespace tev::experiments {
 
 struct Theorem1Options {
-  bool quick = false;             // small sweep for smoke tests (about 7 s on 2 cores)
-  std::uint64_t samples = 200000;  // per tree and verifier in the sweep; the power section's default budget
+  bool quick = false;  // small sweep for smoke tests (about 7 s on 2 cores)
+  std::uint64_t samples =
+      200000;  // per tree and verifier in the sweep; the power section's default budget
   std::int32_t vocab = 32;
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  engine::Ranks ranks{};                    // the processes every Monte Carlo run is split over
-  double alpha = 1e-3;            // family-wise for the whole sweep, split evenly over the verifiers
+  engine::Ranks ranks{};  // the processes every Monte Carlo run is split over
+  double alpha = 1e-3;    // family-wise for the whole sweep, split evenly over the verifiers
   std::uint32_t calibration_seeds = 1000;
   std::uint64_t calibration_samples = 20000;
   std::uint64_t composition_sequences = 200000;
@@ -89,11 +90,11 @@ struct Claim {
 
 struct Theorem1Results {
   Theorem1Options options;
-  double family_alpha = 0.0;               // each family's share of options.alpha
-  judging::JudgingConfig judging;                   // the sweep's
-  workloads::SyntheticSuite sweep;                    // every tree of the sweep, with its shape and family
-  std::vector<judging::VerifierReport> reports;     // one per exact verifier
-  std::size_t showcase = 0;                // the sweep case whose per-node acceptance is shown
+  double family_alpha = 0.0;        // each family's share of options.alpha
+  judging::JudgingConfig judging;   // the sweep's
+  workloads::SyntheticSuite sweep;  // every tree of the sweep, with its shape and family
+  std::vector<judging::VerifierReport> reports;  // one per exact verifier
+  std::size_t showcase = 0;  // the sweep case whose per-node acceptance is shown
   std::vector<HomogeneityResult> homogeneity;
   std::string calibration_case;
   std::vector<CalibrationSeries> calibration;
@@ -104,7 +105,7 @@ struct Theorem1Results {
   std::vector<SampledTheoremRow> sampled;
   double sampled_seconds = 0.0;
   std::vector<Claim> claims;
-  bool passed = false;                     // every claim holds and every verdict is as expected
+  bool passed = false;  // every claim holds and every verdict is as expected
   double seconds = 0.0;
 };
 

@@ -14,12 +14,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tev::conformance::BatchCaseReader reader(in, "fuzz", {.held_cells = 256});
   try {
     while (const auto b = reader.next()) {
-      if (b->requests.empty() || b->requests.size() > static_cast<std::size_t>(tev::conformance::kMaxBatchRequests)) __builtin_trap();
+      if (b->requests.empty() ||
+          b->requests.size() > static_cast<std::size_t>(tev::conformance::kMaxBatchRequests))
+        __builtin_trap();
       for (const tev::conformance::Case& r : b->requests) {
-        if (r.tree.validate().has_value() || r.tree.vocab != b->requests.front().tree.vocab || r.samples != b->samples) __builtin_trap();
+        if (r.tree.validate().has_value() || r.tree.vocab != b->requests.front().tree.vocab ||
+            r.samples != b->samples)
+          __builtin_trap();
       }
     }
-  } catch (const tev::conformance::InputError&) {
-  }
+  } catch (const tev::conformance::InputError&) {}
   return 0;
 }

@@ -17,7 +17,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // What the reader accepts must be a valid tree with normalized rows.
       if (c->tree.validate().has_value()) __builtin_trap();
     }
-  } catch (const tev::conformance::InputError&) {
-  }
+  } catch (const tev::conformance::InputError&) {}
   return 0;
 }

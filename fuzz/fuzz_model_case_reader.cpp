@@ -26,7 +26,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
       }
     }
-  } catch (const tev::conformance::InputError&) {
-  }
+  } catch (const tev::conformance::InputError&) {}
   return 0;
 }

@@ -22,7 +22,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tev::conformance::CaseJudge judge(fixed_case(), 1, 0);
   try {
     judge.add_line(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
-  } catch (const tev::conformance::InputError&) {
-  }
+  } catch (const tev::conformance::InputError&) {}
   return 0;
 }

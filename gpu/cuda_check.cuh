@@ -8,20 +8,27 @@
 namespace tev::gpu {
 
 inline void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
 }
 
 // A device allocation freed with its owner.
 template <class T>
 class DeviceBuffer {
  public:
-  explicit DeviceBuffer(std::size_t count) : count_(count) { check(cudaMalloc(&data_, count * sizeof(T)), "cudaMalloc"); }
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    check(cudaMalloc(&data_, count * sizeof(T)), "cudaMalloc");
+  }
   ~DeviceBuffer() { cudaFree(data_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   T* get() const { return data_; }
-  void upload(const T* host) { check(cudaMemcpy(data_, host, count_ * sizeof(T), cudaMemcpyHostToDevice), "upload"); }
-  void download(T* host) const { check(cudaMemcpy(host, data_, count_ * sizeof(T), cudaMemcpyDeviceToHost), "download"); }
+  void upload(const T* host) {
+    check(cudaMemcpy(data_, host, count_ * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+  void download(T* host) const {
+    check(cudaMemcpy(host, data_, count_ * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  }
 
  private:
   T* data_ = nullptr;

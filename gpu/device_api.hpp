@@ -28,8 +28,8 @@ struct DeviceTally {
 
 // Samples [first_sample, first_sample + samples) of every tree of the batch with one fast path,
 // in one launch; each sample runs sample_fast exactly as the CPU engine does.
-DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, std::uint32_t seed, std::uint64_t first_sample,
-                            std::uint64_t samples);
+DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, std::uint32_t seed,
+                            std::uint64_t first_sample, std::uint64_t samples);
 
 // A tree for the verifier-stage kernels: DraftTree's level-order arrays (host memory).
 struct StageTree {
@@ -41,19 +41,23 @@ struct StageTree {
 };
 
 struct StageTimings {
-  double tev_micros = 0.0;      // median per call: row sums of the internal rows, level-wise P and w, exit and bonus draws
-  double predraw_micros = 0.0;  // median per call: a draw from every row, then follow the matches
-  std::vector<Block> tev_blocks;      // (calls) what each timed call returned, for sanity checks
+  double tev_micros =
+      0.0;  // median per call: row sums of the internal rows, level-wise P and w, exit and bonus draws
+  double predraw_micros = 0.0;    // median per call: a draw from every row, then follow the matches
+  std::vector<Block> tev_blocks;  // (calls) what each timed call returned, for sanity checks
   std::vector<Block> predraw_blocks;  // (calls)
 };
 
 // The draws of verifier-stage call i: sample index i on the verifier stream, draw indices as the
 // CPU versions in core/logit_verifiers use them (TEV: 0 exit, 1 bonus; predraw: v at node v).
 inline constexpr std::uint32_t kStageSeed = kDefaultSeed;
-TEV_HD inline DrawSite stage_draw_site(std::uint64_t call) { return {kStageSeed, Stream::verifier, 0, call}; }
+TEV_HD inline DrawSite stage_draw_site(std::uint64_t call) {
+  return {kStageSeed, Stream::verifier, 0, call};
+}
 
 // Times TEV and eager predraw on N rows of V float32 logits at a temperature, `calls` times each
 // (call i draws at stage_draw_site(i)). The logits are uploaded once, before the timing.
-StageTimings time_verifier_stage(const StageTree& tree, const float* logits, double temperature, std::int32_t calls);
+StageTimings time_verifier_stage(const StageTree& tree, const float* logits, double temperature,
+                                 std::int32_t calls);
 
 }  // namespace tev::gpu

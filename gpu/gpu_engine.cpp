@@ -27,15 +27,19 @@ struct Case {
   const TargetRows* rows;
 };
 
-std::vector<engine::BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cases, const engine::MonteCarloPlan& plan, double* kernel_seconds) {
+std::vector<engine::BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cases,
+                                             const engine::MonteCarloPlan& plan,
+                                             double* kernel_seconds) {
   const VerifierInfo& info = verifier_info(id);
-  if (info.fast_path == FastPath::none) throw std::invalid_argument(std::string(info.name) + " has no GPU kernel (no fast path)");
+  if (info.fast_path == FastPath::none)
+    throw std::invalid_argument(std::string(info.name) + " has no GPU kernel (no fast path)");
   std::vector<TreeTables> tables;
   std::vector<TallyTree> trees;
   tables.reserve(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
     require_rows_match(*cases[i].tree, *cases[i].rows);
-    tables.emplace_back(*cases[i].tree, *cases[i].rows, child_order_for(id, *cases[i].tree, *cases[i].rows));
+    tables.emplace_back(*cases[i].tree, *cases[i].rows,
+                        child_order_for(id, *cases[i].tree, *cases[i].rows));
     trees.push_back({tables.back().view(), plan.tree_id + static_cast<std::uint32_t>(i)});
   }
   // Under mpirun this rank samples its slice; the sums over ranks are the whole run.
@@ -52,20 +56,28 @@ std::vector<engine::BlockCounts> tally_batch(VerifierId id, const std::vector<Ca
 
 }  // namespace
 
-std::vector<engine::BlockCounts> monte_carlo_batch(VerifierId id, std::span<const workloads::CheckCase> cases, const engine::MonteCarloPlan& plan, double* kernel_seconds) {
+std::vector<engine::BlockCounts> monte_carlo_batch(VerifierId id,
+                                                   std::span<const workloads::CheckCase> cases,
+                                                   const engine::MonteCarloPlan& plan,
+                                                   double* kernel_seconds) {
   std::vector<Case> batch;
   for (const workloads::CheckCase& c : cases) batch.push_back({&c.tree, &c.rows});
   return tally_batch(id, batch, plan, kernel_seconds);
 }
 
-engine::BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const engine::MonteCarloPlan& plan) {
-  if (verifier_info(id).fast_path == FastPath::none) return tev::engine::run_monte_carlo(id, tree, rows, plan);
+engine::BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows,
+                                    const engine::MonteCarloPlan& plan) {
+  if (verifier_info(id).fast_path == FastPath::none)
+    return tev::engine::run_monte_carlo(id, tree, rows, plan);
   return tally_batch(id, {{&tree, &rows}}, plan, nullptr).front();
 }
 
-StageTimings time_verifier_stage(const DraftTree& tree, const LogitRows& logits, std::int32_t calls) {
-  if (logits.rows != tree.size() || logits.vocab != tree.vocab) throw std::invalid_argument("logit rows do not match the tree");
-  const StageTree stage{tree.size(), tree.vocab, tree.first_child.data(), tree.child_count.data(), tree.token.data()};
+StageTimings time_verifier_stage(const DraftTree& tree, const LogitRows& logits,
+                                 std::int32_t calls) {
+  if (logits.rows != tree.size() || logits.vocab != tree.vocab)
+    throw std::invalid_argument("logit rows do not match the tree");
+  const StageTree stage{tree.size(), tree.vocab, tree.first_child.data(), tree.child_count.data(),
+                        tree.token.data()};
   return time_verifier_stage(stage, logits.data, logits.temperature, calls);
 }
 

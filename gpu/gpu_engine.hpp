@@ -18,14 +18,18 @@ namespace tev::gpu {
 // bit for bit (plan.threads and plan.fast_path do not apply). Under mpirun each rank samples its
 // slice and the counts are summed over ranks, as on the CPU. kernel_seconds, when given,
 // receives the sampling kernel's time.
-std::vector<engine::BlockCounts> monte_carlo_batch(VerifierId id, std::span<const workloads::CheckCase> cases, const engine::MonteCarloPlan& plan,
-                                           double* kernel_seconds = nullptr);
+std::vector<engine::BlockCounts> monte_carlo_batch(VerifierId id,
+                                                   std::span<const workloads::CheckCase> cases,
+                                                   const engine::MonteCarloPlan& plan,
+                                                   double* kernel_seconds = nullptr);
 
 // The engine behind `--device gpu`: a verifier with a fast path runs on the GPU, any other on
 // the CPU engine (the GPU has kernels only for the fast paths).
-engine::BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows, const engine::MonteCarloPlan& plan);
+engine::BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows,
+                                    const engine::MonteCarloPlan& plan);
 
 // TEV and eager predraw on the GPU over the given logit rows (see time_verifier_stage).
-StageTimings time_verifier_stage(const DraftTree& tree, const LogitRows& logits, std::int32_t calls);
+StageTimings time_verifier_stage(const DraftTree& tree, const LogitRows& logits,
+                                 std::int32_t calls);
 
 }  // namespace tev::gpu

@@ -6,15 +6,19 @@
 namespace tev::gpu {
 
 namespace {
-constexpr const char* kNoCuda = "this tevsuite was built without CUDA (no nvcc found at configure time, or TEV_CUDA=OFF)";
+constexpr const char* kNoCuda =
+    "this tevsuite was built without CUDA (no nvcc found at configure time, or TEV_CUDA=OFF)";
 }
 
 std::string unavailable_reason() { return kNoCuda; }
 
-DeviceTally tally_on_device(FastPath, const std::vector<TallyTree>&, std::uint32_t, std::uint64_t, std::uint64_t) {
+DeviceTally tally_on_device(FastPath, const std::vector<TallyTree>&, std::uint32_t, std::uint64_t,
+                            std::uint64_t) {
   throw std::runtime_error(kNoCuda);
 }
 
-StageTimings time_verifier_stage(const StageTree&, const float*, double, std::int32_t) { throw std::runtime_error(kNoCuda); }
+StageTimings time_verifier_stage(const StageTree&, const float*, double, std::int32_t) {
+  throw std::runtime_error(kNoCuda);
+}
 
 }  // namespace tev::gpu

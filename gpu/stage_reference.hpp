@@ -26,12 +26,14 @@ inline constexpr double kCpuRowError = (1024.0 + 8.0) / (1 << 24);
 
 // core/logit_verifiers' blocks for calls [0, calls), call i drawing at stage_draw_site(i):
 // tev_from_logits or predraw_eager_from_logits.
-std::vector<Block> cpu_stage_blocks(StageVerifier verifier, const DraftTree& tree, const LogitRows& logits, std::int32_t calls, int threads = 1);
+std::vector<Block> cpu_stage_blocks(StageVerifier verifier, const DraftTree& tree,
+                                    const LogitRows& logits, std::int32_t calls, int threads = 1);
 
 struct StageAgreement {
   std::int32_t calls = 0;
   std::int32_t identical = 0;  // blocks equal to the CPU's
-  std::int32_t ties = 0;       // blocks that differ from the CPU's, both within rounding of the reference
+  std::int32_t ties =
+      0;  // blocks that differ from the CPU's, both within rounding of the reference
   std::vector<std::string> failures;  // every call whose block no rounding explains, in words
 };
 
@@ -41,7 +43,8 @@ struct StageAgreement {
 // per level). Where it differs from cpu[i], the CPU's block must be one too, up to kCpuRowError:
 // a disagreement is allowed only where a uniform falls that close to a boundary between the two
 // answers. Saturation follows: a bonus that is a drafted child's token is never an answer.
-StageAgreement compare_stage_blocks(StageVerifier verifier, const DraftTree& tree, const LogitRows& logits, std::span<const Block> device,
+StageAgreement compare_stage_blocks(StageVerifier verifier, const DraftTree& tree,
+                                    const LogitRows& logits, std::span<const Block> device,
                                     std::span<const Block> cpu, double device_error = kGpuRowError);
 
 }  // namespace tev::gpu

@@ -15,7 +15,8 @@ namespace tev::gpu {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr unsigned kBlocksPerLaunch = 4096;  // spread over the batch's trees; grid-stride within a tree
+constexpr unsigned kBlocksPerLaunch =
+    4096;  // spread over the batch's trees; grid-stride within a tree
 
 // Every array of a view with its length (guide sizes and walk_offset are read from the host view).
 // Keep in step with TreeTablesView's fields.
@@ -54,7 +55,8 @@ class DeviceTables {
         const std::size_t at = (staging.size() + 15) / 16 * 16;  // 16-byte aligned arrays
         const std::size_t bytes = count * sizeof(*host);
         staging.resize(at + bytes);
-        if (bytes > 0) std::copy_n(reinterpret_cast<const unsigned char*>(host), bytes, staging.data() + at);
+        if (bytes > 0)
+          std::copy_n(reinterpret_cast<const unsigned char*>(host), bytes, staging.data() + at);
         offsets[i].push_back(at);
       });
     }
@@ -64,7 +66,8 @@ class DeviceTables {
       TreeTablesView v = trees[i].tables;
       std::size_t k = 0;
       for_each_table(v, walk_entries(v), [&](auto*& pointer, std::size_t) {
-        pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(memory_->get() + offsets[i][k++]);
+        pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(memory_->get() +
+                                                                               offsets[i][k++]);
       });
       views_.push_back(v);
     }
@@ -72,7 +75,9 @@ class DeviceTables {
   const std::vector<TreeTablesView>& views() const { return views_; }
 
  private:
-  static std::size_t walk_entries(const TreeTablesView& v) { return static_cast<std::size_t>(v.walk_offset[v.nodes]); }
+  static std::size_t walk_entries(const TreeTablesView& v) {
+    return static_cast<std::size_t>(v.walk_offset[v.nodes]);
+  }
   std::unique_ptr<DeviceBuffer<unsigned char>> memory_;
   std::vector<TreeTablesView> views_;
 };
@@ -89,18 +94,22 @@ __device__ unsigned long long warp_sum(unsigned long long x) {
 }
 
 // Block (x, y) samples tree y; a tree's samples are spread over the x blocks (grid-stride).
-__global__ void tally_kernel(FastPath path, const TreeSlot* slots, std::uint32_t seed, std::uint64_t first_sample,
-                             std::uint64_t samples, unsigned long long* histograms) {
+__global__ void tally_kernel(FastPath path, const TreeSlot* slots, std::uint32_t seed,
+                             std::uint64_t first_sample, std::uint64_t samples,
+                             unsigned long long* histograms) {
   const TreeSlot slot = slots[blockIdx.y];
   const TreeTablesView& t = slot.tables;
-  unsigned long long* completed = histograms + slot.histogram;  // (N, V)
+  unsigned long long* completed = histograms + slot.histogram;    // (N, V)
   unsigned long long* exits = completed + t.row_offset(t.nodes);  // (N)
-  unsigned long long* scalars = exits + t.nodes;                  // {samples, completions, length_sum}
+  unsigned long long* scalars = exits + t.nodes;  // {samples, completions, length_sum}
   unsigned long long count = 0, completions = 0, length_sum = 0;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < samples; i += stride) {
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < samples; i += stride) {
     const SampledBlock b = sample_fast(path, t, seed, slot.tree_id, first_sample + i);
-    atomicAdd(completed + t.row_offset(b.completed.exit) + static_cast<std::size_t>(b.completed.bonus), 1ull);
+    atomicAdd(
+        completed + t.row_offset(b.completed.exit) + static_cast<std::size_t>(b.completed.bonus),
+        1ull);
     atomicAdd(exits + b.returned.exit, 1ull);
     ++count;
     completions += b.completed.exit != b.returned.exit;  // completion moved on into the tree
@@ -116,22 +125,27 @@ __global__ void tally_kernel(FastPath path, const TreeSlot* slots, std::uint32_t
   }
 }
 
-std::size_t histogram_size(const TreeTablesView& t) { return t.row_offset(t.nodes) + static_cast<std::size_t>(t.nodes) + 3; }
+std::size_t histogram_size(const TreeTablesView& t) {
+  return t.row_offset(t.nodes) + static_cast<std::size_t>(t.nodes) + 3;
+}
 
 }  // namespace
 
 std::string unavailable_reason() {
   int devices = 0;
   const cudaError_t status = cudaGetDeviceCount(&devices);
-  if (status != cudaSuccess) return std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
+  if (status != cudaSuccess)
+    return std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
   if (devices == 0) return "no CUDA device";
   return "";
 }
 
-DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, std::uint32_t seed, std::uint64_t first_sample,
-                            std::uint64_t samples) {
-  if (path == FastPath::none) throw std::logic_error("tally_on_device needs a verifier with a fast path");
-  if (trees.empty() || trees.size() > 65535) throw std::invalid_argument("a batch holds 1 to 65535 trees");
+DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, std::uint32_t seed,
+                            std::uint64_t first_sample, std::uint64_t samples) {
+  if (path == FastPath::none)
+    throw std::logic_error("tally_on_device needs a verifier with a fast path");
+  if (trees.empty() || trees.size() > 65535)
+    throw std::invalid_argument("a batch holds 1 to 65535 trees");
   const DeviceTables tables(trees);
   std::vector<TreeSlot> slots;
   std::size_t cells = 0;
@@ -146,13 +160,14 @@ DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, 
 
   const auto trees_in_batch = static_cast<unsigned>(trees.size());
   const std::uint64_t blocks_for_samples = (samples + kThreads - 1) / kThreads;
-  const auto blocks_per_tree = static_cast<unsigned>(
-      std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks_for_samples, kBlocksPerLaunch / trees_in_batch)));
+  const auto blocks_per_tree = static_cast<unsigned>(std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(blocks_for_samples, kBlocksPerLaunch / trees_in_batch)));
   DeviceTally tally;
   EventTimer timer;
   timer.start();
   if (samples > 0) {
-    tally_kernel<<<dim3(blocks_per_tree, trees_in_batch), kThreads>>>(path, device_slots.get(), seed, first_sample, samples, histograms.get());
+    tally_kernel<<<dim3(blocks_per_tree, trees_in_batch), kThreads>>>(
+        path, device_slots.get(), seed, first_sample, samples, histograms.get());
     check(cudaGetLastError(), "tally_kernel launch");
   }
   tally.kernel_seconds = timer.stop_seconds();
@@ -161,7 +176,8 @@ DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, 
   histograms.download(all.data());
   for (const TreeSlot& slot : slots) {
     const auto begin = all.begin() + static_cast<std::ptrdiff_t>(slot.histogram);
-    tally.histograms.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(histogram_size(slot.tables)));
+    tally.histograms.emplace_back(begin,
+                                  begin + static_cast<std::ptrdiff_t>(histogram_size(slot.tables)));
   }
   return tally;
 }

@@ -13,7 +13,8 @@ namespace tev::gpu {
 
 namespace {
 
-constexpr int kRowThreads = 1024;  // one block per row (__launch_bounds__: at most 64 registers a thread)
+constexpr int kRowThreads =
+    1024;  // one block per row (__launch_bounds__: at most 64 registers a thread)
 constexpr int kWarps = kRowThreads / 32;
 constexpr unsigned kAllLanes = 0xffffffffu;
 
@@ -28,7 +29,8 @@ struct DeviceTree {
 // Block-wide reductions over kRowThreads threads through 32 shared slots; every thread gets the result.
 template <class T, class Combine>
 __device__ T block_reduce(T x, Combine combine, T* shared) {
-  for (int offset = 16; offset > 0; offset /= 2) x = combine(x, __shfl_down_sync(kAllLanes, x, offset));
+  for (int offset = 16; offset > 0; offset /= 2)
+    x = combine(x, __shfl_down_sync(kAllLanes, x, offset));
   __syncthreads();  // shared may still be read from a previous reduction
   if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = x;
   __syncthreads();
@@ -40,7 +42,8 @@ __device__ T block_reduce(T x, Combine combine, T* shared) {
 __device__ float row_max(const float* row, std::int32_t vocab, float* shared) {
   float top = -INFINITY;
   for (std::int32_t a = threadIdx.x; a < vocab; a += kRowThreads) top = fmaxf(top, row[a]);
-  return block_reduce(top, [](float a, float b) { return fmaxf(a, b); }, shared);
+  return block_reduce(
+      top, [](float a, float b) { return fmaxf(a, b); }, shared);
 }
 
 // Marks v's child tokens in a bitmap of ceil(V / 32) words (dynamic shared memory).
@@ -54,7 +57,9 @@ __device__ void mark_children(const DeviceTree& tree, NodeId v, std::uint32_t* e
   __syncthreads();
 }
 
-__device__ bool is_marked(const std::uint32_t* excluded, std::int32_t a) { return excluded && (excluded[a / 32] >> (a % 32)) & 1u; }
+__device__ bool is_marked(const std::uint32_t* excluded, std::int32_t a) {
+  return excluded && (excluded[a / 32] >> (a % 32)) & 1u;
+}
 
 // An inverse-CDF draw with u ∈ (0, 1] from exp((row − max) / T) without the marked tokens
 // (excluded may be null), in token order as on the CPU. Each warp owns a contiguous chunk of the
@@ -63,7 +68,8 @@ __device__ bool is_marked(const std::uint32_t* excluded, std::int32_t a) { retur
 // (offsets[w], offsets[w + 1]] tile (0, total]: exactly one warp's interval holds u · total, and
 // its chunk then has positive mass. That warp scans its chunk 32 tokens at a time with a warp
 // prefix sum; if rounding runs past the chunk's end, its last positive unmarked token is taken.
-__device__ Token block_draw(const float* row, std::int32_t vocab, float inverse_t, const std::uint32_t* excluded, double u) {
+__device__ Token block_draw(const float* row, std::int32_t vocab, float inverse_t,
+                            const std::uint32_t* excluded, double u) {
   __shared__ float max_slots[kWarps];
   __shared__ double offsets[kWarps + 1];
   __shared__ Token drawn;
@@ -71,7 +77,11 @@ __device__ Token block_draw(const float* row, std::int32_t vocab, float inverse_
   const std::int32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::int32_t chunk = (vocab + kWarps - 1) / kWarps;
   const std::int32_t begin = min(vocab, warp * chunk), end = min(vocab, begin + chunk);
-  const auto mass = [&](std::int32_t a) { return a < end && !is_marked(excluded, a) ? static_cast<double>(expf((row[a] - top) * inverse_t)) : 0.0; };
+  const auto mass = [&](std::int32_t a) {
+    return a < end && !is_marked(excluded, a)
+               ? static_cast<double>(expf((row[a] - top) * inverse_t))
+               : 0.0;
+  };
   double mine = 0.0;
   for (std::int32_t a = begin + lane; a < end; a += 32) mine += mass(a);
   for (int offset = 16; offset > 0; offset /= 2) mine += __shfl_down_sync(kAllLanes, mine, offset);
@@ -84,7 +94,8 @@ __device__ Token block_draw(const float* row, std::int32_t vocab, float inverse_
   }
   __syncthreads();
   const double target = u * offsets[kWarps];
-  if (offsets[warp] < target && target <= offsets[warp + 1]) {  // the same answer in every lane of a warp
+  if (offsets[warp] < target &&
+      target <= offsets[warp + 1]) {  // the same answer in every lane of a warp
     double acc = offsets[warp];
     Token hit = kNoToken, last = kNoToken;
     for (std::int32_t base = begin; base < end && hit == kNoToken; base += 32) {
@@ -108,7 +119,9 @@ __device__ Token block_draw(const float* row, std::int32_t vocab, float inverse_
 
 // TEV, step 1: per internal row v, p_v(x_c) for each child c and ρ(v) summed directly over the
 // non-child tokens (never 1 − Σ children).
-__global__ void __launch_bounds__(kRowThreads) tev_row_sums(DeviceTree tree, const float* logits, float inverse_t, double* child_probability, double* rho) {
+__global__ void __launch_bounds__(kRowThreads)
+    tev_row_sums(DeviceTree tree, const float* logits, float inverse_t, double* child_probability,
+                 double* rho) {
   extern __shared__ std::uint32_t excluded[];  // (ceil(V / 32)) v's child tokens
   __shared__ float max_slots[32];
   __shared__ double sum_slots[32];
@@ -135,8 +148,10 @@ __global__ void __launch_bounds__(kRowThreads) tev_row_sums(DeviceTree tree, con
 
 // TEV, step 2 (one block): P and w in level order (parents come first), the exit draw against
 // the cumulative w, then the bonus from the exit's residual row.
-__global__ void __launch_bounds__(kRowThreads) tev_exit_and_bonus(DeviceTree tree, const float* logits, float inverse_t, const double* child_probability,
-                                   const double* rho, double* prefix, double* exit_cum, std::uint64_t call, Block* out) {
+__global__ void __launch_bounds__(kRowThreads)
+    tev_exit_and_bonus(DeviceTree tree, const float* logits, float inverse_t,
+                       const double* child_probability, const double* rho, double* prefix,
+                       double* exit_cum, std::uint64_t call, Block* out) {
   extern __shared__ std::uint32_t excluded[];  // (ceil(V / 32)) the exit's child tokens
   __shared__ NodeId exit;
   const DrawCounter draws(stage_draw_site(call));
@@ -147,7 +162,8 @@ __global__ void __launch_bounds__(kRowThreads) tev_exit_and_bonus(DeviceTree tre
       const bool leaf = tree.child_count[v] == 0;
       acc += leaf ? prefix[v] : prefix[v] * rho[v];
       exit_cum[v] = acc;
-      for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c) prefix[c] = prefix[v] * child_probability[c];
+      for (NodeId c = tree.first_child[v]; c < tree.first_child[v] + tree.child_count[v]; ++c)
+        prefix[c] = prefix[v] * child_probability[c];
     }
     exit = pick_cumulative(exit_cum, tree.nodes, draws.at(0));
   }
@@ -159,11 +175,14 @@ __global__ void __launch_bounds__(kRowThreads) tev_exit_and_bonus(DeviceTree tre
 }
 
 // Predraw, step 1: R_v ~ p_v at every node, draw index v (as the CPU's eager predraw).
-__global__ void __launch_bounds__(kRowThreads) predraw_rows(DeviceTree tree, const float* logits, float inverse_t, std::uint64_t call, Token* drawn) {
+__global__ void __launch_bounds__(kRowThreads)
+    predraw_rows(DeviceTree tree, const float* logits, float inverse_t, std::uint64_t call,
+                 Token* drawn) {
   const NodeId v = blockIdx.x;
   const DrawCounter draws(stage_draw_site(call));
   const float* row = logits + static_cast<std::size_t>(v) * static_cast<std::size_t>(tree.vocab);
-  const Token r = block_draw(row, tree.vocab, inverse_t, nullptr, draws.at(static_cast<std::uint32_t>(v)));
+  const Token r =
+      block_draw(row, tree.vocab, inverse_t, nullptr, draws.at(static_cast<std::uint32_t>(v)));
   if (threadIdx.x == 0) drawn[v] = r;
 }
 
@@ -188,7 +207,8 @@ double median(std::vector<double> xs) {
 
 }  // namespace
 
-StageTimings time_verifier_stage(const StageTree& host, const float* logits, double temperature, std::int32_t calls) {
+StageTimings time_verifier_stage(const StageTree& host, const float* logits, double temperature,
+                                 std::int32_t calls) {
   if (calls < 1) throw std::invalid_argument("calls must be at least 1");
   const auto n = static_cast<std::size_t>(host.nodes);
   const std::size_t cells = n * static_cast<std::size_t>(host.vocab);
@@ -203,9 +223,13 @@ StageTimings time_verifier_stage(const StageTree& host, const float* logits, dou
   DeviceBuffer<Block> out(1);
   const DeviceTree tree{host.nodes, host.vocab, first_child.get(), child_count.get(), token.get()};
   const auto inverse_t = static_cast<float>(1.0 / temperature);
-  const std::size_t bitmap_bytes = (static_cast<std::size_t>(host.vocab) + 31) / 32 * sizeof(std::uint32_t);
-  for (const void* kernel : {reinterpret_cast<const void*>(tev_row_sums), reinterpret_cast<const void*>(tev_exit_and_bonus)}) {
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bitmap_bytes)), "shared memory for the bitmap");
+  const std::size_t bitmap_bytes =
+      (static_cast<std::size_t>(host.vocab) + 31) / 32 * sizeof(std::uint32_t);
+  for (const void* kernel : {reinterpret_cast<const void*>(tev_row_sums),
+                             reinterpret_cast<const void*>(tev_exit_and_bonus)}) {
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(bitmap_bytes)),
+          "shared memory for the bitmap");
   }
 
   StageTimings timings;
@@ -227,9 +251,11 @@ StageTimings time_verifier_stage(const StageTree& host, const float* logits, dou
   };
   timings.tev_micros = time_calls(
       [&](std::uint64_t call) {
-        tev_row_sums<<<host.nodes, kRowThreads, bitmap_bytes>>>(tree, rows.get(), inverse_t, child_probability.get(), rho.get());
-        tev_exit_and_bonus<<<1, kRowThreads, bitmap_bytes>>>(tree, rows.get(), inverse_t, child_probability.get(), rho.get(), prefix.get(),
-                                                               exit_cum.get(), call, out.get());
+        tev_row_sums<<<host.nodes, kRowThreads, bitmap_bytes>>>(tree, rows.get(), inverse_t,
+                                                                child_probability.get(), rho.get());
+        tev_exit_and_bonus<<<1, kRowThreads, bitmap_bytes>>>(
+            tree, rows.get(), inverse_t, child_probability.get(), rho.get(), prefix.get(),
+            exit_cum.get(), call, out.get());
       },
       timings.tev_blocks);
   timings.predraw_micros = time_calls(

@@ -37,7 +37,13 @@
 namespace tev::judging {
 
 // Ordered worst first, so std::min of verdicts is the worse one.
-enum class Verdict { not_exact, inconclusive, exact_not_saturated, exact_saturation_inconclusive, exact_saturated };
+enum class Verdict {
+  not_exact,
+  inconclusive,
+  exact_not_saturated,
+  exact_saturation_inconclusive,
+  exact_saturated
+};
 std::string verdict_text(Verdict v);
 // The exit code a command returns for its overall verdict: 0 exact and saturated, 1 not exact,
 // 3 exact but not saturated, 4 inconclusive (too few samples to call it exact), 5 exact but too
@@ -46,29 +52,36 @@ int verdict_exit_code(Verdict v);
 
 // Everything one case (a tree and its target rows) says about a verifier.
 struct TreeEvidence {
-  std::uint64_t samples = 0;        // samples counted into the law (those with a valid path and bonus)
-  std::uint64_t invalid = 0;        // samples no cell holds (a path off the tree, a bonus out of range): impossible
-  ChiSquareResult chi_square;       // identity test: completed block law vs canonical law
-  double shortfall_p = 1.0;         // one-sided: E[L] below 1 + C_p (an unsaturated verifier's gap)
-  double excess_p = 1.0;            // one-sided: E[L] above 1 + C_p (what Theorem 1, eq. 9 forbids)
-  double mean_length = 0.0;         // sampled
-  double ceiling = 0.0;             // 1 + C_p
-  double length_sd = 0.0;           // sample standard deviation of L, for confidence intervals
-  std::uint64_t completions = 0;    // sampled blocks ending on a drafted child's token
-  std::optional<double> detectable_tv;  // worst-direction TV its identity test detects at the policy's level and power; none: no TV
-  std::vector<double> lengths;      // (max depth + 1) the values L takes, for the saturation power rule
+  std::uint64_t samples = 0;  // samples counted into the law (those with a valid path and bonus)
+  std::uint64_t invalid =
+      0;  // samples no cell holds (a path off the tree, a bonus out of range): impossible
+  ChiSquareResult chi_square;     // identity test: completed block law vs canonical law
+  double shortfall_p = 1.0;       // one-sided: E[L] below 1 + C_p (an unsaturated verifier's gap)
+  double excess_p = 1.0;          // one-sided: E[L] above 1 + C_p (what Theorem 1, eq. 9 forbids)
+  double mean_length = 0.0;       // sampled
+  double ceiling = 0.0;           // 1 + C_p
+  double length_sd = 0.0;         // sample standard deviation of L, for confidence intervals
+  std::uint64_t completions = 0;  // sampled blocks ending on a drafted child's token
+  std::optional<double>
+      detectable_tv;  // worst-direction TV its identity test detects at the policy's level and power; none: no TV
+  std::vector<double> lengths;  // (max depth + 1) the values L takes, for the saturation power rule
   std::vector<double> length_mass;  // (max depth + 1) their canonical probabilities
   bool enumerated = false;          // the exact_* fields hold
-  double exact_tv = 0.0;            // TV(enumerated completed law with its off-cell mass, canonical law)
-  double exact_mean_length = 0.0;   // enumerated E[L]
-  double exact_completion = 0.0;    // enumerated P(bonus is a drafted child's token)
-  double predicted_power = 0.0;     // P(this case's χ² rejects at its level) given the exact law
-  std::vector<double> prefix;                // (N) P(u)
-  std::vector<std::uint64_t> accepted;       // (N) samples that accepted u (returned exit in u's subtree)
-  std::vector<double> acceptance_p;          // (N − 1) u ≠ root: one-sided P(X ≤ accepted): below P(u) (saturation)
-  std::vector<double> acceptance_excess_p;   // (N − 1) u ≠ root: one-sided P(X ≥ accepted): above the ceiling P(u) (exactness)
-  std::vector<std::uint64_t> completed_counts;  // (N, V) the sampled completed blocks, for two-sample tests
-  std::vector<BinDeviation> largest_deviations;  // (≤ kReportedDeviations) χ² bins farthest from the canonical law, for reports
+  double exact_tv = 0.0;  // TV(enumerated completed law with its off-cell mass, canonical law)
+  double exact_mean_length = 0.0;  // enumerated E[L]
+  double exact_completion = 0.0;   // enumerated P(bonus is a drafted child's token)
+  double predicted_power = 0.0;    // P(this case's χ² rejects at its level) given the exact law
+  std::vector<double> prefix;      // (N) P(u)
+  std::vector<std::uint64_t>
+      accepted;  // (N) samples that accepted u (returned exit in u's subtree)
+  std::vector<double>
+      acceptance_p;  // (N − 1) u ≠ root: one-sided P(X ≤ accepted): below P(u) (saturation)
+  std::vector<double>
+      acceptance_excess_p;  // (N − 1) u ≠ root: one-sided P(X ≥ accepted): above the ceiling P(u) (exactness)
+  std::vector<std::uint64_t>
+      completed_counts;  // (N, V) the sampled completed blocks, for two-sample tests
+  std::vector<BinDeviation>
+      largest_deviations;  // (≤ kReportedDeviations) χ² bins farthest from the canonical law, for reports
   // The tests of independence (core/iid_tests.hpp) where the samples' order is known, else empty:
   // in the exactness family beside the identity test, each powered as it is.
   std::vector<IidTest> iid_tests;
@@ -79,19 +92,21 @@ inline constexpr std::size_t kReportedDeviations = 5;
 
 // Everything the samples alone say about a verifier on one tree (no enumeration, no power); the
 // identity test's p-values are valid at `level` (the case's identity level, see VerdictPolicy).
-TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows, const engine::BlockCounts& counts, const TestLevel& level);
+TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows,
+                              const engine::BlockCounts& counts, const TestLevel& level);
 
 // Adds what a verifier's exact law says to its evidence on one tree: exact TV and E[L] against the
 // canonical law, and the power its χ² with `samples` samples at `level` has against that law
 // (0 when the law equals the canonical one within `tolerance`).
-void add_exact_evidence(TreeEvidence& e, const DraftTree& tree, const TargetRows& rows, const ExactOutcome& exact, std::uint64_t samples,
-                        double level, double tolerance);
+void add_exact_evidence(TreeEvidence& e, const DraftTree& tree, const TargetRows& rows,
+                        const ExactOutcome& exact, std::uint64_t samples, double level,
+                        double tolerance);
 
 // The chance that the sampled identity test at `level` with `samples` samples rejects a verifier
 // whose exact law is `exact`: a sample on no cell is an impossible event, not exact at once; without
 // one, the samples follow the on-cell law renormalized.
-double exact_law_power(std::span<const double> canonical, const ExactOutcome& exact, std::span<const std::int32_t> groups,
-                       std::uint64_t samples, double level);
+double exact_law_power(std::span<const double> canonical, const ExactOutcome& exact,
+                       std::span<const std::int32_t> groups, std::uint64_t samples, double level);
 
 // The identity test's share of a fixed-tree case's exactness level; the tests of what Theorem 1
 // forbids (E[L] and acceptance above their ceilings) share the rest. A model case has only the
@@ -108,8 +123,10 @@ struct VerdictPolicy {
   double alpha = 1e-3;             // family-wise false-alarm level of one subject
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
   double required_power = 0.99;
-  double max_detectable_tv = 0.05;  // sampling alone calls a case exact only if every law this far is detected
-  double max_detectable_shortfall = 0.05;  // ... and saturated only if an E[L] this many tokens short is detected
+  double max_detectable_tv =
+      0.05;  // sampling alone calls a case exact only if every law this far is detected
+  double max_detectable_shortfall =
+      0.05;  // ... and saturated only if an E[L] this many tokens short is detected
   // The run's seed: keys the identity tests' null simulations (Monte Carlo p-values near the
   // level), so that each run's p-values are valid for that run, not on average over case layouts.
   std::uint32_t seed = kNullSimulationSeed;
@@ -118,7 +135,9 @@ struct VerdictPolicy {
   double saturation_alpha() const { return alpha / 2.0; }
   // The level one case's exactness tests are held to: Bonferroni over the exactness family
   // (Holm's first step).
-  double chi_square_level(std::size_t cases) const { return exactness_alpha() / static_cast<double>(cases == 0 ? 1 : cases); }
+  double chi_square_level(std::size_t cases) const {
+    return exactness_alpha() / static_cast<double>(cases == 0 ? 1 : cases);
+  }
   // The level its identity test is held to, at which its detectable TV is stated; with_tree: a
   // fixed-tree case (whose Theorem 1 tests share the level); iid: its tests of independence run
   // beside it.
@@ -126,17 +145,26 @@ struct VerdictPolicy {
     return chi_square_level(cases) * identity_share(with_tree, iid);
   }
   // Where case `index` of `cases` runs its identity test, for identity_test.
-  TestLevel identity_test_level(std::size_t cases, std::size_t index, bool with_tree, bool iid = false) const {
-    return {identity_level(cases, with_tree, iid), exactness_alpha() * identity_share(with_tree, iid), seed, static_cast<std::uint32_t>(index)};
+  TestLevel identity_test_level(std::size_t cases, std::size_t index, bool with_tree,
+                                bool iid = false) const {
+    return {identity_level(cases, with_tree, iid),
+            exactness_alpha() * identity_share(with_tree, iid), seed,
+            static_cast<std::uint32_t>(index)};
   }
   // Where the same case runs test t of its kIidTests tests of independence (each its own
   // null-simulation id).
-  TestLevel iid_test_level(std::size_t cases, std::size_t index, bool with_tree, std::size_t t) const {
+  TestLevel iid_test_level(std::size_t cases, std::size_t index, bool with_tree,
+                           std::size_t t) const {
     const double share = iid_test_share(with_tree);
-    return {chi_square_level(cases) * share, exactness_alpha() * share, seed, static_cast<std::uint32_t>(index + ((t + 1) << 24))};
+    return {chi_square_level(cases) * share, exactness_alpha() * share, seed,
+            static_cast<std::uint32_t>(index + ((t + 1) << 24))};
   }
-  static double identity_share(bool with_tree, bool iid) { return (with_tree ? kIdentityShare : 1.0) * (iid ? 1.0 - kIidShare : 1.0); }
-  static double iid_test_share(bool with_tree) { return (with_tree ? kIdentityShare : 1.0) * kIidShare / static_cast<double>(kIidTests); }
+  static double identity_share(bool with_tree, bool iid) {
+    return (with_tree ? kIdentityShare : 1.0) * (iid ? 1.0 - kIidShare : 1.0);
+  }
+  static double iid_test_share(bool with_tree) {
+    return (with_tree ? kIdentityShare : 1.0) * kIidShare / static_cast<double>(kIidTests);
+  }
 };
 
 // Uniform over the cells where `canonical` is positive (the blocks the target can produce): the
@@ -148,15 +176,18 @@ void validate(const VerdictPolicy& policy);
 
 // The worst-direction TV (core/identity_test.hpp) that a case's identity test at `level` with
 // `samples` samples detects with `power`; none when no TV below 1 is.
-std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows, std::uint64_t samples, double level, double power);
+std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows,
+                                    std::uint64_t samples, double level, double power);
 // The same for any reference law and pooling groups (a model case's H-token law).
-std::optional<double> detectable_tv(std::span<const double> law, std::span<const std::int32_t> groups, std::uint64_t samples, double level,
-                                    double power);
+std::optional<double> detectable_tv(std::span<const double> law,
+                                    std::span<const std::int32_t> groups, std::uint64_t samples,
+                                    double level, double power);
 
 // The smallest E[L] shortfall (tokens) that the Chernoff E[L]-below test at `level` with `samples`
 // samples detects with `power` (normal approximation of the sample mean at the canonical variance);
 // none when not even a shortfall down to L = 1 is.
-std::optional<double> detectable_shortfall(std::span<const double> lengths, std::span<const double> mass, std::uint64_t samples,
+std::optional<double> detectable_shortfall(std::span<const double> lengths,
+                                           std::span<const double> mass, std::uint64_t samples,
                                            double level, double power);
 
 struct CaseVerdict {
@@ -168,12 +199,13 @@ struct CaseVerdict {
   bool enumerated_not_saturated = false;
   bool powered = true;             // enumerated, or detects max_detectable_tv in every direction
   bool saturation_powered = true;  // enumerated, or detects a shortfall of max_detectable_shortfall
-  std::optional<double> detectable_shortfall;  // at the saturation family's Bonferroni level (sampled fixed-tree cases)
+  std::optional<double>
+      detectable_shortfall;  // at the saturation family's Bonferroni level (sampled fixed-tree cases)
   Verdict verdict = Verdict::exact_saturated;
 };
 
 struct SubjectVerdict {
-  std::vector<CaseVerdict> cases;  // one per case, in order
+  std::vector<CaseVerdict> cases;              // one per case, in order
   Verdict verdict = Verdict::exact_saturated;  // the worst case's
   std::size_t exactness_tests = 0;
   std::size_t saturation_tests = 0;

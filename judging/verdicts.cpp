@@ -14,7 +14,8 @@ namespace {
 constexpr double kRequiredPower = 0.99;
 }
 
-VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCase> suite, const JudgingConfig& config) {
+VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCase> suite,
+                              const JudgingConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   VerifierReport report;
   report.info = verifier_info(id);
@@ -34,10 +35,13 @@ VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCas
     plan.ranks = config.ranks;
     const engine::BlockCounts counts = config.monte_carlo(id, c.tree, c.rows, plan);
 
-    TreeEvidence e = sampled_evidence(c.tree, c.rows, counts, policy.identity_test_level(suite.size(), i, true));
-    e.detectable_tv = detectable_tv(c.tree, c.rows, config.samples, identity_level, policy.required_power);
+    TreeEvidence e =
+        sampled_evidence(c.tree, c.rows, counts, policy.identity_test_level(suite.size(), i, true));
+    e.detectable_tv =
+        detectable_tv(c.tree, c.rows, config.samples, identity_level, policy.required_power);
     if (config.enumerate) {
-      add_exact_evidence(e, c.tree, c.rows, enumerate_verifier(id, c.tree, c.rows), config.samples, identity_level, config.exact_tolerance);
+      add_exact_evidence(e, c.tree, c.rows, enumerate_verifier(id, c.tree, c.rows), config.samples,
+                         identity_level, config.exact_tolerance);
       miss_probability *= 1.0 - e.predicted_power;
     }
     report.mean_length += e.mean_length / static_cast<double>(suite.size());
@@ -50,8 +54,12 @@ VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCas
   report.predicted_power = 1.0 - miss_probability;
 
   switch (report.info.kind) {
-    case VerifierKind::saturated: report.as_expected = report.verdict == Verdict::exact_saturated; break;
-    case VerifierKind::unsaturated: report.as_expected = report.verdict == Verdict::exact_not_saturated; break;
+    case VerifierKind::saturated:
+      report.as_expected = report.verdict == Verdict::exact_saturated;
+      break;
+    case VerifierKind::unsaturated:
+      report.as_expected = report.verdict == Verdict::exact_not_saturated;
+      break;
     case VerifierKind::mutant: {
       const bool sampled = !report.decision.sampling_says_exact;
       const bool enumerated = !report.decision.enumeration_says_exact;
@@ -69,15 +77,18 @@ VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCas
       break;
     }
   }
-  report.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.elapsed_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 
-std::vector<VerifierReport> check_every_verifier(std::span<const workloads::CheckCase> suite, const ConfigFor& config_for,
+std::vector<VerifierReport> check_every_verifier(std::span<const workloads::CheckCase> suite,
+                                                 const ConfigFor& config_for,
                                                  const VerifierProgress& progress) {
   std::vector<std::pair<VerifierInfo, JudgingConfig>> chosen;
   for (const VerifierInfo& info : verifier_catalog()) {
-    if (const std::optional<JudgingConfig> config = config_for(info)) chosen.emplace_back(info, *config);
+    if (const std::optional<JudgingConfig> config = config_for(info))
+      chosen.emplace_back(info, *config);
   }
   std::vector<VerifierReport> reports;
   for (std::size_t k = 0; k < chosen.size(); ++k) {

@@ -29,49 +29,60 @@ struct JudgingConfig {
   int verifiers_sharing_alpha = 1;
   double verifier_alpha() const { return alpha / verifiers_sharing_alpha; }
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
-  double max_detectable_tv = VerdictPolicy{}.max_detectable_tv;  // the TV a tree must guarantee to be called exact
+  double max_detectable_tv =
+      VerdictPolicy{}.max_detectable_tv;  // the TV a tree must guarantee to be called exact
   // Enumerate each verifier's exact law too (lumped: seconds even at V = 151,936, B = 128). Off
   // only on request (`live --no-enumeration`); then verdicts rest on sampling alone, a tree without
   // the power to detect the policy's TV is "inconclusive", and a mutant that sampling misses is
   // reported "not caught", with no power to hold it to.
   bool enumerate = true;
-  engine::Ranks ranks{};  // the processes every verifier's samples are split over (a collective when more than one)
+  engine::Ranks
+      ranks{};  // the processes every verifier's samples are split over (a collective when more than one)
   // The Monte Carlo engine the samples come from: the CPU's, or the GPU's under --device gpu.
-  engine::BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&, const engine::MonteCarloPlan&) = engine::run_monte_carlo;
+  engine::BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&,
+                                     const engine::MonteCarloPlan&) = engine::run_monte_carlo;
 
   VerdictPolicy policy() const {
-    return {.alpha = verifier_alpha(), .exact_tolerance = exact_tolerance, .max_detectable_tv = max_detectable_tv, .seed = seed};
+    return {.alpha = verifier_alpha(),
+            .exact_tolerance = exact_tolerance,
+            .max_detectable_tv = max_detectable_tv,
+            .seed = seed};
   }
 };
 
 struct VerifierReport {
   VerifierInfo info;
   std::vector<TreeEvidence> trees;
-  SubjectVerdict decision;            // the verdict policy's answer, per tree and overall
+  SubjectVerdict decision;  // the verdict policy's answer, per tree and overall
   Verdict verdict = Verdict::exact_saturated;
-  double mean_length = 0.0;           // over trees, sampled
-  double mean_ceiling = 0.0;          // over trees, 1 + C_p
+  double mean_length = 0.0;   // over trees, sampled
+  double mean_ceiling = 0.0;  // over trees, 1 + C_p
   double max_exact_tv = 0.0;
-  double predicted_power = 0.0;       // P(sampling catches it) from the exact laws: 1 − Π(1 − power per tree)
+  double predicted_power =
+      0.0;  // P(sampling catches it) from the exact laws: 1 − Π(1 − power per tree)
   double elapsed_seconds = 0.0;
   std::uint64_t samples_per_tree = 0;
-  bool enumerated = true;             // the exact_* fields and predicted_power hold
-  bool as_expected = false;           // verdict matches the kind (and a mutant with ≥ 99 % power was sampled out)
-  std::string caught_by;              // mutants: "sampling and enumeration", "enumeration only", ...
+  bool enumerated = true;  // the exact_* fields and predicted_power hold
+  bool as_expected =
+      false;  // verdict matches the kind (and a mutant with ≥ 99 % power was sampled out)
+  std::string caught_by;  // mutants: "sampling and enumeration", "enumeration only", ...
 };
 
-VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCase> suite, const JudgingConfig& config);
+VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCase> suite,
+                              const JudgingConfig& config);
 
 // Told as each verifier starts (k of n, from 0) and when its report is done; the caller prints.
 struct VerifierProgress {
-  std::function<void(std::size_t k, std::size_t n, const VerifierInfo&)> started = [](std::size_t, std::size_t, const VerifierInfo&) {};
+  std::function<void(std::size_t k, std::size_t n, const VerifierInfo&)> started =
+      [](std::size_t, std::size_t, const VerifierInfo&) {};
   std::function<void(const VerifierReport&)> finished = [](const VerifierReport&) {};
 };
 
 // Every verifier of the catalog in its order; config_for(verifier) gives each one's settings
 // (samples may differ with its cost), or nothing to leave the verifier out.
 using ConfigFor = std::function<std::optional<JudgingConfig>(const VerifierInfo&)>;
-std::vector<VerifierReport> check_every_verifier(std::span<const workloads::CheckCase> suite, const ConfigFor& config_for,
+std::vector<VerifierReport> check_every_verifier(std::span<const workloads::CheckCase> suite,
+                                                 const ConfigFor& config_for,
                                                  const VerifierProgress& progress = {});
 bool all_as_expected(std::span<const VerifierReport> reports);
 // True when every verifier not judged as its kind requires is "inconclusive" (and at least one

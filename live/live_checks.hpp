@@ -17,16 +17,17 @@ namespace tev::live {
 struct LiveOptions {
   models::ModelRequest models;
   std::vector<TreeBuilder> builders = {TreeBuilder::ddtree, TreeBuilder::dynamic};
-  std::int32_t contexts = 2;          // per drafter × builder
-  std::int32_t context_length = 5;    // tokens sampled after the start token
-  LiveTreeConfig tree;                // budget and temperature (builder from `builders`)
-  judging::JudgingConfig judging;              // samples for fast-path verifiers, seed, threads, alpha
-  std::uint64_t chooser_samples = 2000;  // samples for verifiers without a fast path (O(V) per draw)
-  bool mutants = false;               // also run the planted mutants (O(N·V) per sample for several)
-  std::int32_t rounds = 30;           // speculative generation rounds per drafter × builder
+  std::int32_t contexts = 2;        // per drafter × builder
+  std::int32_t context_length = 5;  // tokens sampled after the start token
+  LiveTreeConfig tree;              // budget and temperature (builder from `builders`)
+  judging::JudgingConfig judging;   // samples for fast-path verifiers, seed, threads, alpha
+  std::uint64_t chooser_samples =
+      2000;                  // samples for verifiers without a fast path (O(V) per draw)
+  bool mutants = false;      // also run the planted mutants (O(N·V) per sample for several)
+  std::int32_t rounds = 30;  // speculative generation rounds per drafter × builder
   std::uint64_t first_word_samples = 200000;
-  std::string dump_dir;               // write every live tree here (on the process that writes files)
-  std::string from_dir;               // check dumped trees instead of building them
+  std::string dump_dir;  // write every live tree here (on the process that writes files)
+  std::string from_dir;  // check dumped trees instead of building them
 };
 
 struct LiveCase {
@@ -39,7 +40,8 @@ struct LiveCase {
 struct LiveGenerationRun {
   std::string drafter, builder;
   Generation generation;
-  std::string prompt_text, continuation_text, text;  // the rendered prompt, what TEV generated after it, and both
+  std::string prompt_text, continuation_text,
+      text;  // the rendered prompt, what TEV generated after it, and both
 };
 
 // The first generated word of TEV's blocks on tree 0 against the target's exact next-word row.
@@ -51,13 +53,13 @@ struct FirstWordTest {
 
 struct LiveResult {
   bool from_dumps = false;
-  std::string target;                           // the target's description (built trees only)
+  std::string target;  // the target's description (built trees only)
   std::vector<std::pair<std::string, std::string>> drafters;  // (name, model name)
   std::vector<LiveCase> cases;
-  int alpha_shares = 1;                         // the verifiers, plus the generation and first-word families
+  int alpha_shares = 1;  // the verifiers, plus the generation and first-word families
   std::vector<judging::VerifierReport> verifiers;
-  std::vector<LiveGenerationRun> generations;   // empty for dumps
-  double min_length_p_holm = 1.0;               // tokens per round vs 1 + C_p, Holm over the runs
+  std::vector<LiveGenerationRun> generations;  // empty for dumps
+  double min_length_p_holm = 1.0;              // tokens per round vs 1 + C_p, Holm over the runs
   bool generation_holds = true;
   FirstWordTest first_word;
   double seconds = 0.0;
@@ -71,7 +73,8 @@ struct LiveResult {
 // Builds (or reads) the trees, judges every verifier, generates and tests; progress lines go to
 // `progress` and verifier_progress. The Monte Carlo runs are split over context.ranks; only a
 // context that writes files writes the dumps.
-LiveResult run_live_checks(const LiveOptions& options, const engine::RunContext& context, std::ostream& progress,
+LiveResult run_live_checks(const LiveOptions& options, const engine::RunContext& context,
+                           std::ostream& progress,
                            const judging::VerifierProgress& verifier_progress = {});
 
 }  // namespace tev::live

@@ -20,14 +20,25 @@
 
 namespace tev::live {
 
-LiveLanguagePair::LiveLanguagePair(const models::LanguageModel& target, const models::LanguageModel& drafter, std::span<const Token> context,
-                                   std::int32_t top_k, std::int32_t draft_depth, double temperature, double row_tolerance)
-    : target_(target), drafter_(drafter), context_(context.begin(), context.end()), top_k_(top_k), draft_depth_(draft_depth),
-      temperature_(temperature), row_tolerance_(row_tolerance) {
-  if (target.vocab() != drafter.vocab()) throw std::invalid_argument("target and drafter have different vocabularies");
-  if (top_k < 1 || draft_depth < 1) throw std::invalid_argument("sampled live drafts: top-k and drafting depth must be at least 1");
+LiveLanguagePair::LiveLanguagePair(const models::LanguageModel& target,
+                                   const models::LanguageModel& drafter,
+                                   std::span<const Token> context, std::int32_t top_k,
+                                   std::int32_t draft_depth, double temperature,
+                                   double row_tolerance)
+    : target_(target),
+      drafter_(drafter),
+      context_(context.begin(), context.end()),
+      top_k_(top_k),
+      draft_depth_(draft_depth),
+      temperature_(temperature),
+      row_tolerance_(row_tolerance) {
+  if (target.vocab() != drafter.vocab())
+    throw std::invalid_argument("target and drafter have different vocabularies");
+  if (top_k < 1 || draft_depth < 1)
+    throw std::invalid_argument("sampled live drafts: top-k and drafting depth must be at least 1");
   // Node numbers stay below 2^24, the tree words of the verifier draws (core/random_streams.hpp).
-  if (std::pow(top_k + 1.0, draft_depth) >= 16777216.0) throw std::invalid_argument("sampled live drafts: (top-k + 1)^depth must stay below 2^24");
+  if (std::pow(top_k + 1.0, draft_depth) >= 16777216.0)
+    throw std::invalid_argument("sampled live drafts: (top-k + 1)^depth must stay below 2^24");
 }
 
 std::vector<Token> LiveLanguagePair::extended(std::span<const Token> prefix) const {
@@ -37,7 +48,8 @@ std::vector<Token> LiveLanguagePair::extended(std::span<const Token> prefix) con
 }
 
 template <class Row, class Compute>
-const Row& LiveLanguagePair::cached(std::map<std::vector<Token>, Row>& rows, std::span<const Token> prefix, Compute&& compute) const {
+const Row& LiveLanguagePair::cached(std::map<std::vector<Token>, Row>& rows,
+                                    std::span<const Token> prefix, Compute&& compute) const {
   std::vector<Token> key(prefix.begin(), prefix.end());
   {
     const std::lock_guard lock(mutex_);
@@ -52,7 +64,9 @@ const Row& LiveLanguagePair::cached(std::map<std::vector<Token>, Row>& rows, std
 }
 
 // The model's row after context ‖ prefix, normalized (its deviation from 1 reported), at temperature.
-std::vector<double> LiveLanguagePair::model_row(const models::LanguageModel& model, std::span<const Token> prefix, double& deviation) const {
+std::vector<double> LiveLanguagePair::model_row(const models::LanguageModel& model,
+                                                std::span<const Token> prefix,
+                                                double& deviation) const {
   const std::vector<Token> tokens = extended(prefix);
   std::vector<double> row = model.next_row(tokens);
   deviation = models::normalize_row(row, model, tokens, row_tolerance_);
@@ -60,11 +74,14 @@ std::vector<double> LiveLanguagePair::model_row(const models::LanguageModel& mod
 }
 
 std::span<const double> LiveLanguagePair::p(std::span<const Token> prefix) const {
-  return cached(target_rows_, prefix, [&](double& deviation) { return model_row(target_, prefix, deviation); });
+  return cached(target_rows_, prefix,
+                [&](double& deviation) { return model_row(target_, prefix, deviation); });
 }
 
 const LiveLanguagePair::DraftRow& LiveLanguagePair::draft_row(std::span<const Token> prefix) const {
-  return cached(draft_rows_, prefix, [&](double& deviation) { return top_k_row(model_row(drafter_, prefix, deviation)); });
+  return cached(draft_rows_, prefix, [&](double& deviation) {
+    return top_k_row(model_row(drafter_, prefix, deviation));
+  });
 }
 
 LiveLanguagePair::DraftRow LiveLanguagePair::top_k_row(const std::vector<double>& full) const {
@@ -72,12 +89,15 @@ LiveLanguagePair::DraftRow LiveLanguagePair::top_k_row(const std::vector<double>
   row.top.resize(full.size());
   std::iota(row.top.begin(), row.top.end(), 0);
   const auto k = std::min<std::size_t>(static_cast<std::size_t>(top_k_), full.size());
-  std::partial_sort(row.top.begin(), row.top.begin() + static_cast<std::ptrdiff_t>(k), row.top.end(), [&](Token a, Token b) {
-    const double qa = full[static_cast<std::size_t>(a)], qb = full[static_cast<std::size_t>(b)];
-    return qa > qb || (qa == qb && a < b);
-  });
+  std::partial_sort(row.top.begin(), row.top.begin() + static_cast<std::ptrdiff_t>(k),
+                    row.top.end(), [&](Token a, Token b) {
+                      const double qa = full[static_cast<std::size_t>(a)],
+                                   qb = full[static_cast<std::size_t>(b)];
+                      return qa > qb || (qa == qb && a < b);
+                    });
   row.top.resize(k);
-  while (!row.top.empty() && !(full[static_cast<std::size_t>(row.top.back())] > 0.0)) row.top.pop_back();
+  while (!row.top.empty() && !(full[static_cast<std::size_t>(row.top.back())] > 0.0))
+    row.top.pop_back();
   row.q.assign(full.size(), 0.0);
   for (Token t : row.top) row.q[static_cast<std::size_t>(t)] = full[static_cast<std::size_t>(t)];
   const double total = compensated_total(row.q);
@@ -95,7 +115,8 @@ std::size_t LiveLanguagePair::index(std::span<const Token> prefix) const {
   for (std::size_t i = 0; i < prefix.size(); ++i) {
     const std::vector<Token>& top = draft_row(prefix.first(i)).top;
     const auto it = std::find(top.begin(), top.end(), prefix[i]);
-    if (it == top.end()) throw std::logic_error("sampled live drafts: a drafted token outside its parent's top-k");
+    if (it == top.end())
+      throw std::logic_error("sampled live drafts: a drafted token outside its parent's top-k");
     id += static_cast<std::size_t>(it - top.begin() + 1) * scale;
     scale *= static_cast<std::size_t>(top_k_ + 1);
   }
@@ -138,12 +159,16 @@ struct FirstWordChooser {
   std::size_t categorical(std::span<const double> weights) {
     if (weights.size() != vocab) return inner.categorical(weights);
     if (first_draw.empty()) first_draw.assign(weights.begin(), weights.end());
-    const auto positive = std::find_if(weights.begin(), weights.end(), [](double w) { return w > 0.0; });
-    if (positive == weights.end()) throw std::logic_error("categorical draw over zero total weight");
+    const auto positive =
+        std::find_if(weights.begin(), weights.end(), [](double w) { return w > 0.0; });
+    if (positive == weights.end())
+      throw std::logic_error("categorical draw over zero total weight");
     return static_cast<std::size_t>(positive - weights.begin());
   }
   // For the dispatch to compile; first_word_law never runs target-only verifiers.
-  Token next_token(const DraftTree&, NodeId, std::span<const double> weights) { return static_cast<Token>(categorical(weights)); }
+  Token next_token(const DraftTree&, NodeId, std::span<const double> weights) {
+    return static_cast<Token>(categorical(weights));
+  }
   template <class Compute>
   auto prepare(Compute&& compute) {
     return compute();
@@ -158,9 +183,11 @@ struct FirstWordRun {
 // Sample words of the sampled_live stream: (part, drafter × policy stream, sample or draw).
 enum class Part : std::uint64_t { first_word = 0, rounds = 1 };
 std::uint64_t sample_key(Part part, std::uint32_t stream, std::uint64_t index) {
-  return (static_cast<std::uint64_t>(part) << 56) | (static_cast<std::uint64_t>(stream) << 40) | index;
+  return (static_cast<std::uint64_t>(part) << 56) | (static_cast<std::uint64_t>(stream) << 40) |
+         index;
 }
-constexpr std::uint32_t kVerifierWord = 1u << 24;  // tree words of verifier draws; node numbers stay below
+constexpr std::uint32_t kVerifierWord =
+    1u << 24;  // tree words of verifier draws; node numbers stay below
 DrawSite verifier_site(std::uint32_t seed, drafts::SampledVerifierId id, std::uint64_t key) {
   return {seed, uses::sampled_live.stream, kVerifierWord + static_cast<std::uint32_t>(id), key};
 }
@@ -201,16 +228,19 @@ class FixedTrees {
 };
 
 // The first emitted word of `samples` runs, each on a freshly drafted tree (key: sample index).
-std::vector<std::uint64_t> sample_first_words(const LiveLanguagePair& pair, const drafts::SampledCase& c, std::uint32_t stream,
+std::vector<std::uint64_t> sample_first_words(const LiveLanguagePair& pair,
+                                              const drafts::SampledCase& c, std::uint32_t stream,
                                               const LiveSampledOptions& o) {
   using Counts = std::vector<std::uint64_t>;
   const auto vocab = static_cast<std::size_t>(pair.vocab());
-  const bool target_only = drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::target_only;
+  const bool target_only =
+      drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::target_only;
   FixedTrees fixed_trees;
   auto body = [&](const oneapi::tbb::blocked_range<std::uint64_t>& range, Counts counts) {
     if (counts.empty()) counts.assign(vocab, 0);
     PhiloxChooser verify{DrawSite{}};
-    judging::PhiloxNodeChoosers choosers = drafting_choosers(o.seed, 0);  // one scratch buffer for the range's draws
+    judging::PhiloxNodeChoosers choosers =
+        drafting_choosers(o.seed, 0);  // one scratch buffer for the range's draws
     FixedTrees::Fixed scratch;
     for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
       const std::uint64_t key = sample_key(Part::first_word, stream, s);
@@ -220,7 +250,9 @@ std::vector<std::uint64_t> sample_first_words(const LiveLanguagePair& pair, cons
       Token first = kNoToken;
       if (target_only) {  // run_sampled_verifier's target-only path, with the fixed tree built once
         const auto& [tree, rows] = fixed_trees.get(drafts.realized(), pair.vocab(), scratch);
-        first = drafts::emitted_tokens(tree, run_verifier(drafts::target_only_verifier(c.verifier), tree, rows, verify)).front();
+        first = drafts::emitted_tokens(tree, run_verifier(drafts::target_only_verifier(c.verifier),
+                                                          tree, rows, verify))
+                    .front();
       } else {
         first = drafts::run_sampled_verifier(c.verifier, drafts, verify, pair.vocab()).front();
       }
@@ -234,25 +266,32 @@ std::vector<std::uint64_t> sample_first_words(const LiveLanguagePair& pair, cons
   };
   oneapi::tbb::task_arena arena(o.threads);
   Counts counts = arena.execute([&] {
-    return oneapi::tbb::parallel_reduce(oneapi::tbb::blocked_range<std::uint64_t>(0, o.first_word_samples, 256), Counts{}, body, merge);
+    return oneapi::tbb::parallel_reduce(
+        oneapi::tbb::blocked_range<std::uint64_t>(0, o.first_word_samples, 256), Counts{}, body,
+        merge);
   });
   if (counts.empty()) counts.assign(vocab, 0);
   return counts;
 }
 
-double mean_of(const std::vector<double>& x) { return x.empty() ? 0.0 : compensated_total(x) / static_cast<double>(x.size()); }
+double mean_of(const std::vector<double>& x) {
+  return x.empty() ? 0.0 : compensated_total(x) / static_cast<double>(x.size());
+}
 double standard_error(const std::vector<double>& x) {
   if (x.size() < 2) return 0.0;
   const double m = mean_of(x);
   CompensatedSum square;
   for (double v : x) square.add((v - m) * (v - m));
-  return std::sqrt(square.value() / static_cast<double>(x.size() - 1) / static_cast<double>(x.size()));
+  return std::sqrt(square.value() / static_cast<double>(x.size() - 1) /
+                   static_cast<double>(x.size()));
 }
 
 // Rounds of generation after `prompt`: each round drafts one tree (key: the round), TEV and the
 // q-based verifier each verify it `draws_per_round` times, and TEV's first block extends the text.
-RoundsComparison run_rounds(const models::LanguageModel& target, const models::LanguageModel& drafter, const std::string& drafter_name,
-                            const drafts::Drafting& drafting, drafts::SampledVerifierId q_verifier, std::uint32_t stream, std::span<const Token> prompt,
+RoundsComparison run_rounds(const models::LanguageModel& target,
+                            const models::LanguageModel& drafter, const std::string& drafter_name,
+                            const drafts::Drafting& drafting, drafts::SampledVerifierId q_verifier,
+                            std::uint32_t stream, std::span<const Token> prompt,
                             const LiveSampledOptions& o, double& row_deviation) {
   RoundsComparison out;
   out.drafter = drafter_name;
@@ -266,9 +305,13 @@ RoundsComparison run_rounds(const models::LanguageModel& target, const models::L
   CompensatedSum ceiling;
   const auto draws = static_cast<std::uint64_t>(o.draws_per_round);
   for (std::int32_t r = 0; r < o.rounds; ++r) {
-    if (out.tokens.size() + static_cast<std::size_t>(drafting.depth) + 1 > std::min(target.max_length(), drafter.max_length())) break;
-    const LiveLanguagePair pair(target, drafter, out.tokens, o.top_k, drafting.depth, o.temperature);
-    judging::PhiloxNodeChoosers choosers = drafting_choosers(o.seed, sample_key(Part::rounds, stream, static_cast<std::uint64_t>(r)));
+    if (out.tokens.size() + static_cast<std::size_t>(drafting.depth) + 1 >
+        std::min(target.max_length(), drafter.max_length()))
+      break;
+    const LiveLanguagePair pair(target, drafter, out.tokens, o.top_k, drafting.depth,
+                                o.temperature);
+    judging::PhiloxNodeChoosers choosers =
+        drafting_choosers(o.seed, sample_key(Part::rounds, stream, static_cast<std::uint64_t>(r)));
     drafts::LazyDrafts drafts(pair, drafting, choosers);
     const drafts::DraftedTree& tree = drafts.realized();
     const auto [fixed, rows] = tree.fixed_tree(pair.vocab());
@@ -279,7 +322,8 @@ RoundsComparison run_rounds(const models::LanguageModel& target, const models::L
     std::uint64_t tev_total = 0, q_total = 0;
     std::vector<Token> advance;
     for (std::uint64_t j = 0; j < draws; ++j) {
-      const std::uint64_t key = sample_key(Part::rounds, stream, static_cast<std::uint64_t>(r) * draws + j);
+      const std::uint64_t key =
+          sample_key(Part::rounds, stream, static_cast<std::uint64_t>(r) * draws + j);
       chooser.restart(verifier_site(o.seed, drafts::SampledVerifierId::tree_exit, key));
       const Block block = run_verifier(VerifierId::tree_exit, fixed, rows, chooser);
       tev_total += static_cast<std::uint64_t>(fixed.depth[block.exit]) + 1;
@@ -315,8 +359,10 @@ std::vector<drafts::SampledCase> first_word_cases(const LiveSampledOptions& o, s
   const drafts::Drafting chain{drafts::DraftPolicy::chain, 1, depth};
   const drafts::Drafting iid{drafts::DraftPolicy::iid_children, o.draft_width, depth};
   const drafts::Drafting distinct{drafts::DraftPolicy::without_replacement, o.draft_width, depth};
-  std::vector<drafts::SampledCase> cases = {{Id::tree_exit, chain},  {Id::speculative_sampling, chain},       {Id::tree_exit, iid},
-                                    {Id::rejection_with_replacement, iid}, {Id::tree_exit, distinct}, {Id::rejection_without_replacement, distinct}};
+  std::vector<drafts::SampledCase> cases = {
+      {Id::tree_exit, chain},    {Id::speculative_sampling, chain},
+      {Id::tree_exit, iid},      {Id::rejection_with_replacement, iid},
+      {Id::tree_exit, distinct}, {Id::rejection_without_replacement, distinct}};
   if (o.mutants) {
     cases.push_back({Id::mutant_bonus_from_target_row, iid});
     cases.push_back({Id::mutant_draft_uniform_reused, chain});
@@ -328,26 +374,33 @@ std::vector<drafts::SampledCase> first_word_cases(const LiveSampledOptions& o, s
 std::vector<drafts::SampledCase> rounds_cases(const LiveSampledOptions& o) {
   std::vector<drafts::SampledCase> out;
   for (const drafts::SampledCase& c : first_word_cases(o, o.draft_depth)) {
-    if (drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::q_based) out.push_back(c);
+    if (drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::q_based)
+      out.push_back(c);
   }
   return out;
 }
 
-std::uint32_t stream_of(std::size_t drafter, drafts::DraftPolicy policy) { return static_cast<std::uint32_t>(drafter * 8 + static_cast<std::size_t>(policy)); }
+std::uint32_t stream_of(std::size_t drafter, drafts::DraftPolicy policy) {
+  return static_cast<std::uint32_t>(drafter * 8 + static_cast<std::size_t>(policy));
+}
 
 }  // namespace
 
-std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, const drafts::SampledCase& c) {
-  if (drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::target_only) return std::nullopt;
+std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair,
+                                                  const drafts::SampledCase& c) {
+  if (drafts::sampled_verifier_info(c.verifier).kind == drafts::SampledKind::target_only)
+    return std::nullopt;
   const auto vocab = static_cast<std::size_t>(pair.vocab());
-  const drafts::Drafting root_only{c.drafting.policy, c.drafting.width, 1};  // the root's drafts have the same law at any depth
+  const drafts::Drafting root_only{c.drafting.policy, c.drafting.width,
+                                   1};  // the root's drafts have the same law at any depth
   std::vector<double> law(vocab, 0.0);
   enumerate_outcomes(
       [&](EnumeratingChooser& chooser) {
         drafts::SharedNodeChooser<EnumeratingChooser> choosers{chooser};
         drafts::LazyDrafts drafts(pair, root_only, choosers);
         FirstWordChooser verify{chooser, vocab, {}};
-        FirstWordRun run{drafts::run_sampled_verifier(c.verifier, drafts, verify, pair.vocab()), {}};
+        FirstWordRun run{drafts::run_sampled_verifier(c.verifier, drafts, verify, pair.vocab()),
+                         {}};
         run.first_draw = std::move(verify.first_draw);
         return run;
       },
@@ -357,21 +410,30 @@ std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, 
           return;
         }
         const double total = compensated_total(run.first_draw);
-        for (std::size_t a = 0; a < vocab; ++a) law[a] += branch.probability * run.first_draw[a] / total;
+        for (std::size_t a = 0; a < vocab; ++a)
+          law[a] += branch.probability * run.first_draw[a] / total;
       },
       EnumeratingChooser(TokenDraws::per_token));
   return law;
 }
 
-int LiveSampledResult::exit_code() const { return passed ? 0 : only_inconclusive ? judging::verdict_exit_code(judging::Verdict::inconclusive) : 1; }
+int LiveSampledResult::exit_code() const {
+  return passed              ? 0
+         : only_inconclusive ? judging::verdict_exit_code(judging::Verdict::inconclusive)
+                             : 1;
+}
 
-LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSampledOptions& o, std::ostream& progress) {
+LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSampledOptions& o,
+                                   std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
-  if (o.first_word_samples < 1 || o.rounds < 1 || o.draws_per_round < 1) throw std::invalid_argument("live --drafts sampled: samples, rounds and draws must be positive");
+  if (o.first_word_samples < 1 || o.rounds < 1 || o.draws_per_round < 1)
+    throw std::invalid_argument(
+        "live --drafts sampled: samples, rounds and draws must be positive");
   LiveSampledResult result;
   result.target = models.target->name();
   result.description = models.description;
-  result.context = sample_contexts(*models.target, 1, o.context_length, o.seed, models.end_token).front();
+  result.context =
+      sample_contexts(*models.target, 1, o.context_length, o.seed, models.end_token).front();
   result.context_text = models::render_tokens(*models.target, result.context);
   const judging::VerdictPolicy policy{.alpha = o.alpha, .max_detectable_tv = o.max_detectable_tv};
   validate(policy);
@@ -387,12 +449,14 @@ LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSam
     const models::NamedModel& drafter = models.drafters[d];
     result.drafters.push_back(drafter.name);
     progress << "first word: rows after the context for " << drafter.name << " ..." << std::flush;
-    const LiveLanguagePair pair(*models.target, *drafter.model, result.context, o.top_k, o.first_word_depth, o.temperature);
+    const LiveLanguagePair pair(*models.target, *drafter.model, result.context, o.top_k,
+                                o.first_word_depth, o.temperature);
     pair.prefetch();
     progress << " done\n";
     const std::span<const double> target_row = pair.p({});
     result.root_tv.push_back(total_variation(target_row, pair.q({})));
-    const std::optional<double> detectable = worst_case_detectable_tv(target_row, groups, n, result.chi_square_level, policy.required_power);
+    const std::optional<double> detectable = worst_case_detectable_tv(
+        target_row, groups, n, result.chi_square_level, policy.required_power);
     for (const drafts::SampledCase& c : cases) {
       progress << "  " << drafter.name << ": " << c.label() << " ..." << std::flush;
       const auto case_start = std::chrono::steady_clock::now();
@@ -408,9 +472,13 @@ LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSam
       f.evidence.detectable_tv = detectable;
       if (const auto law = first_word_law(pair, c)) {
         f.exact_tv = total_variation(*law, target_row);
-        f.predicted_power = identity_test_power(target_row, *law, groups, n, result.chi_square_level);
+        f.predicted_power =
+            identity_test_power(target_row, *law, groups, n, result.chi_square_level);
       }
-      progress << " " << std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count() << " s\n";
+      progress
+          << " "
+          << std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count()
+          << " s\n";
       result.first_word.push_back(std::move(f));
     }
     result.row_deviation = std::max(result.row_deviation, pair.row_deviation());
@@ -425,26 +493,32 @@ LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSam
     f.caught_by_sampling = decision.cases[i].sampled_not_exact;
     const bool exact_by_law = !f.exact_tv || *f.exact_tv <= policy.exact_tolerance;
     if (f.kind == drafts::SampledKind::mutant) {
-      f.as_expected = !exact_by_law && (f.caught_by_sampling || f.predicted_power < policy.required_power);
+      f.as_expected =
+          !exact_by_law && (f.caught_by_sampling || f.predicted_power < policy.required_power);
     } else {
       f.as_expected = f.verdict == judging::Verdict::exact_saturated && exact_by_law;
       result.first_word_verdict = std::min(result.first_word_verdict, f.verdict);
     }
-    unexpected_beyond_power |= !f.as_expected && !(f.kind != drafts::SampledKind::mutant && f.verdict == judging::Verdict::inconclusive && exact_by_law);
+    unexpected_beyond_power |=
+        !f.as_expected && !(f.kind != drafts::SampledKind::mutant &&
+                            f.verdict == judging::Verdict::inconclusive && exact_by_law);
   }
 
   // 2. Tokens per round, TEV and each q-based verifier on the same trees; drafter × policy streams in parallel.
   const std::vector<drafts::SampledCase> comparisons = rounds_cases(o);
   result.rounds.resize(models.drafters.size() * comparisons.size());
   std::vector<double> deviations(result.rounds.size(), 0.0);
-  progress << "rounds: " << result.rounds.size() << " drafter x policy streams of " << o.rounds << " rounds ...\n" << std::flush;
+  progress << "rounds: " << result.rounds.size() << " drafter x policy streams of " << o.rounds
+           << " rounds ...\n"
+           << std::flush;
   oneapi::tbb::task_arena arena(o.threads);
   arena.execute([&] {
     oneapi::tbb::parallel_for(std::size_t{0}, result.rounds.size(), [&](std::size_t i) {
       const std::size_t d = i / comparisons.size();
       const drafts::SampledCase& c = comparisons[i % comparisons.size()];
-      result.rounds[i] = run_rounds(*models.target, *models.drafters[d].model, models.drafters[d].name, c.drafting, c.verifier,
-                                    stream_of(d, c.drafting.policy), result.context, o, deviations[i]);
+      result.rounds[i] =
+          run_rounds(*models.target, *models.drafters[d].model, models.drafters[d].name, c.drafting,
+                     c.verifier, stream_of(d, c.drafting.policy), result.context, o, deviations[i]);
     });
   });
   std::vector<double> tev_p;
@@ -456,17 +530,21 @@ LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSam
     rounds_hold = rounds_hold && result.rounds[i].tev_holds;
     result.row_deviation = std::max(result.row_deviation, deviations[i]);
     const std::span<const Token> all = result.rounds[i].tokens;
-    result.rounds[i].prompt_text = models::render_tokens(*models.target, all.first(result.context.size()));
-    result.rounds[i].continuation_text = models::render_tokens(*models.target, all.subspan(result.context.size()));
+    result.rounds[i].prompt_text =
+        models::render_tokens(*models.target, all.first(result.context.size()));
+    result.rounds[i].continuation_text =
+        models::render_tokens(*models.target, all.subspan(result.context.size()));
   }
-  const bool first_word_ok = std::all_of(result.first_word.begin(), result.first_word.end(), [](const FirstWordCase& f) { return f.as_expected; });
+  const bool first_word_ok = std::all_of(result.first_word.begin(), result.first_word.end(),
+                                         [](const FirstWordCase& f) { return f.as_expected; });
   result.passed = first_word_ok && rounds_hold;
   result.only_inconclusive = !result.passed && rounds_hold && !unexpected_beyond_power;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
-LiveSampledResult run_live_sampled(const models::ModelRequest& request, const LiveSampledOptions& o, std::ostream& progress) {
+LiveSampledResult run_live_sampled(const models::ModelRequest& request, const LiveSampledOptions& o,
+                                   std::ostream& progress) {
   const auto start = std::chrono::steady_clock::now();
   progress << "loading models ...\n";
   const models::ModelSet models = models::load_models(request);

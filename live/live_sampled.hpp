@@ -31,8 +31,9 @@ namespace tev::live {
 // threads. LazyDrafts's Pair.
 class LiveLanguagePair {
  public:
-  LiveLanguagePair(const models::LanguageModel& target, const models::LanguageModel& drafter, std::span<const Token> context, std::int32_t top_k,
-                   std::int32_t draft_depth, double temperature, double row_tolerance = models::kModelRowTolerance);
+  LiveLanguagePair(const models::LanguageModel& target, const models::LanguageModel& drafter,
+                   std::span<const Token> context, std::int32_t top_k, std::int32_t draft_depth,
+                   double temperature, double row_tolerance = models::kModelRowTolerance);
 
   std::int32_t vocab() const { return target_.vocab(); }
   std::span<const double> p(std::span<const Token> prefix) const;
@@ -48,15 +49,17 @@ class LiveLanguagePair {
 
  private:
   struct DraftRow {
-    std::vector<double> q;    // (V) top-k, renormalized
-    std::vector<Token> top;   // the k tokens, by decreasing q (ties: smaller token first)
+    std::vector<double> q;   // (V) top-k, renormalized
+    std::vector<Token> top;  // the k tokens, by decreasing q (ties: smaller token first)
   };
   const DraftRow& draft_row(std::span<const Token> prefix) const;
   DraftRow top_k_row(const std::vector<double>& full) const;
-  std::vector<double> model_row(const models::LanguageModel& model, std::span<const Token> prefix, double& deviation) const;
+  std::vector<double> model_row(const models::LanguageModel& model, std::span<const Token> prefix,
+                                double& deviation) const;
   // rows[prefix], computed by compute(deviation) on first use.
   template <class Row, class Compute>
-  const Row& cached(std::map<std::vector<Token>, Row>& rows, std::span<const Token> prefix, Compute&& compute) const;
+  const Row& cached(std::map<std::vector<Token>, Row>& rows, std::span<const Token> prefix,
+                    Compute&& compute) const;
   std::vector<Token> extended(std::span<const Token> prefix) const;
 
   const models::LanguageModel& target_;
@@ -65,28 +68,32 @@ class LiveLanguagePair {
   std::int32_t top_k_, draft_depth_;
   double temperature_, row_tolerance_;
   mutable std::mutex mutex_;
-  mutable std::map<std::vector<Token>, std::vector<double>> target_rows_;  // prefix → (V) p; std::map: stable references
-  mutable std::map<std::vector<Token>, DraftRow> draft_rows_;              // prefix → q (depth < D)
+  mutable std::map<std::vector<Token>, std::vector<double>>
+      target_rows_;  // prefix → (V) p; std::map: stable references
+  mutable std::map<std::vector<Token>, DraftRow> draft_rows_;  // prefix → q (depth < D)
   mutable double row_deviation_ = 0.0;
 };
 
 struct LiveSampledOptions {
-  std::int32_t context_length = 5;      // tokens sampled from the target after <s> (the first-word context, the rounds' prompt)
-  std::int32_t draft_depth = 2;         // D: the rounds' trees
+  std::int32_t context_length =
+      5;  // tokens sampled from the target after <s> (the first-word context, the rounds' prompt)
+  std::int32_t draft_depth = 2;  // D: the rounds' trees
   // The first-word test's trees. A q-based verifier decides the first word at the root, so its
   // first word's law is the same at any depth; a target-only verifier pays O(N·V) per fresh tree.
   std::int32_t first_word_depth = 1;
-  std::int32_t draft_width = 2;         // k: drafts per node (i.i.d. and without replacement)
-  std::int32_t top_k = 8;               // the drafter's rows cut to their top_k words
-  double temperature = 1.0;             // target and drafter alike
+  std::int32_t draft_width = 2;              // k: drafts per node (i.i.d. and without replacement)
+  std::int32_t top_k = 8;                    // the drafter's rows cut to their top_k words
+  double temperature = 1.0;                  // target and drafter alike
   std::uint64_t first_word_samples = 12000;  // per case, each with a freshly sampled tree
-  std::int32_t rounds = 40;             // speculative generation rounds per drafter × policy
-  std::int32_t draws_per_round = 20;    // verifications of each round's tree per verifier
-  bool mutants = true;                  // two q-based mutants in the first-word test
+  std::int32_t rounds = 40;                  // speculative generation rounds per drafter × policy
+  std::int32_t draws_per_round = 20;         // verifications of each round's tree per verifier
+  bool mutants = true;                       // two q-based mutants in the first-word test
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  double alpha = 1e-3;                  // family-wise over the whole run
-  double max_detectable_tv = judging::VerdictPolicy{}.max_detectable_tv;  // the TV every first-word case must guarantee for 'exact'
+  double alpha = 1e-3;  // family-wise over the whole run
+  double max_detectable_tv =
+      judging::VerdictPolicy{}
+          .max_detectable_tv;  // the TV every first-word case must guarantee for 'exact'
 };
 
 // One first-word case: a verifier on trees one drafter samples by one policy.
@@ -94,11 +101,13 @@ struct FirstWordCase {
   std::string drafter;
   drafts::SampledCase c;
   drafts::SampledKind kind = drafts::SampledKind::q_based;
-  std::vector<std::uint64_t> counts;    // (V) first emitted word
-  judging::TreeEvidence evidence;                // the χ² and the detectable TV the verdict policy reads
-  std::optional<double> exact_tv;       // TV(first word's exact law, target row); none for target-only (exact on every tree)
-  double predicted_power = 0.0;         // of the χ² at its level, from the exact law
-  judging::Verdict verdict = judging::Verdict::inconclusive;  // the policy's: not exact, inconclusive, or exact (shown as such)
+  std::vector<std::uint64_t> counts;  // (V) first emitted word
+  judging::TreeEvidence evidence;     // the χ² and the detectable TV the verdict policy reads
+  std::optional<double>
+      exact_tv;  // TV(first word's exact law, target row); none for target-only (exact on every tree)
+  double predicted_power = 0.0;  // of the χ² at its level, from the exact law
+  judging::Verdict verdict = judging::Verdict::
+      inconclusive;  // the policy's: not exact, inconclusive, or exact (shown as such)
   bool caught_by_sampling = false;
   bool as_expected = false;
 };
@@ -109,31 +118,35 @@ struct RoundsComparison {
   drafts::Drafting drafting;
   drafts::SampledVerifierId q_verifier = drafts::SampledVerifierId::speculative_sampling;
   std::int32_t rounds = 0, draws = 0;
-  double tev_mean = 0.0, tev_se = 0.0;    // measured, standard error over rounds of the per-round means
-  double ceiling_mean = 0.0;              // mean over rounds of 1 + C_p(T): TEV's exact E[L | T]
+  double tev_mean = 0.0,
+         tev_se = 0.0;        // measured, standard error over rounds of the per-round means
+  double ceiling_mean = 0.0;  // mean over rounds of 1 + C_p(T): TEV's exact E[L | T]
   double q_mean = 0.0, q_se = 0.0;
   double difference_mean = 0.0, difference_se = 0.0;  // q-based − TEV, paired by round
-  double tev_p = 1.0;                     // TEV's Σ L against the rounds' exact length laws (two-sided Chernoff bound)
-  bool tev_holds = true;                  // after Holm over the comparisons, at the saturation half of α
-  std::vector<Token> tokens;              // prompt ‖ TEV's generated text
-  std::string prompt_text, continuation_text;  // tokens rendered by the target: the prompt, and what TEV generated after it
+  double tev_p = 1.0;  // TEV's Σ L against the rounds' exact length laws (two-sided Chernoff bound)
+  bool tev_holds = true;      // after Holm over the comparisons, at the saturation half of α
+  std::vector<Token> tokens;  // prompt ‖ TEV's generated text
+  std::string prompt_text,
+      continuation_text;  // tokens rendered by the target: the prompt, and what TEV generated after it
 };
 
 struct LiveSampledResult {
   std::string target, description;
   std::vector<std::string> drafters;
-  std::vector<double> root_tv;            // (drafters) TV(p, top-k q) at the first-word context: speculative sampling's rejection rate there
-  std::vector<Token> context;             // the first-word context; also the rounds' prompt
-  std::string context_text;               // the context rendered by the target
-  double chi_square_level = 0.0;          // the Bonferroni level one first-word χ² is held to
+  std::vector<double>
+      root_tv;  // (drafters) TV(p, top-k q) at the first-word context: speculative sampling's rejection rate there
+  std::vector<Token> context;     // the first-word context; also the rounds' prompt
+  std::string context_text;       // the context rendered by the target
+  double chi_square_level = 0.0;  // the Bonferroni level one first-word χ² is held to
   double exact_tolerance = 1e-12;
   std::vector<FirstWordCase> first_word;
   std::vector<RoundsComparison> rounds;
   double row_deviation = 0.0;
-  judging::Verdict first_word_verdict = judging::Verdict::exact_saturated;  // worst over the exact verifiers
+  judging::Verdict first_word_verdict =
+      judging::Verdict::exact_saturated;  // worst over the exact verifiers
   bool passed = false;
-  bool only_inconclusive = false;         // nothing fails but some exact verifier is unpowered
-  double seconds = 0.0;                   // wall time of the run (loading the models included where it loads them)
+  bool only_inconclusive = false;  // nothing fails but some exact verifier is unpowered
+  double seconds = 0.0;  // wall time of the run (loading the models included where it loads them)
   // 0 when every verdict is the one its kind calls for, 4 when only unpowered ('inconclusive')
   // exact verifiers stand in the way, 1 otherwise.
   int exit_code() const;
@@ -142,10 +155,13 @@ struct LiveSampledResult {
 // The first word's exact law (V) of a q-based verifier or mutant on trees the policy samples after
 // the pair's context: enumerated over the root's drafts and tests (the first word is decided at the
 // root), the root's bonus kept as one weighted row. None for target-only verifiers.
-std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair, const drafts::SampledCase& c);
+std::optional<std::vector<double>> first_word_law(const LiveLanguagePair& pair,
+                                                  const drafts::SampledCase& c);
 
-LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSampledOptions& options, std::ostream& progress);
+LiveSampledResult run_live_sampled(const models::ModelSet& models,
+                                   const LiveSampledOptions& options, std::ostream& progress);
 // Loads the models the request names, then runs the above (`tevsuite live --drafts sampled`).
-LiveSampledResult run_live_sampled(const models::ModelRequest& request, const LiveSampledOptions& options, std::ostream& progress);
+LiveSampledResult run_live_sampled(const models::ModelRequest& request,
+                                   const LiveSampledOptions& options, std::ostream& progress);
 
 }  // namespace tev::live

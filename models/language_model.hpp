@@ -28,11 +28,13 @@ class LanguageModel {
   // Row of every node of a tree hung under the context (the root is the context's last token):
   // (N, V) row-major, row v = next_row(context ‖ π(v)). Transformers override this with one
   // tree-attention pass; the default asks next_row for each node, in parallel.
-  virtual std::vector<double> tree_rows(std::span<const Token> context, const DraftTree& tree) const;
+  virtual std::vector<double> tree_rows(std::span<const Token> context,
+                                        const DraftTree& tree) const;
 };
 
 // context ‖ π(v): the context followed by the tokens on the path from the root to v.
-std::vector<Token> context_with_path(std::span<const Token> context, const DraftTree& tree, NodeId v);
+std::vector<Token> context_with_path(std::span<const Token> context, const DraftTree& tree,
+                                     NodeId v);
 
 // Tokens as text joined by spaces (words for the Sphinx model).
 std::string render_tokens(const LanguageModel& model, std::span<const Token> tokens);
@@ -45,8 +47,8 @@ inline constexpr double kModelRowTolerance = 0.25;
 // Scales `row`, the model's row after `context`, to sum to 1 and returns how far its own total
 // was from 1. Throws std::runtime_error naming the model and the context when that is beyond
 // `tolerance`.
-double normalize_row(std::span<double> row, const LanguageModel& model, std::span<const Token> context,
-                     double tolerance = kModelRowTolerance);
+double normalize_row(std::span<double> row, const LanguageModel& model,
+                     std::span<const Token> context, double tolerance = kModelRowTolerance);
 
 // A model whose rows are normalized: every row of `model` through normalize_row, which throws on
 // a row further than `tolerance` from 1 (ExitTrain needs exact laws; the Sphinx rows miss by ~1e-3).
@@ -59,7 +61,8 @@ class NormalizedModel final : public LanguageModel {
   Token begin_token() const override { return model_->begin_token(); }
   std::size_t max_length() const override { return model_->max_length(); }
   std::vector<double> next_row(std::span<const Token> context) const override;
-  std::vector<double> tree_rows(std::span<const Token> context, const DraftTree& tree) const override;
+  std::vector<double> tree_rows(std::span<const Token> context,
+                                const DraftTree& tree) const override;
 
  private:
   std::shared_ptr<const LanguageModel> model_;

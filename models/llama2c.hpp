@@ -19,9 +19,10 @@ struct Llama2Config {
   std::int32_t n_layers = 0;
   std::int32_t n_heads = 0;
   std::int32_t n_kv_heads = 0;
-  std::int32_t vocab_size = 0;       // positive in memory; the file stores it negated for an unshared classifier
+  std::int32_t vocab_size =
+      0;  // positive in memory; the file stores it negated for an unshared classifier
   std::int32_t seq_len = 0;
-  bool shared_classifier = true;     // the classifier is the token embedding
+  bool shared_classifier = true;  // the classifier is the token embedding
   std::int32_t head_size() const { return dim / n_heads; }
   std::int32_t kv_dim() const { return head_size() * n_kv_heads; }
   // Floats after the header, in file order (including the unused RoPE tables llama2.c still writes).
@@ -50,16 +51,19 @@ class Llama2Model : public LanguageModel {
  public:
   // Runs the first `layers` layers, then the final norm and the classifier (layers = n_layers: the
   // whole model; fewer: a self-drafter). `token_texts` may be empty (tokens print as <id>).
-  Llama2Model(std::shared_ptr<const Llama2Checkpoint> checkpoint, std::int32_t layers, std::string name,
-              std::vector<std::string> token_texts = {});
+  Llama2Model(std::shared_ptr<const Llama2Checkpoint> checkpoint, std::int32_t layers,
+              std::string name, std::vector<std::string> token_texts = {});
 
   std::string name() const override { return name_; }
   std::int32_t vocab() const override { return checkpoint_->config.vocab_size; }
   std::string token_text(Token t) const override;
   Token begin_token() const override { return 1; }  // llama2.c's BOS
   std::vector<double> next_row(std::span<const Token> context) const override;
-  std::size_t max_length() const override { return static_cast<std::size_t>(checkpoint_->config.seq_len); }
-  std::vector<double> tree_rows(std::span<const Token> context, const DraftTree& tree) const override;
+  std::size_t max_length() const override {
+    return static_cast<std::size_t>(checkpoint_->config.seq_len);
+  }
+  std::vector<double> tree_rows(std::span<const Token> context,
+                                const DraftTree& tree) const override;
 
   // (T, V) logits after each prefix of `tokens`, one token at a time with a KV cache (run.c's loop).
   Eigen::MatrixXf sequential_logits(std::span<const Token> tokens) const;
@@ -72,7 +76,8 @@ class Llama2Model : public LanguageModel {
   struct Cache;
   // Runs `tokens` at `positions` through the layers after `cache`, each seeing the whole cache and
   // the new tokens j with sees(i, j); appends their keys and values to the cache; returns (T, V) logits.
-  Eigen::MatrixXf forward(Cache& cache, std::span<const Token> tokens, std::span<const std::int32_t> positions,
+  Eigen::MatrixXf forward(Cache& cache, std::span<const Token> tokens,
+                          std::span<const std::int32_t> positions,
                           const std::vector<std::vector<std::int32_t>>& sees) const;
   void require_fits(std::span<const Token> tokens, std::size_t length) const;
 

@@ -12,7 +12,8 @@ enum class LiveFamily { sphinx, llama2c };
 
 struct ModelRequest {
   LiveFamily family = LiveFamily::sphinx;
-  std::string model_path;             // sphinx: the .lm.bin (empty: the Debian package's); llama2c: the checkpoint
+  std::string
+      model_path;  // sphinx: the .lm.bin (empty: the Debian package's); llama2c: the checkpoint
   std::string tokenizer_path;         // llama2c: tokenizer.bin for printing text (optional)
   std::vector<std::string> drafters;  // empty: the family's defaults
 };

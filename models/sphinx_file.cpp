@@ -41,10 +41,12 @@ struct SphinxFile::Handles {
   oneapi::tbb::enumerable_thread_specific<std::unique_ptr<Handle>> per_thread;
 };
 
-SphinxFile::SphinxFile(std::string path) : path_(std::move(path)), handles_(std::make_unique<Handles>()) {
+SphinxFile::SphinxFile(std::string path)
+    : path_(std::move(path)), handles_(std::make_unique<Handles>()) {
   err_set_logfp(nullptr);  // sphinxbase logs every load to stderr otherwise
   const Handle& h = handle();
-  if (ngram_model_get_size(h.model) != 3) throw std::runtime_error(path_ + " is not a trigram model");
+  if (ngram_model_get_size(h.model) != 3)
+    throw std::runtime_error(path_ + " is not a trigram model");
   const auto v = static_cast<Token>(ngram_model_get_counts(h.model)[0]);
   words_.reserve(static_cast<std::size_t>(v));
   for (Token w = 0; w < v; ++w) {
@@ -53,7 +55,8 @@ SphinxFile::SphinxFile(std::string path) : path_(std::move(path)), handles_(std:
   }
   start_ = id("<s>");
   end_ = id("</s>");
-  if (start_ == kNoToken || end_ == kNoToken) throw std::runtime_error(path_ + " has no <s> or </s> word");
+  if (start_ == kNoToken || end_ == kNoToken)
+    throw std::runtime_error(path_ + " has no <s> or </s> word");
 }
 
 SphinxFile::~SphinxFile() = default;

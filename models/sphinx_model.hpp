@@ -59,7 +59,8 @@ std::string view_name(SphinxView view);
 // One view of the file as a LanguageModel, with rows cached by the history the view reads.
 class SphinxModel : public LanguageModel {
  public:
-  SphinxModel(std::shared_ptr<const SphinxFile> file, SphinxView view, std::size_t cache_rows = 256);
+  SphinxModel(std::shared_ptr<const SphinxFile> file, SphinxView view,
+              std::size_t cache_rows = 256);
   std::string name() const override;
   std::int32_t vocab() const override { return file_->vocab(); }
   std::string token_text(Token t) const override { return file_->word(t); }
@@ -74,7 +75,8 @@ class SphinxModel : public LanguageModel {
   SphinxView view_;
   std::size_t cache_rows_;
   mutable std::mutex cache_mutex_;
-  mutable std::unordered_map<std::uint64_t, std::shared_ptr<const std::vector<double>>> cache_;  // key: (h2, h1)
+  mutable std::unordered_map<std::uint64_t, std::shared_ptr<const std::vector<double>>>
+      cache_;                                           // key: (h2, h1)
   std::shared_ptr<const std::vector<double>> unigram_;  // interpolated view only
 };
 

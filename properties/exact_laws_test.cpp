@@ -15,9 +15,12 @@ namespace tev::properties {
 namespace {
 
 constexpr double kTolerance = 1e-12;
-constexpr double kAgreement = 1e-15;  // lumped against per-token enumeration: the same sums, reordered
+constexpr double kAgreement =
+    1e-15;  // lumped against per-token enumeration: the same sums, reordered
 
-std::vector<workloads::CheckCase> cases() { return workloads::make_suite({.trees = 16, .vocab = 5, .budget = 6, .seed = 77}).cases; }
+std::vector<workloads::CheckCase> cases() {
+  return workloads::make_suite({.trees = 16, .vocab = 5, .budget = 6, .seed = 77}).cases;
+}
 
 struct Reference {
   std::vector<double> law;
@@ -34,7 +37,8 @@ TEST(ExactLaw, SaturatedVerifiersRealizeTheCanonicalLaw) {
     for (const VerifierInfo& info : verifier_catalog()) {
       if (info.kind != VerifierKind::saturated) continue;
       const ExactOutcome exact = enumerate_verifier(info.id, c.tree, c.rows);
-      EXPECT_LE(total_variation(exact.completed, ref.law), kTolerance) << info.name << " on " << c.label;
+      EXPECT_LE(total_variation(exact.completed, ref.law), kTolerance)
+          << info.name << " on " << c.label;
       EXPECT_NEAR(exact.mean_length, ref.ceiling, kTolerance) << info.name << " on " << c.label;
       EXPECT_LE(exact.completion_probability, kTolerance) << info.name << " on " << c.label;
     }
@@ -51,7 +55,8 @@ TEST(ExactLaw, SequentialResidualUnderEveryChildOrder) {
       const ExactOutcome exact = enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& ch) {
         return sequential_residual(c.tree, c.rows, ch, order);
       });
-      ASSERT_LE(total_variation(exact.completed, ref.law), kTolerance) << c.label << " order #" << orders;
+      ASSERT_LE(total_variation(exact.completed, ref.law), kTolerance)
+          << c.label << " order #" << orders;
       ASSERT_NEAR(exact.mean_length, ref.ceiling, kTolerance) << c.label;
       // Odometer over the nodes' permutations.
       more = false;
@@ -72,7 +77,8 @@ TEST(ExactLaw, UnsaturatedVerifiersAreExactAfterCompletionAndFallShort) {
     // early stopping wherever a reachable internal node has child mass.
     bool second_child_mass = false, child_mass = false;
     for (NodeId v = 0; v < c.tree.size(); ++v) {
-      for (NodeId u = c.tree.first_child[v]; u < c.tree.first_child[v] + c.tree.child_count[v]; ++u) {
+      for (NodeId u = c.tree.first_child[v]; u < c.tree.first_child[v] + c.tree.child_count[v];
+           ++u) {
         if (law.prefix[u] > 0) {
           child_mass = true;
           second_child_mass = second_child_mass || u > c.tree.first_child[v];
@@ -81,11 +87,14 @@ TEST(ExactLaw, UnsaturatedVerifiersAreExactAfterCompletionAndFallShort) {
     }
     for (VerifierId id : {VerifierId::first_child_chain, VerifierId::early_stopping}) {
       const ExactOutcome exact = enumerate_verifier(id, c.tree, c.rows);
-      EXPECT_LE(total_variation(exact.completed, ref.law), kTolerance) << verifier_info(id).name << " on " << c.label;
+      EXPECT_LE(total_variation(exact.completed, ref.law), kTolerance)
+          << verifier_info(id).name << " on " << c.label;
       EXPECT_LE(exact.mean_length, ref.ceiling + kTolerance) << verifier_info(id).name;
-      const bool must_fall_short = id == VerifierId::first_child_chain ? second_child_mass : child_mass;
+      const bool must_fall_short =
+          id == VerifierId::first_child_chain ? second_child_mass : child_mass;
       if (must_fall_short) {
-        EXPECT_LT(exact.mean_length, ref.ceiling - 1e-9) << verifier_info(id).name << " on " << c.label;
+        EXPECT_LT(exact.mean_length, ref.ceiling - 1e-9)
+            << verifier_info(id).name << " on " << c.label;
         EXPECT_GT(exact.completion_probability, 0.0) << verifier_info(id).name << " on " << c.label;
       }
     }
@@ -98,9 +107,11 @@ TEST(ExactLaw, EveryMutantDiffersFromTheCanonicalLaw) {
     if (info.kind != VerifierKind::mutant) continue;
     double worst = 0.0;
     for (const workloads::CheckCase& c : suite) {
-      worst = std::max(worst, total_variation(enumerate_verifier(info.id, c.tree, c.rows).completed, reference(c).law));
+      worst = std::max(worst, total_variation(enumerate_verifier(info.id, c.tree, c.rows).completed,
+                                              reference(c).law));
     }
-    std::cout << "  " << info.name << ": largest exact TV over " << suite.size() << " trees = " << worst << '\n';
+    std::cout << "  " << info.name << ": largest exact TV over " << suite.size()
+              << " trees = " << worst << '\n';
     RecordProperty(std::string(info.name), std::to_string(worst));
     EXPECT_GT(worst, kTolerance) << info.name << " is indistinguishable from the canonical law";
   }
@@ -111,18 +122,24 @@ TEST(ExactLaw, EveryMutantDiffersFromTheCanonicalLaw) {
 // trees like `tevsuite check`'s (V = 32, B = 16), where a token draw has many more tokens than children.
 TEST(ExactLaw, LumpedEnumerationEqualsPerTokenEnumeration) {
   std::vector<workloads::CheckCase> suite = cases();
-  for (workloads::CheckCase& c : workloads::make_suite({.trees = 8, .vocab = 32, .budget = 16, .seed = 78}).cases) suite.push_back(std::move(c));
+  for (workloads::CheckCase& c :
+       workloads::make_suite({.trees = 8, .vocab = 32, .budget = 16, .seed = 78}).cases)
+    suite.push_back(std::move(c));
   for (const workloads::CheckCase& c : suite) {
     for (const VerifierInfo& info : verifier_catalog()) {
       const ExactOutcome lumped = enumerate_verifier(info.id, c.tree, c.rows);
-      const ExactOutcome per_token = enumerate_verifier(info.id, c.tree, c.rows, {.token_draws = TokenDraws::per_token});
+      const ExactOutcome per_token =
+          enumerate_verifier(info.id, c.tree, c.rows, {.token_draws = TokenDraws::per_token});
       EXPECT_EQ(lumped.token_draws, TokenDraws::lumped) << info.name;
       double worst = 0.0;
-      for (std::size_t i = 0; i < lumped.completed.size(); ++i) worst = std::max(worst, std::abs(lumped.completed[i] - per_token.completed[i]));
+      for (std::size_t i = 0; i < lumped.completed.size(); ++i)
+        worst = std::max(worst, std::abs(lumped.completed[i] - per_token.completed[i]));
       EXPECT_LE(worst, kAgreement) << info.name << " on " << c.label;
       // E[L] reaches B + 1: the same sums agree to kAgreement relative to it.
-      EXPECT_NEAR(lumped.mean_length, per_token.mean_length, kAgreement * per_token.mean_length) << info.name << " on " << c.label;
-      EXPECT_NEAR(lumped.completion_probability, per_token.completion_probability, kAgreement) << info.name << " on " << c.label;
+      EXPECT_NEAR(lumped.mean_length, per_token.mean_length, kAgreement * per_token.mean_length)
+          << info.name << " on " << c.label;
+      EXPECT_NEAR(lumped.completion_probability, per_token.completion_probability, kAgreement)
+          << info.name << " on " << c.label;
       EXPECT_LE(lumped.branches, per_token.branches) << info.name << " on " << c.label;
     }
   }
@@ -149,12 +166,19 @@ TEST(ExactLaw, AVerifierThatBreaksTheLumpingPromiseIsEnumeratedTokenByToken) {
     // Both bugs show wherever a reachable node can draw a child's token and a token outside the tree.
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
     bool mixed = false;
-    for (NodeId v = 0; v < c.tree.size(); ++v) mixed = mixed || (law.prefix[v] > 0.0 && law.rho[v] > 0.0 && c.tree.child_count[v] > 0 && law.rho[v] < 1.0 - kTolerance);
-    for (auto verify : {+[](const workloads::CheckCase& s, EnumeratingChooser& ch) { return redraw_after_miss(s.tree, s.rows, ch); },
-                        +[](const workloads::CheckCase& s, EnumeratingChooser& ch) { return bonus_token_off_by_one(s.tree, s.rows, ch); }}) {
+    for (NodeId v = 0; v < c.tree.size(); ++v)
+      mixed = mixed || (law.prefix[v] > 0.0 && law.rho[v] > 0.0 && c.tree.child_count[v] > 0 &&
+                        law.rho[v] < 1.0 - kTolerance);
+    for (auto verify : {+[](const workloads::CheckCase&s, EnumeratingChooser&ch) {
+                          return redraw_after_miss(s.tree, s.rows, ch);
+                        },
+                        +[](const workloads::CheckCase&s, EnumeratingChooser&ch) {
+                          return bonus_token_off_by_one(s.tree, s.rows, ch);
+                        }}) {
       auto run = [&](EnumeratingChooser& ch) { return verify(c, ch); };
       const ExactOutcome fallback = enumerate_verifier(c.tree, c.rows, run);
-      const ExactOutcome per_token = enumerate_verifier(c.tree, c.rows, run, {.token_draws = TokenDraws::per_token});
+      const ExactOutcome per_token =
+          enumerate_verifier(c.tree, c.rows, run, {.token_draws = TokenDraws::per_token});
       EXPECT_EQ(fallback.token_draws, TokenDraws::per_token) << c.label;
       EXPECT_EQ(fallback.completed, per_token.completed) << c.label;
       EXPECT_NEAR(compensated_total(fallback.completed), 1.0, kTolerance) << c.label;
@@ -164,8 +188,12 @@ TEST(ExactLaw, AVerifierThatBreaksTheLumpingPromiseIsEnumeratedTokenByToken) {
     }
   }
   // At a real vocabulary one per-token draw is already over the branch budget: it says so.
-  const workloads::CheckCase large = workloads::make_suite({.trees = 1, .vocab = 151936, .budget = 8, .seed = 79}).cases.front();
-  EXPECT_THROW(enumerate_verifier(large.tree, large.rows, [&](EnumeratingChooser& ch) { return redraw_after_miss(large.tree, large.rows, ch); }),
+  const workloads::CheckCase large =
+      workloads::make_suite({.trees = 1, .vocab = 151936, .budget = 8, .seed = 79}).cases.front();
+  EXPECT_THROW(enumerate_verifier(large.tree, large.rows,
+                                  [&](EnumeratingChooser& ch) {
+                                    return redraw_after_miss(large.tree, large.rows, ch);
+                                  }),
                EnumerationBudgetExceeded);
 }
 

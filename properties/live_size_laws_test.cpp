@@ -22,19 +22,22 @@ class LiveSizeLaws : public testing::TestWithParam<std::int32_t> {};
 TEST_P(LiveSizeLaws, LumpedLawOfEveryVerifier) {
   const bench::LiveWorkload w = bench::make_live_workload(GetParam(), 1.0);
   const std::vector<double> logits(w.logits.begin(), w.logits.end());
-  const TargetRows rows = TargetRows::from_logits(logits, w.tree.size(), w.tree.vocab, w.temperature);
+  const TargetRows rows =
+      TargetRows::from_logits(logits, w.tree.size(), w.tree.vocab, w.temperature);
   const ExitLaw law = ExitLaw::compute(w.tree, rows);
   const std::vector<double> canonical = canonical_block_law(w.tree, rows, law);
-  std::cout << "B = " << GetParam() << ", V = " << w.tree.vocab << ", nodes " << w.tree.size() << ", depth " << w.tree.max_depth()
-            << ", 1 + C_p " << law.ceiling() << '\n';
+  std::cout << "B = " << GetParam() << ", V = " << w.tree.vocab << ", nodes " << w.tree.size()
+            << ", depth " << w.tree.max_depth() << ", 1 + C_p " << law.ceiling() << '\n';
   double total_seconds = 0.0;
   for (const VerifierInfo& info : verifier_catalog()) {
     const auto start = std::chrono::steady_clock::now();
     const ExactOutcome exact = enumerate_verifier(info.id, w.tree, rows);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     total_seconds += seconds;
     const double tv = total_variation(exact.completed, canonical);
-    std::cout << "  " << info.name << ": " << exact.branches << " branches, " << seconds << " s, exact TV " << tv << '\n';
+    std::cout << "  " << info.name << ": " << exact.branches << " branches, " << seconds
+              << " s, exact TV " << tv << '\n';
     EXPECT_EQ(exact.token_draws, TokenDraws::lumped) << info.name;
     switch (info.kind) {
       case VerifierKind::saturated:
@@ -46,7 +49,9 @@ TEST_P(LiveSizeLaws, LumpedLawOfEveryVerifier) {
         EXPECT_LE(tv, kTolerance) << info.name;
         EXPECT_LT(exact.mean_length, law.ceiling() - kTolerance) << info.name;
         break;
-      case VerifierKind::mutant: EXPECT_GT(tv, kTolerance) << info.name << " is indistinguishable from the canonical law"; break;
+      case VerifierKind::mutant:
+        EXPECT_GT(tv, kTolerance) << info.name << " is indistinguishable from the canonical law";
+        break;
     }
   }
   std::cout << "  every verifier: " << total_seconds << " s\n";

@@ -17,30 +17,40 @@ constexpr std::uint32_t kSeed = kDefaultSeed;
 class SampledCheck : public ::testing::TestWithParam<VerifierId> {
  protected:
   static const std::vector<workloads::CheckCase>& suite() {
-    static const std::vector<workloads::CheckCase> s = workloads::make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
+    static const std::vector<workloads::CheckCase> s =
+        workloads::make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
     return s;
   }
 };
 
 TEST_P(SampledCheck, VerdictMatchesItsKind) {
-  const judging::JudgingConfig config{.samples = 200000, .seed = kSeed, .threads = 2, .alpha = 1e-3,
-                           .verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size())};
+  const judging::JudgingConfig config{
+      .samples = 200000,
+      .seed = kSeed,
+      .threads = 2,
+      .alpha = 1e-3,
+      .verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size())};
   const judging::VerifierReport r = judging::check_verifier(GetParam(), suite(), config);
-  SCOPED_TRACE("seed " + std::to_string(kSeed) + ", alpha per verifier " + std::to_string(config.verifier_alpha()) +
-               ", n " + std::to_string(config.samples));
+  SCOPED_TRACE("seed " + std::to_string(kSeed) + ", alpha per verifier " +
+               std::to_string(config.verifier_alpha()) + ", n " + std::to_string(config.samples));
   switch (r.info.kind) {
     case VerifierKind::saturated:
-      EXPECT_EQ(verdict_text(r.verdict), "exact and saturated") << r.info.name << " min Holm p exactness " << r.decision.min_exactness_p_holm << ", saturation " << r.decision.min_saturation_p_holm;
+      EXPECT_EQ(verdict_text(r.verdict), "exact and saturated")
+          << r.info.name << " min Holm p exactness " << r.decision.min_exactness_p_holm
+          << ", saturation " << r.decision.min_saturation_p_holm;
       break;
     case VerifierKind::unsaturated:
-      EXPECT_EQ(verdict_text(r.verdict), "exact, not saturated") << r.info.name << " min Holm p exactness " << r.decision.min_exactness_p_holm << ", saturation " << r.decision.min_saturation_p_holm;
+      EXPECT_EQ(verdict_text(r.verdict), "exact, not saturated")
+          << r.info.name << " min Holm p exactness " << r.decision.min_exactness_p_holm
+          << ", saturation " << r.decision.min_saturation_p_holm;
       EXPECT_LT(r.mean_length, r.mean_ceiling) << r.info.name;
       break;
     case VerifierKind::mutant:
       EXPECT_FALSE(r.decision.enumeration_says_exact) << r.info.name;
       // Sampling must catch every mutant whose predicted power at this budget is ≥ 99 %.
       if (r.predicted_power >= 0.99) {
-        EXPECT_FALSE(r.decision.sampling_says_exact) << r.info.name << " power " << r.predicted_power;
+        EXPECT_FALSE(r.decision.sampling_says_exact)
+            << r.info.name << " power " << r.predicted_power;
       }
       break;
   }
@@ -50,8 +60,11 @@ TEST_P(SampledCheck, VerdictMatchesItsKind) {
 // The float32 rounding mutant is the one sampling cannot see: its TV is ~1e-8, so the predicted
 // power at 200,000 samples is essentially alpha. Only enumeration catches it.
 TEST(SampledCheckLimits, Float32MutantIsBeyondAnySampleBudget) {
-  const auto s = workloads::make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
-  const judging::VerifierReport r = judging::check_verifier(VerifierId::mutant_float32_one_minus_sum, s, {.samples = 200000, .seed = kSeed, .threads = 2});
+  const auto s =
+      workloads::make_suite({.trees = 8, .vocab = 16, .budget = 16, .seed = kSeed}).cases;
+  const judging::VerifierReport r =
+      judging::check_verifier(VerifierId::mutant_float32_one_minus_sum, s,
+                              {.samples = 200000, .seed = kSeed, .threads = 2});
   EXPECT_LT(r.max_exact_tv, 1e-6);
   EXPECT_LT(r.predicted_power, 0.01);
   EXPECT_EQ(r.caught_by, "enumeration only");

@@ -52,14 +52,16 @@ rc::Gen<SmallCase> small_cases(int max_nodes, int max_vocab) {
         if (std::find(used[p].begin(), used[p].end(), t) == used[p].end()) free.push_back(t);
       }
       if (free.empty()) continue;  // parent already holds every token
-      const Token t = free[static_cast<std::size_t>(*rc::gen::inRange(0, static_cast<int>(free.size())))];
+      const Token t =
+          free[static_cast<std::size_t>(*rc::gen::inRange(0, static_cast<int>(free.size())))];
       used[p].push_back(t);
       used.emplace_back();
       c.parents.push_back(p);
       c.tokens.push_back(t);
     }
     for (std::size_t v = 0; v < c.parents.size(); ++v) {
-      auto row = *rc::gen::container<std::vector<int>>(static_cast<std::size_t>(c.vocab), rc::gen::inRange(0, 10));
+      auto row = *rc::gen::container<std::vector<int>>(static_cast<std::size_t>(c.vocab),
+                                                       rc::gen::inRange(0, 10));
       if (std::all_of(row.begin(), row.end(), [](int w) { return w == 0; })) row[0] = 1;
       c.weights.insert(c.weights.end(), row.begin(), row.end());
     }
@@ -68,7 +70,8 @@ rc::Gen<SmallCase> small_cases(int max_nodes, int max_vocab) {
   // After RapidCheck's own shrinks, try removing each subtree: counterexamples end up minimal.
   return rc::gen::shrink(base, [](const SmallCase& c) {
     std::vector<SmallCase> smaller;
-    for (NodeId v = static_cast<NodeId>(c.parents.size()) - 1; v >= 1; --v) smaller.push_back(drop_subtree(c, v));
+    for (NodeId v = static_cast<NodeId>(c.parents.size()) - 1; v >= 1; --v)
+      smaller.push_back(drop_subtree(c, v));
     return rc::seq::fromContainer(std::move(smaller));
   });
 }
@@ -76,8 +79,11 @@ rc::Gen<SmallCase> small_cases(int max_nodes, int max_vocab) {
 void showValue(const SmallCase& c, std::ostream& os) {
   os << "SmallCase{vocab " << c.vocab << "; nodes (creation order):";
   for (std::size_t v = 0; v < c.parents.size(); ++v) {
-    os << "\n  node " << v << ": parent " << c.parents[v] << ", token " << c.tokens[v] << ", row weights (";
-    for (int a = 0; a < c.vocab; ++a) os << (a ? " " : "") << c.weights[v * static_cast<std::size_t>(c.vocab) + static_cast<std::size_t>(a)];
+    os << "\n  node " << v << ": parent " << c.parents[v] << ", token " << c.tokens[v]
+       << ", row weights (";
+    for (int a = 0; a < c.vocab; ++a)
+      os << (a ? " " : "")
+         << c.weights[v * static_cast<std::size_t>(c.vocab) + static_cast<std::size_t>(a)];
     os << ")";
   }
   os << "}";

@@ -14,10 +14,10 @@ struct SmallCase {
   std::int32_t vocab = 2;
   std::vector<NodeId> parents;  // (n) creation order, parents[i] < i, parents[0] = -1
   std::vector<Token> tokens;    // (n) distinct among siblings; tokens[0] unused
-  std::vector<int> weights;     // (n, vocab) integer row weights 0..9, each row with a positive entry
+  std::vector<int> weights;  // (n, vocab) integer row weights 0..9, each row with a positive entry
 
-  DraftTree tree() const;       // level order
-  TargetRows rows() const;      // in the level order of tree()
+  DraftTree tree() const;   // level order
+  TargetRows rows() const;  // in the level order of tree()
 };
 
 // The case without node v and its descendants (v ≥ 1).

@@ -28,8 +28,10 @@ TEST(Theorem1Quick, EveryClaimHoldsAndEveryVerdictIsExpected) {
   const auto& r = quick_results();
   EXPECT_EQ(r["format_version"], 1);
   EXPECT_EQ(r["claims"].size(), 11u);
-  for (const auto& c : r["claims"]) EXPECT_TRUE(c["holds"].get<bool>()) << c["claim"] << ": " << c["evidence"];
-  for (const auto& v : r["sweep"]["verifiers"]) EXPECT_TRUE(v["as_expected"].get<bool>()) << v["name"] << ": " << v["verdict"];
+  for (const auto& c : r["claims"])
+    EXPECT_TRUE(c["holds"].get<bool>()) << c["claim"] << ": " << c["evidence"];
+  for (const auto& v : r["sweep"]["verifiers"])
+    EXPECT_TRUE(v["as_expected"].get<bool>()) << v["name"] << ": " << v["verdict"];
   EXPECT_TRUE(r["passed"].get<bool>());
 }
 
@@ -40,7 +42,8 @@ TEST(Theorem1Quick, SweepCoversShapesBudgetsAndFamilies) {
   for (const auto& c : cases) shapes.insert(c["shape"].get<std::string>());
   EXPECT_EQ(shapes, (std::set<std::string>{"random", "ddtree", "chain", "star"}));
   EXPECT_EQ(quick_results()["sweep"]["verifiers"].size(), 7u);
-  for (const auto& v : quick_results()["sweep"]["verifiers"]) EXPECT_EQ(v["per_tree"].size(), cases.size());
+  for (const auto& v : quick_results()["sweep"]["verifiers"])
+    EXPECT_EQ(v["per_tree"].size(), cases.size());
 }
 
 // Calibration: 200 seeds at the quick size (fixed seed). Every series the suite relies on holds its
@@ -55,7 +58,8 @@ TEST(Theorem1Quick, CalibrationSeriesHoldTheirLevel) {
     ASSERT_EQ(p.size(), 200u);
     if (!s["gates"].get<bool>()) continue;
     for (double rate : {0.05, 0.01}) {
-      const auto alarms = static_cast<std::uint64_t>(std::count_if(p.begin(), p.end(), [&](double x) { return x < rate; }));
+      const auto alarms = static_cast<std::uint64_t>(
+          std::count_if(p.begin(), p.end(), [&](double x) { return x < rate; }));
       EXPECT_GE(binomial_upper_p(alarms, p.size(), rate), 1e-3) << s["test"] << " at " << rate;
     }
     if (s["test"].get<std::string>().find("chi-square") != std::string::npos) {
@@ -66,8 +70,9 @@ TEST(Theorem1Quick, CalibrationSeriesHoldTheirLevel) {
 
 TEST(Theorem1Quick, PowerAndCompositionCatchTheirMutants) {
   const auto& power = quick_results()["power"];
-  const auto mutants = std::count_if(verifier_catalog().begin(), verifier_catalog().end(),
-                                     [](const VerifierInfo& v) { return v.kind == VerifierKind::mutant; });
+  const auto mutants =
+      std::count_if(verifier_catalog().begin(), verifier_catalog().end(),
+                    [](const VerifierInfo& v) { return v.kind == VerifierKind::mutant; });
   ASSERT_EQ(power["mutants"].size(), static_cast<std::size_t>(mutants));
   for (const auto& m : power["mutants"]) {
     if (m["name"] == "mutant-float32-one-minus-sum") {
@@ -92,7 +97,8 @@ TEST(Theorem1Quick, PowerAndCompositionCatchTheirMutants) {
 // ceiling on some tree, yet its marginal law is p's.
 TEST(Theorem1Quick, SampledDraftsBindTheBoundGivenTheTreeForTargetOnlyVerifiersOnly) {
   const auto& rows = quick_results()["sampled_drafts"]["rows"];
-  ASSERT_EQ(rows.size(), 6u);  // TEV and the q-based verifier on chain, i.i.d. and without-replacement drafting
+  ASSERT_EQ(rows.size(),
+            6u);  // TEV and the q-based verifier on chain, i.i.d. and without-replacement drafting
   std::size_t q_based = 0;
   for (const auto& row : rows) {
     EXPECT_LE(row["marginal_tv"].get<double>(), 1e-12) << row["case"];

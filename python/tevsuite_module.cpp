@@ -28,7 +28,8 @@ namespace {
 // ("min_p_first", "min_p_last" or "top_p_full_and_top_k"), every key present; None where a case has none.
 py::object sampling_dict(const std::optional<SamplingParams>& p) {
   if (!p) return py::none();
-  return py::dict(py::arg("temperature") = p->temperature, py::arg("top_k") = p->top_k, py::arg("top_p") = p->top_p, py::arg("min_p") = p->min_p,
+  return py::dict(py::arg("temperature") = p->temperature, py::arg("top_k") = p->top_k,
+                  py::arg("top_p") = p->top_p, py::arg("min_p") = p->min_p,
                   py::arg("order") = std::string(order_name(p->order)));
 }
 
@@ -37,18 +38,21 @@ struct PyTreeCase {
   std::int32_t vocab = 0;
   py::array_t<std::int32_t> parents, tokens;  // (N)
   py::object probs;                           // (N, V) float64; None on an engine-shaped case
-  py::object logits;                          // (N, V) float64 on an engine-shaped case; None otherwise
-  py::object sampling;                        // sampling_dict
+  py::object logits;    // (N, V) float64 on an engine-shaped case; None otherwise
+  py::object sampling;  // sampling_dict
 };
 
-py::array_t<double> read_only_rows(std::span<const double> rows, std::int32_t nodes, std::int32_t vocab) {
-  py::array_t<double> a({static_cast<py::ssize_t>(nodes), static_cast<py::ssize_t>(vocab)}, rows.data());
+py::array_t<double> read_only_rows(std::span<const double> rows, std::int32_t nodes,
+                                   std::int32_t vocab) {
+  py::array_t<double> a({static_cast<py::ssize_t>(nodes), static_cast<py::ssize_t>(vocab)},
+                        rows.data());
   a.attr("setflags")(py::arg("write") = false);
   return a;
 }
 
 PyTreeCase make_tree_case(const TreeCase& c) {
-  PyTreeCase out{std::string(c.id), std::string(c.label), c.vocab, {}, {}, py::none(), py::none(), sampling_dict(c.sampling)};
+  PyTreeCase out{std::string(c.id), std::string(c.label),     c.vocab, {}, {}, py::none(),
+                 py::none(),        sampling_dict(c.sampling)};
   out.parents = py::array_t<std::int32_t>(c.parents.size(), c.parents.data());
   out.tokens = py::array_t<std::int32_t>(c.tokens.size(), c.tokens.data());
   for (auto* a : {&out.parents, &out.tokens}) a->attr("setflags")(py::arg("write") = false);
@@ -69,12 +73,17 @@ struct PyModelCase {
   const ModelCase* live = nullptr;
   py::object target_sampling, drafter_sampling;  // sampling_dict
 
-  py::array_t<double> row(std::span<const double> (ModelCase::*which)(std::span<const std::int32_t>) const,
+  py::array_t<double> row(std::span<const double> (ModelCase::*which)(std::span<const std::int32_t>)
+                              const,
                           const std::vector<std::int32_t>& prefix) const {
-    if (live == nullptr) throw std::runtime_error("model case " + id + " read after the verifier call returned");
-    if (static_cast<std::int32_t>(prefix.size()) > depth) throw std::invalid_argument("model case " + id + ": a prefix longer than its depth");
+    if (live == nullptr)
+      throw std::runtime_error("model case " + id + " read after the verifier call returned");
+    if (static_cast<std::int32_t>(prefix.size()) > depth)
+      throw std::invalid_argument("model case " + id + ": a prefix longer than its depth");
     for (const std::int32_t t : prefix) {
-      if (t < 0 || t >= vocab) throw std::invalid_argument("model case " + id + ": prefix token " + std::to_string(t) + " outside [0, V)");
+      if (t < 0 || t >= vocab)
+        throw std::invalid_argument("model case " + id + ": prefix token " + std::to_string(t) +
+                                    " outside [0, V)");
     }
     const std::span<const double> r = (live->*which)(prefix);
     return py::array_t<double>(r.size(), r.data());
@@ -83,22 +92,36 @@ struct PyModelCase {
 
 // A case of the caller's own (exact_law's): arrays copied and checked for shape; the library checks
 // the tree.
-PyTreeCase own_tree_case(const py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>& parents,
-                         const py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>& tokens,
-                         const py::array_t<double, py::array::c_style | py::array::forcecast>& probs, const std::string& id, const std::string& label) {
-  if (parents.ndim() != 1 || tokens.ndim() != 1 || parents.size() != tokens.size() || parents.size() < 1) {
+PyTreeCase own_tree_case(
+    const py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>& parents,
+    const py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>& tokens,
+    const py::array_t<double, py::array::c_style | py::array::forcecast>& probs,
+    const std::string& id, const std::string& label) {
+  if (parents.ndim() != 1 || tokens.ndim() != 1 || parents.size() != tokens.size() ||
+      parents.size() < 1) {
     throw std::invalid_argument("parents and tokens: expected two (N) integer arrays, N >= 1");
   }
-  if (probs.ndim() != 2 || probs.shape(0) != parents.size() || probs.shape(1) < 1) throw std::invalid_argument("probs: expected an (N, V) array");
-  const OwnedTreeCase owned{id, label, static_cast<std::int32_t>(probs.shape(1)), {parents.data(), parents.data() + parents.size()},
-                            {tokens.data(), tokens.data() + tokens.size()}, {probs.data(), probs.data() + probs.size()}};
+  if (probs.ndim() != 2 || probs.shape(0) != parents.size() || probs.shape(1) < 1)
+    throw std::invalid_argument("probs: expected an (N, V) array");
+  const OwnedTreeCase owned{id,
+                            label,
+                            static_cast<std::int32_t>(probs.shape(1)),
+                            {parents.data(), parents.data() + parents.size()},
+                            {tokens.data(), tokens.data() + tokens.size()},
+                            {probs.data(), probs.data() + probs.size()}};
   return make_tree_case(owned.view());
 }
 
 OwnedTreeCase owned_tree_case(const PyTreeCase& c) {
-  if (c.probs.is_none()) throw std::invalid_argument("case " + c.id + ": exact_law needs probs (an engine-shaped case has logits)");
+  if (c.probs.is_none())
+    throw std::invalid_argument("case " + c.id +
+                                ": exact_law needs probs (an engine-shaped case has logits)");
   const auto probs = c.probs.cast<py::array_t<double, py::array::c_style | py::array::forcecast>>();
-  return {c.id, c.label, c.vocab, {c.parents.data(), c.parents.data() + c.parents.size()}, {c.tokens.data(), c.tokens.data() + c.tokens.size()},
+  return {c.id,
+          c.label,
+          c.vocab,
+          {c.parents.data(), c.parents.data() + c.parents.size()},
+          {c.tokens.data(), c.tokens.data() + c.tokens.size()},
           {probs.data(), probs.data() + probs.size()}};
 }
 
@@ -123,7 +146,8 @@ struct PyDraws {
   }
 };
 
-std::vector<double> weight_vector(const py::array_t<double, py::array::c_style | py::array::forcecast>& w) {
+std::vector<double> weight_vector(
+    const py::array_t<double, py::array::c_style | py::array::forcecast>& w) {
   if (w.ndim() != 1) throw std::invalid_argument("weights: expected a 1-dimensional array");
   return {w.data(), w.data() + w.size()};
 }
@@ -133,7 +157,9 @@ struct PyRandomness {
   Randomness* live = nullptr;
   std::uint64_t sample = 0;
   Randomness& get() const {
-    if (live == nullptr) throw std::runtime_error("the randomness of sample " + std::to_string(sample) + " used after its verifier call returned");
+    if (live == nullptr)
+      throw std::runtime_error("the randomness of sample " + std::to_string(sample) +
+                               " used after its verifier call returned");
     return *live;
   }
 };
@@ -164,8 +190,9 @@ Report run_released(Check&& check) {
   return check();
 }
 
-TreeCheckOptions tree_options(std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab, std::uint64_t large_vocab_factor, double alpha,
-                              std::uint32_t seed, int threads, bool engine_inputs) {
+TreeCheckOptions tree_options(std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab,
+                              std::uint64_t large_vocab_factor, double alpha, std::uint32_t seed,
+                              int threads, bool engine_inputs) {
   return {cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads, engine_inputs};
 }
 
@@ -174,7 +201,8 @@ class TreeCaseCache {
  public:
   py::object get(const TreeCase& c) {
     auto it = cases_.find(std::string(c.id));
-    if (it == cases_.end()) it = cases_.emplace(std::string(c.id), py::cast(make_tree_case(c))).first;
+    if (it == cases_.end())
+      it = cases_.emplace(std::string(c.id), py::cast(make_tree_case(c))).first;
     return it->second;
   }
   ~TreeCaseCache() {
@@ -188,7 +216,8 @@ class TreeCaseCache {
 
 py::object model_case_object(const ModelCase& c, PyModelCase*& raw) {
   auto owned = std::make_unique<PyModelCase>(
-      PyModelCase{std::string(c.id), std::string(c.label), c.vocab, c.depth, c.drafting, &c, sampling_dict(c.target_sampling), sampling_dict(c.drafter_sampling)});
+      PyModelCase{std::string(c.id), std::string(c.label), c.vocab, c.depth, c.drafting, &c,
+                  sampling_dict(c.target_sampling), sampling_dict(c.drafter_sampling)});
   raw = owned.get();
   return py::cast(std::move(owned));
 }
@@ -207,8 +236,11 @@ Block block_of(const py::object& answer) {
 BlockBatch batch_of(const py::object& answer) {
   const py::tuple t = answer.cast<py::tuple>();
   const auto accepted = int_array(t[0]);
-  if (accepted.ndim() != 2) throw std::invalid_argument("accepted: expected an (n, D) integer array");
-  return {static_cast<std::int32_t>(accepted.shape(1)), {accepted.data(), accepted.data() + accepted.size()}, int_vector(t[1])};
+  if (accepted.ndim() != 2)
+    throw std::invalid_argument("accepted: expected an (n, D) integer array");
+  return {static_cast<std::int32_t>(accepted.shape(1)),
+          {accepted.data(), accepted.data() + accepted.size()},
+          int_vector(t[1])};
 }
 
 }  // namespace
@@ -220,7 +252,8 @@ PYBIND11_MODULE(_tevsuite, m) {
   m.attr("__version__") = std::string(version());
   m.attr("_c_version") = std::string(tev_version());
   m.attr("_header_version") = TEVSUITE_VERSION_STRING;
-  m.attr("_header_version_parts") = py::make_tuple(TEVSUITE_VERSION_MAJOR, TEVSUITE_VERSION_MINOR, TEVSUITE_VERSION_PATCH);
+  m.attr("_header_version_parts") =
+      py::make_tuple(TEVSUITE_VERSION_MAJOR, TEVSUITE_VERSION_MINOR, TEVSUITE_VERSION_PATCH);
   m.attr("kDefaultSeed") = kDefaultSeed;
   m.attr("kGreedyTemperature") = kGreedyTemperature;
   // The options' ranges, which the Python layer checks before it converts anything.
@@ -252,84 +285,143 @@ PYBIND11_MODULE(_tevsuite, m) {
       .def_readonly("exact_tv", &CaseResult::exact_tv)
       .def_readonly("mean_length", &CaseResult::mean_length)
       .def_readonly("ceiling", &CaseResult::ceiling)
-      .def("__repr__", [](const CaseResult& c) { return "<CaseResult " + c.id + ": " + verdict_text(c.verdict) + ">"; });
+      .def("__repr__", [](const CaseResult& c) {
+        return "<CaseResult " + c.id + ": " + verdict_text(c.verdict) + ">";
+      });
 
   py::class_<Report>(m, "Report", "The check's verdict, per-case results and description.")
       .def_readonly("verdict", &Report::verdict)
       .def_readonly("verdict_text", &Report::verdict_text)
       .def_readonly("alpha", &Report::alpha)
       .def_readonly("cases", &Report::cases)
-      .def("describe", [](const Report& r) { return r.description; }, "the verdict in a few lines, the first failing case spelled out")
-      .def("first_failing", [](const Report& r) { return r.first_failing() ? std::optional<CaseResult>(*r.first_failing()) : std::nullopt; })
+      .def(
+          "describe", [](const Report& r) { return r.description; },
+          "the verdict in a few lines, the first failing case spelled out")
+      .def("first_failing",
+           [](const Report& r) {
+             return r.first_failing() ? std::optional<CaseResult>(*r.first_failing())
+                                      : std::nullopt;
+           })
       .def("__str__", [](const Report& r) { return r.description; })
-      .def("__repr__", [](const Report& r) { return "<Report: " + r.verdict_text + ", " + std::to_string(r.cases.size()) + " cases>"; });
+      .def("__repr__", [](const Report& r) {
+        return "<Report: " + r.verdict_text + ", " + std::to_string(r.cases.size()) + " cases>";
+      });
 
-  py::class_<PyTreeCase>(m, "TreeCase", "A fixed-tree case: level order, node 0 the root, arrays read-only.")
-      .def(py::init(&own_tree_case), py::arg("parents"), py::arg("tokens"), py::arg("probs"), py::kw_only(), py::arg("id") = "case",
-           py::arg("label") = "", "a case of one's own (for exact_law): parents and tokens (N), -1 at the root; probs (N, V)")
+  py::class_<PyTreeCase>(m, "TreeCase",
+                         "A fixed-tree case: level order, node 0 the root, arrays read-only.")
+      .def(py::init(&own_tree_case), py::arg("parents"), py::arg("tokens"), py::arg("probs"),
+           py::kw_only(), py::arg("id") = "case", py::arg("label") = "",
+           "a case of one's own (for exact_law): parents and tokens (N), -1 at the root; probs (N, "
+           "V)")
       .def_readonly("id", &PyTreeCase::id)
       .def_readonly("label", &PyTreeCase::label)
       .def_readonly("vocab", &PyTreeCase::vocab)
       .def_readonly("parents", &PyTreeCase::parents, "(N) int32: parent of node i, -1 for the root")
       .def_readonly("tokens", &PyTreeCase::tokens, "(N) int32: token of node i, -1 for the root")
-      .def_readonly("probs", &PyTreeCase::probs, "(N, V) float64: target p(. | path to node i); None on an engine-shaped case")
-      .def_readonly("logits", &PyTreeCase::logits, "(N, V) float64: the target's logits on an engine-shaped case; None otherwise")
+      .def_readonly("probs", &PyTreeCase::probs,
+                    "(N, V) float64: target p(. | path to node i); None on an engine-shaped case")
+      .def_readonly("logits", &PyTreeCase::logits,
+                    "(N, V) float64: the target's logits on an engine-shaped case; None otherwise")
       .def_readonly("sampling", &PyTreeCase::sampling,
-                    "engine-shaped cases: {temperature, top_k, top_p, min_p, order} to apply to logits; None otherwise")
+                    "engine-shaped cases: {temperature, top_k, top_p, min_p, order} to apply to "
+                    "logits; None otherwise")
       .def_property_readonly("nodes", [](const PyTreeCase& c) { return c.parents.size(); });
 
-  py::class_<PyModelCase>(m, "ModelCase", "A model case: draft from q, at most depth deep, verify with p.")
+  py::class_<PyModelCase>(m, "ModelCase",
+                          "A model case: draft from q, at most depth deep, verify with p.")
       .def_readonly("id", &PyModelCase::id)
       .def_readonly("label", &PyModelCase::label)
       .def_readonly("vocab", &PyModelCase::vocab)
       .def_readonly("depth", &PyModelCase::depth)
-      .def_property_readonly("drafting",
-                             [](const PyModelCase& c) -> py::object {
-                               if (!c.drafting) return py::none();
-                               static const char* names[] = {"chain", "independent_chains", "iid_children", "without_replacement", "top_k"};
-                               return py::dict(py::arg("policy") = names[static_cast<int>(c.drafting->policy)], py::arg("width") = c.drafting->width,
-                                               py::arg("depth") = c.drafting->depth);
-                             })
-      .def("p", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::p, prefix); },
-           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: the target's next-token row after the prefix")
-      .def("q", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::q, prefix); },
-           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: the drafter's next-token row after the prefix")
-      .def("p_logits", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::p_logits, prefix); },
-           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: an engine-shaped case's target logits after the prefix")
-      .def("q_logits", [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) { return c.row(&ModelCase::q_logits, prefix); },
-           py::arg("prefix") = std::vector<std::int32_t>{}, "(V) float64: an engine-shaped case's drafter logits after the prefix")
-      .def_readonly("target_sampling", &PyModelCase::target_sampling, "engine-shaped cases: what to apply to p_logits; None otherwise")
-      .def_readonly("drafter_sampling", &PyModelCase::drafter_sampling, "engine-shaped cases: what to apply to q_logits (the drafter drafts from it)");
+      .def_property_readonly(
+          "drafting",
+          [](const PyModelCase& c) -> py::object {
+            if (!c.drafting) return py::none();
+            static const char* names[] = {"chain", "independent_chains", "iid_children",
+                                          "without_replacement", "top_k"};
+            return py::dict(py::arg("policy") = names[static_cast<int>(c.drafting->policy)],
+                            py::arg("width") = c.drafting->width,
+                            py::arg("depth") = c.drafting->depth);
+          })
+      .def(
+          "p",
+          [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) {
+            return c.row(&ModelCase::p, prefix);
+          },
+          py::arg("prefix") = std::vector<std::int32_t>{},
+          "(V) float64: the target's next-token row after the prefix")
+      .def(
+          "q",
+          [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) {
+            return c.row(&ModelCase::q, prefix);
+          },
+          py::arg("prefix") = std::vector<std::int32_t>{},
+          "(V) float64: the drafter's next-token row after the prefix")
+      .def(
+          "p_logits",
+          [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) {
+            return c.row(&ModelCase::p_logits, prefix);
+          },
+          py::arg("prefix") = std::vector<std::int32_t>{},
+          "(V) float64: an engine-shaped case's target logits after the prefix")
+      .def(
+          "q_logits",
+          [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) {
+            return c.row(&ModelCase::q_logits, prefix);
+          },
+          py::arg("prefix") = std::vector<std::int32_t>{},
+          "(V) float64: an engine-shaped case's drafter logits after the prefix")
+      .def_readonly("target_sampling", &PyModelCase::target_sampling,
+                    "engine-shaped cases: what to apply to p_logits; None otherwise")
+      .def_readonly("drafter_sampling", &PyModelCase::drafter_sampling,
+                    "engine-shaped cases: what to apply to q_logits (the drafter drafts from it)");
 
   py::class_<ExactLaw>(m, "ExactLaw", "A drawing verifier's exact law on one case (exact_law).")
       .def_readonly("tv", &ExactLaw::tv, "TV from the canonical law")
       .def_readonly("mean_length", &ExactLaw::mean_length, "E[L]")
       .def_readonly("ceiling", &ExactLaw::ceiling, "1 + C_p: E[L] of a saturated verifier")
-      .def_readonly("completion_probability", &ExactLaw::completion_probability, "P(the bonus is a drafted child's token); 0 when saturated")
+      .def_readonly("completion_probability", &ExactLaw::completion_probability,
+                    "P(the bonus is a drafted child's token); 0 when saturated")
       .def("__repr__", [](const ExactLaw& l) {
-        return "<ExactLaw tv=" + std::to_string(l.tv) + " mean_length=" + std::to_string(l.mean_length) + " ceiling=" + std::to_string(l.ceiling) + ">";
+        return "<ExactLaw tv=" + std::to_string(l.tv) +
+               " mean_length=" + std::to_string(l.mean_length) +
+               " ceiling=" + std::to_string(l.ceiling) + ">";
       });
 
-  py::class_<PyDraws>(m, "Draws", "A drawing verifier's draws: the only randomness exact_law lets it use.")
-      .def("categorical", [](PyDraws& d, const py::array_t<double, py::array::c_style | py::array::forcecast>& weights) {
-             const std::vector<double> w = weight_vector(weights);
-             return d.draw([&](Draws& draws) { return draws.categorical(w); });
-           }, py::arg("weights"), "i with probability weights[i] / sum(weights)")
-      .def("next_token", [](PyDraws& d, std::int32_t node, const py::array_t<double, py::array::c_style | py::array::forcecast>& weights) {
-             const std::vector<double> w = weight_vector(weights);
-             return d.draw([&](Draws& draws) { return draws.next_token(node, w); });
-           }, py::arg("node"), py::arg("weights"),
-           "the token after `node` drawn from weights (V); one that is not a drafted child of node is the bonus: return at once");
+  py::class_<PyDraws>(m, "Draws",
+                      "A drawing verifier's draws: the only randomness exact_law lets it use.")
+      .def(
+          "categorical",
+          [](PyDraws& d,
+             const py::array_t<double, py::array::c_style | py::array::forcecast>& weights) {
+            const std::vector<double> w = weight_vector(weights);
+            return d.draw([&](Draws& draws) { return draws.categorical(w); });
+          },
+          py::arg("weights"), "i with probability weights[i] / sum(weights)")
+      .def(
+          "next_token",
+          [](PyDraws& d, std::int32_t node,
+             const py::array_t<double, py::array::c_style | py::array::forcecast>& weights) {
+            const std::vector<double> w = weight_vector(weights);
+            return d.draw([&](Draws& draws) { return draws.next_token(node, w); });
+          },
+          py::arg("node"), py::arg("weights"),
+          "the token after `node` drawn from weights (V); one that is not a drafted child of node "
+          "is the bonus: return at once");
 
-  py::class_<PyRandomness>(m, "Randomness", "One sample's randomness (Philox on tevsuite's verifier stream).")
-      .def("uniform", [](const PyRandomness& r) { return r.get().uniform(); }, "a float in [0, 1)")
-      .def("bits", [](const PyRandomness& r) { return r.get().bits(); }, "64 random bits")
+  py::class_<PyRandomness>(m, "Randomness",
+                           "One sample's randomness (Philox on tevsuite's verifier stream).")
+      .def(
+          "uniform", [](const PyRandomness& r) { return r.get().uniform(); }, "a float in [0, 1)")
+      .def(
+          "bits", [](const PyRandomness& r) { return r.get().bits(); }, "64 random bits")
       .def_readonly("sample", &PyRandomness::sample);
 
   m.def(
       "_check_tree",
-      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab, std::uint64_t large_vocab_factor,
-         double alpha, std::uint32_t seed, int threads, bool engine_inputs) {
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples,
+         std::int32_t large_vocab, std::uint64_t large_vocab_factor, double alpha,
+         std::uint32_t seed, int threads, bool engine_inputs) {
         TreeCaseCache cache;
         const TreeVerifier verifier = [&](const TreeCase& c, Randomness& r) {
           py::gil_scoped_acquire gil;
@@ -339,32 +431,43 @@ PYBIND11_MODULE(_tevsuite, m) {
           raw->live = nullptr;
           return b;
         };
-        return run_released(
-            [&] { return check_tree_verifier(verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads, engine_inputs)); });
+        return run_released([&] {
+          return check_tree_verifier(
+              verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed,
+                                     threads, engine_inputs));
+        });
       },
-      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"),
-      py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"));
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"),
+      py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"), py::arg("seed"),
+      py::arg("threads"), py::arg("engine_inputs"));
 
   m.def(
       "_check_tree_batched",
-      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab, std::uint64_t large_vocab_factor,
-         double alpha, std::uint32_t seed, int threads, bool engine_inputs, std::uint64_t batch) {
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples,
+         std::int32_t large_vocab, std::uint64_t large_vocab_factor, double alpha,
+         std::uint32_t seed, int threads, bool engine_inputs, std::uint64_t batch) {
         TreeCaseCache cache;
-        const TreeBatchVerifier verifier = [&](const TreeCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t batch_seed) {
+        const TreeBatchVerifier verifier = [&](const TreeCase& c, std::uint64_t first,
+                                               std::uint64_t count, std::uint64_t batch_seed) {
           py::gil_scoped_acquire gil;
           return batch_of(verify(cache.get(c), first, count, batch_seed));
         };
         return run_released([&] {
-          return check_tree_verifier_batched(verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads, engine_inputs),
-                                             batch);
+          return check_tree_verifier_batched(
+              verifier,
+              tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads,
+                           engine_inputs),
+              batch);
         });
       },
-      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"),
-      py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"), py::arg("batch"));
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"),
+      py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"), py::arg("seed"),
+      py::arg("threads"), py::arg("engine_inputs"), py::arg("batch"));
 
   m.def(
       "_check_model",
-      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed, int threads, bool engine_inputs) {
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha,
+         std::uint32_t seed, int threads, bool engine_inputs) {
         const ModelVerifier verifier = [&](const ModelCase& c, Randomness& r) {
           py::gil_scoped_acquire gil;
           PyModelCase* model = nullptr;
@@ -376,15 +479,20 @@ PYBIND11_MODULE(_tevsuite, m) {
           randomness->live = nullptr;
           return b;
         };
-        return run_released([&] { return check_model_verifier(verifier, ModelCheckOptions{cases, samples, alpha, seed, threads, engine_inputs}); });
+        return run_released([&] {
+          return check_model_verifier(
+              verifier, ModelCheckOptions{cases, samples, alpha, seed, threads, engine_inputs});
+        });
       },
-      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"), py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"));
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"),
+      py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"));
 
   m.def(
       "_check_model_batched",
-      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha, std::uint32_t seed, int threads, bool engine_inputs,
-         std::uint64_t batch) {
-        const ModelBatchVerifier verifier = [&](const ModelCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t batch_seed) {
+      [](const py::function& verify, std::int32_t cases, std::uint64_t samples, double alpha,
+         std::uint32_t seed, int threads, bool engine_inputs, std::uint64_t batch) {
+        const ModelBatchVerifier verifier = [&](const ModelCase& c, std::uint64_t first,
+                                                std::uint64_t count, std::uint64_t batch_seed) {
           py::gil_scoped_acquire gil;
           PyModelCase* model = nullptr;
           const py::object case_object = model_case_object(c, model);
@@ -392,11 +500,14 @@ PYBIND11_MODULE(_tevsuite, m) {
           model->live = nullptr;
           return b;
         };
-        return run_released(
-            [&] { return check_model_verifier_batched(verifier, ModelCheckOptions{cases, samples, alpha, seed, threads, engine_inputs}, batch); });
+        return run_released([&] {
+          return check_model_verifier_batched(
+              verifier, ModelCheckOptions{cases, samples, alpha, seed, threads, engine_inputs},
+              batch);
+        });
       },
-      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"), py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"),
-      py::arg("batch"));
+      py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"), py::arg("alpha"),
+      py::arg("seed"), py::arg("threads"), py::arg("engine_inputs"), py::arg("batch"));
 
   m.def(
       "_exact_law",
@@ -425,8 +536,8 @@ PYBIND11_MODULE(_tevsuite, m) {
 
   m.def(
       "_check_batch",
-      [](const py::function& verify, std::int32_t batches, std::int32_t requests, std::uint64_t rounds, double alpha, std::uint32_t seed,
-         bool engine_inputs) {
+      [](const py::function& verify, std::int32_t batches, std::int32_t requests,
+         std::uint64_t rounds, double alpha, std::uint32_t seed, bool engine_inputs) {
         TreeCaseCache cache;
         const RequestBatchVerifier verifier = [&](std::span<const TreeCase> batch, Randomness& r) {
           py::gil_scoped_acquire gil;
@@ -438,23 +549,29 @@ PYBIND11_MODULE(_tevsuite, m) {
           raw->live = nullptr;
           return b;
         };
-        return run_released([&] { return check_batch_verifier(verifier, BatchCheckOptions{batches, requests, rounds, alpha, seed, engine_inputs}); });
+        return run_released([&] {
+          return check_batch_verifier(
+              verifier, BatchCheckOptions{batches, requests, rounds, alpha, seed, engine_inputs});
+        });
       },
-      py::arg("verify"), py::kw_only(), py::arg("batches"), py::arg("requests"), py::arg("rounds"), py::arg("alpha"), py::arg("seed"),
-      py::arg("engine_inputs"));
+      py::arg("verify"), py::kw_only(), py::arg("batches"), py::arg("requests"), py::arg("rounds"),
+      py::arg("alpha"), py::arg("seed"), py::arg("engine_inputs"));
 
   m.def(
       "process_logits",
-      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& logits, double temperature, std::int64_t top_k, double top_p, double min_p,
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& logits,
+         double temperature, std::int64_t top_k, double top_p, double min_p,
          const std::string& order) {
         if (logits.ndim() != 1) throw std::invalid_argument("logits: expected a (V) array");
         const FilterOrder filter_order = parse_order(order);
         py::array_t<double> out(logits.size());
-        process_logits({logits.data(), static_cast<std::size_t>(logits.size())}, {temperature, top_k, top_p, min_p, filter_order},
+        process_logits({logits.data(), static_cast<std::size_t>(logits.size())},
+                       {temperature, top_k, top_p, min_p, filter_order},
                        {out.mutable_data(), static_cast<std::size_t>(out.size())});
         return out;
       },
-      py::arg("logits"), py::kw_only(), py::arg("temperature") = 1.0, py::arg("top_k") = 0, py::arg("top_p") = 1.0, py::arg("min_p") = 0.0,
-      py::arg("order") = "min_p_first",
-      "tevsuite's reference: the distribution an engine samples from after the sampling parameters (docs/protocol.md)");
+      py::arg("logits"), py::kw_only(), py::arg("temperature") = 1.0, py::arg("top_k") = 0,
+      py::arg("top_p") = 1.0, py::arg("min_p") = 0.0, py::arg("order") = "min_p_first",
+      "tevsuite's reference: the distribution an engine samples from after the sampling parameters "
+      "(docs/protocol.md)");
 }

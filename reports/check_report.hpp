@@ -8,8 +8,10 @@
 namespace tev::reports {
 
 // The selftest's failures and summary, the suite, the settings, the verdict table and the PASS line.
-void print_check(const experiments::CheckSuiteOptions& options, const experiments::CheckSuiteResult& result, std::ostream& out);
+void print_check(const experiments::CheckSuiteOptions& options,
+                 const experiments::CheckSuiteResult& result, std::ostream& out);
 // format_version 2: the config with the policy's levels, the trees, and every verifier's verdict and evidence.
-nlohmann::json check_json(const experiments::CheckSuiteOptions& options, const experiments::CheckSuiteResult& result);
+nlohmann::json check_json(const experiments::CheckSuiteOptions& options,
+                          const experiments::CheckSuiteResult& result);
 
 }  // namespace tev::reports

@@ -19,27 +19,37 @@ std::string tv_text(const std::optional<double>& tv) { return tv ? num(*tv) : "n
 
 // One row per fixed-tree case (a batch's request), then its impossible events; `width` fits the ids.
 void print_case_rows(const std::vector<CaseResult>& cases, std::size_t width, std::ostream& out) {
-  out << std::left << std::setw(static_cast<int>(width)) << "case" << std::setw(10) << "samples" << std::setw(11) << "impossible" << std::setw(12)
-      << "in-tree bon" << std::setw(11) << "exact p(H)" << std::setw(10) << "sat p(H)" << std::setw(10) << "indep p" << std::setw(9) << "mean L"
-      << std::setw(9) << "1+C_p" << std::setw(11) << "TV@99%" << std::setw(23) << "verdict" << "what it exercises\n";
+  out << std::left << std::setw(static_cast<int>(width)) << "case" << std::setw(10) << "samples"
+      << std::setw(11) << "impossible" << std::setw(12) << "in-tree bon" << std::setw(11)
+      << "exact p(H)" << std::setw(10) << "sat p(H)" << std::setw(10) << "indep p" << std::setw(9)
+      << "mean L" << std::setw(9) << "1+C_p" << std::setw(11) << "TV@99%" << std::setw(23)
+      << "verdict"
+      << "what it exercises\n";
   for (const CaseResult& r : cases) {
-    out << std::left << std::setw(static_cast<int>(width)) << r.id << std::setw(10) << r.samples << std::setw(11) << r.impossible << std::setw(12)
-        << r.evidence.completions << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(10) << num(r.decision.saturation_p_holm)
-        << std::setw(10) << (r.evidence.iid_tests.empty() ? "-" : num(judging::smallest_iid_p(r.evidence))) << std::setw(9)
-        << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling) << std::setw(11) << tv_text(judging::stated_tv(r.evidence))
-        << std::setw(23) << verdict_text(r.decision.verdict) << r.label << '\n';
+    out << std::left << std::setw(static_cast<int>(width)) << r.id << std::setw(10) << r.samples
+        << std::setw(11) << r.impossible << std::setw(12) << r.evidence.completions << std::setw(11)
+        << num(r.decision.exactness_p_holm) << std::setw(10) << num(r.decision.saturation_p_holm)
+        << std::setw(10)
+        << (r.evidence.iid_tests.empty() ? "-" : num(judging::smallest_iid_p(r.evidence)))
+        << std::setw(9) << num(r.evidence.mean_length) << std::setw(9) << num(r.evidence.ceiling)
+        << std::setw(11) << tv_text(judging::stated_tv(r.evidence)) << std::setw(23)
+        << verdict_text(r.decision.verdict) << r.label << '\n';
   }
   for (const CaseResult& r : cases) {
-    if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
+    if (r.impossible > 0)
+      out << "impossible event (" << r.impossible << " in case " << r.id
+          << "), first: " << r.first_impossible << '\n';
     if (r.decision.verdict == judging::Verdict::not_exact && !r.evidence.iid_tests.empty()) {
-      out << "case " << r.id << ", tests of independence: " << iid_tests_text(r.evidence.iid_tests) << '\n';
+      out << "case " << r.id << ", tests of independence: " << iid_tests_text(r.evidence.iid_tests)
+          << '\n';
     }
   }
 }
 
 // The fields every conformance results file has: its kind, the policy at a family of `family`
 // tests, the overall verdict and the first failing case.
-json results_header(ResultsKind kind, const judging::VerdictPolicy& policy, std::size_t family, std::size_t exactness_tests, const std::string& overall,
+json results_header(ResultsKind kind, const judging::VerdictPolicy& policy, std::size_t family,
+                    std::size_t exactness_tests, const std::string& overall,
                     judging::Verdict verdict, const std::string& first_failing) {
   return {{"format_version", 2},
           {"command", "conformance"},
@@ -53,7 +63,8 @@ json results_header(ResultsKind kind, const judging::VerdictPolicy& policy, std:
 }
 
 // The last line of every conformance table; returns the verdict's exit code.
-int print_overall(std::ostream& out, const std::string& text, judging::Verdict overall, const char* member, const std::string& first_failing) {
+int print_overall(std::ostream& out, const std::string& text, judging::Verdict overall,
+                  const char* member, const std::string& first_failing) {
   out << "overall: " << text;
   if (!first_failing.empty()) out << " (first such " << member << ": " << first_failing << ")";
   out << '\n';
@@ -72,8 +83,9 @@ json case_json(const CaseResult& r) {
 }  // namespace
 
 json conformance_json(const ConformanceReport& report) {
-  json j = results_header(ResultsKind::conformance, report.policy, report.cases.size(), report.exactness_tests, verdict_text(report.overall),
-                          report.overall, report.first_failing);
+  json j = results_header(ResultsKind::conformance, report.policy, report.cases.size(),
+                          report.exactness_tests, verdict_text(report.overall), report.overall,
+                          report.first_failing);
   j["saturation_tests"] = report.saturation_tests;
   for (const CaseResult& r : report.cases) j["cases"].push_back(case_json(r));
   return j;
@@ -82,48 +94,73 @@ json conformance_json(const ConformanceReport& report) {
 int print_conformance(const ConformanceReport& report, std::ostream& out) {
   print_case_rows(report.cases, 6, out);
   const judging::VerdictPolicy& p = report.policy;
-  out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests
-      << " cases: identity test, tests of independence, E[L] and acceptance above their ceilings), " << p.saturation_alpha()
-      << " for saturation (Holm over " << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\n"
-      << "indep p: the smallest p of the case's tests of independence (each half of its sample stream against the canonical law; the\n"
-      << "joint law of consecutive blocks' bins against the product, pairs (2k, 2k+1) and (2k+1, 2k+2)).\n"
-      << "TV@99%: every law at least this far from the canonical one (or a half's law, or consecutive blocks' joint law this far from the\n"
+  out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha()
+      << " for exactness (Holm over " << report.exactness_tests
+      << " cases: identity test, tests of independence, E[L] and acceptance above their ceilings), "
+      << p.saturation_alpha() << " for saturation (Holm over " << report.saturation_tests
+      << " E[L] and per-node acceptance shortfall tests).\n"
+      << "indep p: the smallest p of the case's tests of independence (each half of its sample "
+         "stream against the canonical law; the\n"
+      << "joint law of consecutive blocks' bins against the product, pairs (2k, 2k+1) and (2k+1, "
+         "2k+2)).\n"
+      << "TV@99%: every law at least this far from the canonical one (or a half's law, or "
+         "consecutive blocks' joint law this far from the\n"
       << "product), in any direction, tails included, is rejected with " << p.required_power * 100
-      << " % power by the case's tests at their levels (identity test " << num(p.identity_level(report.cases.size(), true, true))
+      << " % power by the case's tests at their levels (identity test "
+      << num(p.identity_level(report.cases.size(), true, true))
       << "); 'none': no TV below 1 is.\nA case that cannot guarantee TV " << p.max_detectable_tv
-      << " is 'inconclusive' (exit 4): give it more samples; one whose E[L] test cannot see a shortfall of " << p.max_detectable_shortfall
-      << " tokens is 'exact, saturation inconclusive' (exit 5).\n";
-  return print_overall(out, verdict_text(report.overall), report.overall, "case", report.first_failing);
+      << " is 'inconclusive' (exit 4): give it more samples; one whose E[L] test cannot see a "
+         "shortfall of "
+      << p.max_detectable_shortfall << " tokens is 'exact, saturation inconclusive' (exit 5).\n";
+  return print_overall(out, verdict_text(report.overall), report.overall, "case",
+                       report.first_failing);
 }
 
 int print_model_conformance(const ModelReport& report, std::ostream& out) {
-  out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11) << "impossible" << std::setw(11) << "exact p(H)"
-      << std::setw(9) << "mean L" << std::setw(9) << "ref E[L]" << std::setw(10) << "TV@99%" << std::setw(20) << "verdict" << std::setw(24) << "drafting hint" << "what it exercises\n";
+  out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11)
+      << "impossible" << std::setw(11) << "exact p(H)" << std::setw(9) << "mean L" << std::setw(9)
+      << "ref E[L]" << std::setw(10) << "TV@99%" << std::setw(20) << "verdict" << std::setw(24)
+      << "drafting hint"
+      << "what it exercises\n";
   for (const ModelCaseResult& r : report.cases) {
-    out << std::left << std::setw(6) << r.id << std::setw(10) << r.evidence.samples << std::setw(11) << r.impossible << std::setw(11)
-        << num(r.decision.exactness_p_holm) << std::setw(9) << fixed(r.evidence.mean_length, 4) << std::setw(9)
+    out << std::left << std::setw(6) << r.id << std::setw(10) << r.evidence.samples << std::setw(11)
+        << r.impossible << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(9)
+        << fixed(r.evidence.mean_length, 4) << std::setw(9)
         << (r.reference_mean_length ? fixed(*r.reference_mean_length, 4) : "-") << std::setw(10)
-        << (r.evidence.detectable_tv ? num(*r.evidence.detectable_tv) : "none") << std::setw(20) << model_verdict_text(r.decision.verdict)
-        << std::setw(24) << (r.drafting.empty() ? "-" : r.drafting) << r.label << '\n';
+        << (r.evidence.detectable_tv ? num(*r.evidence.detectable_tv) : "none") << std::setw(20)
+        << model_verdict_text(r.decision.verdict) << std::setw(24)
+        << (r.drafting.empty() ? "-" : r.drafting) << r.label << '\n';
   }
   for (const ModelCaseResult& r : report.cases) {
-    if (r.impossible > 0) out << "impossible event (" << r.impossible << " in case " << r.id << "), first: " << r.first_impossible << '\n';
-    if (r.trees > 0) out << "case " << r.id << ": " << r.trees << " samples reported their tree, " << num(r.mean_tree_nodes) << " drafted nodes each on average\n";
+    if (r.impossible > 0)
+      out << "impossible event (" << r.impossible << " in case " << r.id
+          << "), first: " << r.first_impossible << '\n';
+    if (r.trees > 0)
+      out << "case " << r.id << ": " << r.trees << " samples reported their tree, "
+          << num(r.mean_tree_nodes) << " drafted nodes each on average\n";
   }
   const judging::VerdictPolicy& p = report.policy;
-  out << "\nModel cases: every block completed with p to H = D + 1 tokens; Pearson chi-square against p's H-token law, pooled by the\n"
-      << "first H - 1 tokens. alpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for marginal exactness (Holm over "
-      << report.exactness_tests << " chi-square tests).\nSaturation does not apply (no fixed tree, no 1 + C_p): mean L is descriptive; "
-      << "ref E[L] is the exact E[L] of the suite's own exact\nverifier for the drafting hint, by enumeration (descriptive: an exact verifier may emit more or fewer).\n"
-      << "TV@99%: every law over the H-token sequences at least this far from p's, in any direction, tails included, is rejected\n"
-      << "with " << p.required_power * 100 << " % power by the case's identity test at its level " << num(p.identity_level(report.cases.size(), false))
-      << "; a case that cannot guarantee TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
-  return print_overall(out, model_verdict_text(report.overall), report.overall, "case", report.first_failing);
+  out << "\nModel cases: every block completed with p to H = D + 1 tokens; Pearson chi-square "
+         "against p's H-token law, pooled by the\n"
+      << "first H - 1 tokens. alpha " << p.alpha << " family-wise: " << p.exactness_alpha()
+      << " for marginal exactness (Holm over " << report.exactness_tests
+      << " chi-square tests).\nSaturation does not apply (no fixed tree, no 1 + C_p): mean L is "
+         "descriptive; "
+      << "ref E[L] is the exact E[L] of the suite's own exact\nverifier for the drafting hint, by "
+         "enumeration (descriptive: an exact verifier may emit more or fewer).\n"
+      << "TV@99%: every law over the H-token sequences at least this far from p's, in any "
+         "direction, tails included, is rejected\n"
+      << "with " << p.required_power * 100 << " % power by the case's identity test at its level "
+      << num(p.identity_level(report.cases.size(), false)) << "; a case that cannot guarantee TV "
+      << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
+  return print_overall(out, model_verdict_text(report.overall), report.overall, "case",
+                       report.first_failing);
 }
 
 json model_conformance_json(const ModelReport& report) {
-  json j = results_header(ResultsKind::conformance_model, report.policy, report.cases.size(), report.exactness_tests,
-                          model_verdict_text(report.overall), report.overall, report.first_failing);
+  json j = results_header(ResultsKind::conformance_model, report.policy, report.cases.size(),
+                          report.exactness_tests, model_verdict_text(report.overall),
+                          report.overall, report.first_failing);
   j["cases_format_version"] = kModelFormatVersion;
   for (const ModelCaseResult& r : report.cases) {
     j["cases"].push_back({{"case_id", r.id},
@@ -148,48 +185,65 @@ json model_conformance_json(const ModelReport& report) {
 }
 
 void print_emit_summary(const EmitSummary& s, const std::string& out_path, std::ostream& out) {
-  out << "wrote " << s.cases << " " << s.what << " to " << out_path << " (" << s.samples << " samples each)\n";
+  out << "wrote " << s.cases << " " << s.what << " to " << out_path << " (" << s.samples
+      << " samples each)\n";
   const std::vector<double>& tvs = s.detectable_tvs;
   if (!tvs.empty()) {
-    out << "judged at family alpha " << s.policy.alpha << " (identity-test level " << num(s.chi_square_level) << " per " << s.level_of << "), each "
-        << s.member << " "
-        << "rejects every law at TV >= " << num(tvs.front()) << " .. " << num(tvs.back()) << " (median " << num(tvs[tvs.size() / 2])
-        << "), in any direction, with 99 % power (" << s.law << ")\n";
+    out << "judged at family alpha " << s.policy.alpha << " (identity-test level "
+        << num(s.chi_square_level) << " per " << s.level_of << "), each " << s.member << " "
+        << "rejects every law at TV >= " << num(tvs.front()) << " .. " << num(tvs.back())
+        << " (median " << num(tvs[tvs.size() / 2]) << "), in any direction, with 99 % power ("
+        << s.law << ")\n";
   }
-  if (s.undetectable > 0) out << s.undetectable << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
+  if (s.undetectable > 0)
+    out << s.undetectable
+        << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
 }
 
 int print_batch_conformance(const BatchReport& report, std::ostream& out) {
   std::size_t width = 6;
   for (const CaseResult& r : report.requests) width = std::max(width, r.id.size() + 2);
   print_case_rows(report.requests, width, out);
-  out << "\nindependence of the requests within a round: joint law of two requests' completed blocks (exit node and bonus, in each\n"
-         "request's pair bins) against the product of their canonical laws (a leak between them, in an exit or only in a bonus, or a\n"
+  out << "\nindependence of the requests within a round: joint law of two requests' completed "
+         "blocks (exit node and bonus, in each\n"
+         "request's pair bins) against the product of their canonical laws (a leak between them, "
+         "in an exit or only in a bonus, or a\n"
          "request that is itself not exact, moves it off)\n";
   std::size_t pair_width = 6;
   for (const PairResult& r : report.pairs) pair_width = std::max(pair_width, r.id.size() + 2);
-  out << std::left << std::setw(static_cast<int>(pair_width)) << "pair" << std::setw(10) << "rounds" << std::setw(12) << "chi2 p" << std::setw(11)
-      << "exact p(H)" << std::setw(11) << "TV@99%" << "finding\n";
+  out << std::left << std::setw(static_cast<int>(pair_width)) << "pair" << std::setw(10) << "rounds"
+      << std::setw(12) << "chi2 p" << std::setw(11) << "exact p(H)" << std::setw(11) << "TV@99%"
+      << "finding\n";
   for (const PairResult& r : report.pairs) {
-    out << std::left << std::setw(static_cast<int>(pair_width)) << r.id << std::setw(10) << r.evidence.samples << std::setw(12) << num(r.evidence.chi_square.p_value)
-        << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(11) << tv_text(r.evidence.detectable_tv) << r.finding
-        << '\n';
+    out << std::left << std::setw(static_cast<int>(pair_width)) << r.id << std::setw(10)
+        << r.evidence.samples << std::setw(12) << num(r.evidence.chi_square.p_value)
+        << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(11)
+        << tv_text(r.evidence.detectable_tv) << r.finding << '\n';
   }
   const judging::VerdictPolicy& p = report.policy;
   const std::size_t family = report.requests.size() + report.pairs.size();
-  out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over " << report.exactness_tests << " tests: "
-      << report.requests.size() << " requests' identity, E[L] and acceptance tests and " << report.pairs.size() << " pairs' independence tests), "
-      << p.saturation_alpha() << " for saturation (Holm over " << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\n"
-      << "TV@99%: every law at least this far from the canonical one (a request's, and each of its tests of independence as a case's)\n"
-      << "or every joint law of the pair's bins this far from the product (a pair's), in any direction, tails included, is rejected with\n"
-      << p.required_power * 100 << " % power at the test's level (" << num(p.identity_level(family, true, true)) << " a request's identity test, "
+  out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha()
+      << " for exactness (Holm over " << report.exactness_tests
+      << " tests: " << report.requests.size()
+      << " requests' identity, E[L] and acceptance tests and " << report.pairs.size()
+      << " pairs' independence tests), " << p.saturation_alpha() << " for saturation (Holm over "
+      << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\n"
+      << "TV@99%: every law at least this far from the canonical one (a request's, and each of its "
+         "tests of independence as a case's)\n"
+      << "or every joint law of the pair's bins this far from the product (a pair's), in any "
+         "direction, tails included, is rejected with\n"
+      << p.required_power * 100 << " % power at the test's level ("
+      << num(p.identity_level(family, true, true)) << " a request's identity test, "
       << num(p.identity_level(family, false)) << " a pair); a request or pair that\n"
-      << "cannot guarantee TV " << p.max_detectable_tv << " is 'inconclusive' (exit 4): give the batch more rounds.\n";
-  return print_overall(out, verdict_text(report.overall), report.overall, "request or pair", report.first_failing);
+      << "cannot guarantee TV " << p.max_detectable_tv
+      << " is 'inconclusive' (exit 4): give the batch more rounds.\n";
+  return print_overall(out, verdict_text(report.overall), report.overall, "request or pair",
+                       report.first_failing);
 }
 
 json batch_conformance_json(const BatchReport& report) {
-  json j = results_header(ResultsKind::conformance_batch, report.policy, report.requests.size() + report.pairs.size(), report.exactness_tests,
+  json j = results_header(ResultsKind::conformance_batch, report.policy,
+                          report.requests.size() + report.pairs.size(), report.exactness_tests,
                           verdict_text(report.overall), report.overall, report.first_failing);
   j["cases_format_version"] = kBatchFormatVersion;
   j["saturation_tests"] = report.saturation_tests;

@@ -20,6 +20,7 @@ nlohmann::json model_conformance_json(const conformance::ModelReport& report);
 // within a round, and overall; returns the verdict's exit code.
 int print_batch_conformance(const conformance::BatchReport& report, std::ostream& out);
 nlohmann::json batch_conformance_json(const conformance::BatchReport& report);
-void print_emit_summary(const conformance::EmitSummary& summary, const std::string& out_path, std::ostream& out);
+void print_emit_summary(const conformance::EmitSummary& summary, const std::string& out_path,
+                        std::ostream& out);
 
 }  // namespace tev::reports

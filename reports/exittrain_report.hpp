@@ -9,8 +9,10 @@
 
 namespace tev::reports {
 
-nlohmann::json exittrain_results_json(const exittrain::ExitTrainOptions& options, const exittrain::ExitTrainRuns& runs);
+nlohmann::json exittrain_results_json(const exittrain::ExitTrainOptions& options,
+                                      const exittrain::ExitTrainRuns& runs);
 // Renders report.md / report.html into render.out_dir and names them.
-void write_exittrain_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out);
+void write_exittrain_report(const nlohmann::json& results, const RenderOptions& render,
+                            std::ostream& out);
 
 }  // namespace tev::reports

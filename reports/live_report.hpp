@@ -9,7 +9,8 @@ namespace tev::reports {
 
 // The target and drafters, the trees, the settings, the verdict table, the generation runs, the
 // first-word test and the PASS line.
-void print_live(const live::LiveOptions& options, const live::LiveResult& result, std::ostream& out);
+void print_live(const live::LiveOptions& options, const live::LiveResult& result,
+                std::ostream& out);
 nlohmann::json live_json(const live::LiveOptions& options, const live::LiveResult& result);
 
 }  // namespace tev::reports

@@ -21,7 +21,7 @@ struct RenderOptions {
 struct RenderResult {
   std::vector<std::filesystem::path> files;  // written
   std::string warning;                       // non-empty when figures could not be drawn
-  std::filesystem::path figure_script;       // the plot_figures.py that drew them (empty: none drawn)
+  std::filesystem::path figure_script;  // the plot_figures.py that drew them (empty: none drawn)
 };
 
 // The plot_figures.py a report runs: the installed copy relative to the running program, else the

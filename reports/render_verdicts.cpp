@@ -12,21 +12,26 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kDeviationsPerSubject = 3;  // bins shown per verifier or case in the summary tables
-constexpr std::size_t kAcceptanceNodes = 3;       // nodes shown for the first failing case
+constexpr std::size_t kDeviationsPerSubject =
+    3;  // bins shown per verifier or case in the summary tables
+constexpr std::size_t kAcceptanceNodes = 3;  // nodes shown for the first failing case
 constexpr std::size_t kAllDeviations = std::numeric_limits<std::size_t>::max();
 
 std::string count(const json& x) { return std::to_string(x.get<std::uint64_t>()); }
 std::string tv_text(const json& tv) { return tv.is_null() ? "none" : num(tv.get<double>()); }
 // JSON holds no infinity: a KL written as null is infinite (q misses mass p has).
-std::string kl_text(const json& kl) { return kl.is_null() ? "infinite" : fixed(kl.get<double>(), 3); }
+std::string kl_text(const json& kl) {
+  return kl.is_null() ? "infinite" : fixed(kl.get<double>(), 3);
+}
 std::string text(const json& j, const char* key) { return j.value(key, std::string()); }
 
 // Where a χ² bin of the block law lies: one (exit node, next token) cell, or a pooled tail.
 std::string block_cell(const json& d) {
   const std::string cells = count(d.at("cells"));
-  if (!d.at("token").is_null()) return "node " + count(d.at("node")) + ", token " + count(d.at("token"));
-  if (!d.at("node").is_null()) return "node " + count(d.at("node")) + ", tail of " + cells + " cells";
+  if (!d.at("token").is_null())
+    return "node " + count(d.at("node")) + ", token " + count(d.at("token"));
+  if (!d.at("node").is_null())
+    return "node " + count(d.at("node")) + ", tail of " + cells + " cells";
   return "global tail of " + cells + " cells";
 }
 
@@ -41,11 +46,15 @@ std::string sequence_cell(const json& d) {
   return "tokens " + out;
 }
 
-std::string residual_text(const json& d) { return d.at("impossible").get<bool>() ? "impossible (p = 0)" : fixed(d.at("residual").get<double>(), 2); }
+std::string residual_text(const json& d) {
+  return d.at("impossible").get<bool>() ? "impossible (p = 0)"
+                                        : fixed(d.at("residual").get<double>(), 2);
+}
 
 // Rows of a deviation table from one case's evidence: `lead` cells, then where, observed,
 // expected, (o − e)/√e. Files written before the deviations were recorded have none.
-void deviation_rows(Table& t, const json& evidence, const std::vector<std::string>& lead, std::size_t limit, bool sequences) {
+void deviation_rows(Table& t, const json& evidence, const std::vector<std::string>& lead,
+                    std::size_t limit, bool sequences) {
   if (!evidence.contains("largest_deviations")) return;
   std::size_t shown = 0;
   for (const json& d : evidence.at("largest_deviations")) {
@@ -62,21 +71,27 @@ void deviation_rows(Table& t, const json& evidence, const std::vector<std::strin
 // A summary table of deviations, or a word where the file predates them.
 void deviation_table(Document& d, Table t) {
   if (t.rows.empty()) {
-    reports::paragraph(d, "This file records no deviations (written before they were added): run the command again to see them.");
+    reports::paragraph(d,
+                       "This file records no deviations (written before they were added): run the "
+                       "command again to see them.");
   } else {
     reports::table(d, std::move(t));
   }
 }
 
 std::vector<std::string> deviation_header(std::vector<std::string> lead) {
-  for (const char* h : {"cell (chi-square bin)", "observed", "expected", "(o - e) / sqrt(e)"}) lead.push_back(h);
+  for (const char* h : {"cell (chi-square bin)", "observed", "expected", "(o - e) / sqrt(e)"})
+    lead.push_back(h);
   return lead;
 }
 
 constexpr const char* kDeviationNote =
-    "Standardized deviation (observed - expected) / sqrt(expected) of each chi-square bin, binned exactly as the test bins "
-    "them (a cell expecting fewer than 5 samples pools into its exit node's tail; the squares add up to the chi-square "
-    "statistic). Cells of zero target probability that received samples are listed first: one such sample is proof of "
+    "Standardized deviation (observed - expected) / sqrt(expected) of each chi-square bin, binned "
+    "exactly as the test bins "
+    "them (a cell expecting fewer than 5 samples pools into its exit node's tail; the squares add "
+    "up to the chi-square "
+    "statistic). Cells of zero target probability that received samples are listed first: one such "
+    "sample is proof of "
     "inexactness. Descriptive: the verdict rests on the tests above.";
 
 struct NodeAcceptance {
@@ -92,13 +107,19 @@ std::vector<NodeAcceptance> acceptance_by_deviation(const json& e, const json& p
   if (n == 0.0 || !prefix.is_array() || !e.contains("accepted")) return out;
   const json& accepted = e.at("accepted");
   for (std::size_t u = 1; u < prefix.size() && u < accepted.size(); ++u) {
-    const double p = prefix[u].get<double>(), k = static_cast<double>(accepted[u].get<std::uint64_t>());
+    const double p = prefix[u].get<double>(),
+                 k = static_cast<double>(accepted[u].get<std::uint64_t>());
     const double sd = std::sqrt(n * p * (1.0 - p));
     const double gap = k - n * p;
-    const double z = sd > 0.0 ? gap / sd : std::abs(gap) < 0.5 ? 0.0 : std::copysign(std::numeric_limits<double>::infinity(), gap);
+    const double z = sd > 0.0 ? gap / sd
+                     : std::abs(gap) < 0.5
+                         ? 0.0
+                         : std::copysign(std::numeric_limits<double>::infinity(), gap);
     out.push_back({u, p, k / n, z});
   }
-  std::stable_sort(out.begin(), out.end(), [](const NodeAcceptance& a, const NodeAcceptance& b) { return std::abs(a.z) > std::abs(b.z); });
+  std::stable_sort(out.begin(), out.end(), [](const NodeAcceptance& a, const NodeAcceptance& b) {
+    return std::abs(a.z) > std::abs(b.z);
+  });
   return out;
 }
 
@@ -106,28 +127,47 @@ std::vector<NodeAcceptance> acceptance_by_deviation(const json& e, const json& p
 // the nodes whose acceptance lies farthest from P(u). policy: the levels (may be null in older files).
 void spell_out(Document& d, const json& e, const json& prefix, const json& policy) {
   const bool has_policy = policy.is_object();
-  const std::string half = has_policy ? num(policy.at("exactness_alpha").get<double>()) : std::string("alpha/2");
-  std::string s = "Verdict **" + text(e, "verdict") + "** on " + count(e.at("samples")) + " samples. ";
-  const auto invalid = e.at("invalid").get<std::uint64_t>() + e.at("impossible").get<std::uint64_t>();
+  const std::string half =
+      has_policy ? num(policy.at("exactness_alpha").get<double>()) : std::string("alpha/2");
+  std::string s =
+      "Verdict **" + text(e, "verdict") + "** on " + count(e.at("samples")) + " samples. ";
+  const auto invalid =
+      e.at("invalid").get<std::uint64_t>() + e.at("impossible").get<std::uint64_t>();
   if (invalid > 0) {
-    s += std::to_string(invalid) + " sample(s) fell where the target puts no mass (an invalid path, or a bonus of zero probability): "
+    s += std::to_string(invalid) +
+         " sample(s) fell where the target puts no mass (an invalid path, or a bonus of zero "
+         "probability): "
          "not exact at once, whatever the p-values";
     if (!text(e, "first_impossible").empty()) s += " (first: " + text(e, "first_impossible") + ")";
     s += ". ";
   }
-  s += "Exactness: chi-square " + fixed(e.at("chi2").get<double>(), 2) + " on " + std::to_string(e.at("dof").get<int>()) + " dof, p = " +
-       num(e.at("chi2_p").get<double>()) + "; Holm-adjusted over the exactness family " + num(e.at("exactness_p_holm").get<double>()) +
-       (e.at("exactness_p_holm").get<double>() < (has_policy ? policy.at("exactness_alpha").get<double>() : 0.0) ? " < " : " against ") + half +
-       ". Saturation: mean L " + fixed(e.at("mean_L").get<double>()) + " against 1 + C_p = " + fixed(e.at("ceiling").get<double>()) +
-       " (shortfall p = " + num(e.at("shortfall_p").get<double>()) + "), " + count(e.at("completions")) +
-       " block(s) ending on a drafted child's token (one proves non-saturation); Holm-adjusted over the saturation family " +
-       num(e.at("saturation_p_holm").get<double>()) + ". Power: every law at least this far from the canonical one, in any direction, tails included, is rejected by this case's identity test with " +
-       (has_policy ? num(100.0 * policy.at("required_power").get<double>()) : std::string("99")) + " % power at its level" +
-       (has_policy ? " " + num(policy.at("chi_square_level").get<double>()) : std::string()) + " is TV " + tv_text(e.at("detectable_tv")) +
-       (e.at("powered").get<bool>() ? "" : " — too weak to call it exact, hence inconclusive unless a test rejects");
+  s += "Exactness: chi-square " + fixed(e.at("chi2").get<double>(), 2) + " on " +
+       std::to_string(e.at("dof").get<int>()) + " dof, p = " + num(e.at("chi2_p").get<double>()) +
+       "; Holm-adjusted over the exactness family " + num(e.at("exactness_p_holm").get<double>()) +
+       (e.at("exactness_p_holm").get<double>() <
+                (has_policy ? policy.at("exactness_alpha").get<double>() : 0.0)
+            ? " < "
+            : " against ") +
+       half + ". Saturation: mean L " + fixed(e.at("mean_L").get<double>()) +
+       " against 1 + C_p = " + fixed(e.at("ceiling").get<double>()) +
+       " (shortfall p = " + num(e.at("shortfall_p").get<double>()) + "), " +
+       count(e.at("completions")) +
+       " block(s) ending on a drafted child's token (one proves non-saturation); Holm-adjusted "
+       "over the saturation family " +
+       num(e.at("saturation_p_holm").get<double>()) +
+       ". Power: every law at least this far from the canonical one, in any direction, tails "
+       "included, is rejected by this case's identity test with " +
+       (has_policy ? num(100.0 * policy.at("required_power").get<double>()) : std::string("99")) +
+       " % power at its level" +
+       (has_policy ? " " + num(policy.at("chi_square_level").get<double>()) : std::string()) +
+       " is TV " + tv_text(e.at("detectable_tv")) +
+       (e.at("powered").get<bool>()
+            ? ""
+            : " — too weak to call it exact, hence inconclusive unless a test rejects");
   if (e.contains("exact_tv")) {
-    s += "; exact enumeration: TV " + num(e.at("exact_tv").get<double>()) + " from the canonical law, exact E[L] " +
-         fixed(e.at("exact_mean_L").get<double>()) + ", predicted power of this chi-square against the exact law " +
+    s += "; exact enumeration: TV " + num(e.at("exact_tv").get<double>()) +
+         " from the canonical law, exact E[L] " + fixed(e.at("exact_mean_L").get<double>()) +
+         ", predicted power of this chi-square against the exact law " +
          fixed(e.at("predicted_power").get<double>(), 3);
   }
   reports::paragraph(d, s + ".");
@@ -138,20 +178,27 @@ void spell_out(Document& d, const json& e, const json& prefix, const json& polic
   if (nodes.empty()) return;
   Table acc{{"node", "P(u)", "acceptance rate", "binomial z (descriptive)"}, {}};
   for (std::size_t i = 0; i < nodes.size() && i < kAcceptanceNodes; ++i) {
-    acc.rows.push_back({std::to_string(nodes[i].node), fixed(nodes[i].prefix), fixed(nodes[i].rate), fixed(nodes[i].z, 2)});
+    acc.rows.push_back({std::to_string(nodes[i].node), fixed(nodes[i].prefix), fixed(nodes[i].rate),
+                        fixed(nodes[i].z, 2)});
   }
-  reports::paragraph(d, "The nodes whose acceptance rate lies farthest from P(u) (the saturation family's exact binomial tests gate; z is shown to rank them):");
+  reports::paragraph(d,
+                     "The nodes whose acceptance rate lies farthest from P(u) (the saturation "
+                     "family's exact binomial tests gate; z is shown to rank them):");
   reports::table(d, acc);
 }
 
 // The per-node acceptance section: what it tests, and the figure over every node of every `what`.
 void acceptance_section(Document& d, const std::string& what) {
   reports::heading(d, "Per-node acceptance against P(u)");
-  reports::paragraph(d, "Node u is accepted when the returned exit lies in u's subtree; an exact saturated verifier accepts it with probability P(u), the "
-                       "target's probability of u's prefix (Theorem 1). The saturation family tests every node with an exact binomial test.");
-  reports::figure(d, "figures/acceptance_vs_prefix.png",
-                 "Per-node acceptance rate against P(u), every node of every " + what +
-                     " (a saturated exact verifier sits on the diagonal; an unsaturated one below it).");
+  reports::paragraph(d,
+                     "Node u is accepted when the returned exit lies in u's subtree; an exact "
+                     "saturated verifier accepts it with probability P(u), the "
+                     "target's probability of u's prefix (Theorem 1). The saturation family tests "
+                     "every node with an exact binomial test.");
+  reports::figure(
+      d, "figures/acceptance_vs_prefix.png",
+      "Per-node acceptance rate against P(u), every node of every " + what +
+          " (a saturated exact verifier sits on the diagonal; an unsaturated one below it).");
 }
 
 // The worst of a verifier's trees: the one its verdict comes from, with the smallest exactness p.
@@ -161,8 +208,12 @@ std::size_t deciding_tree(const json& v) {
   for (std::size_t i = 0; i < trees.size(); ++i) {
     const json& t = trees[i];
     const json& b = trees[best];
-    const bool verdict_i = text(t, "verdict") == text(v, "verdict"), verdict_b = text(b, "verdict") == text(v, "verdict");
-    if ((verdict_i && !verdict_b) || (verdict_i == verdict_b && t.at("exactness_p_holm").get<double>() < b.at("exactness_p_holm").get<double>())) best = i;
+    const bool verdict_i = text(t, "verdict") == text(v, "verdict"),
+               verdict_b = text(b, "verdict") == text(v, "verdict");
+    if ((verdict_i && !verdict_b) ||
+        (verdict_i == verdict_b &&
+         t.at("exactness_p_holm").get<double>() < b.at("exactness_p_holm").get<double>()))
+      best = i;
   }
   return best;
 }
@@ -178,11 +229,15 @@ std::string tree_label(const json& trees, std::size_t i, bool live) {
 // The opening verdict of a run judged "every verdict as its kind calls for".
 std::string overall_line(bool passed) {
   return std::string("Verdict: **") +
-         (passed ? "every verdict is the one its kind calls for" : "NOT every verdict is the one its kind calls for — see the first failing case") + "**. ";
+         (passed ? "every verdict is the one its kind calls for"
+                 : "NOT every verdict is the one its kind calls for — see the first failing case") +
+         "**. ";
 }
 
 // P(u) of tree i, recorded once per tree (null in files written before it was).
-json tree_prefix(const json& trees, std::size_t i) { return i < trees.size() ? trees[i].value("prefix", json()) : json(); }
+json tree_prefix(const json& trees, std::size_t i) {
+  return i < trees.size() ? trees[i].value("prefix", json()) : json();
+}
 
 }  // namespace
 
@@ -193,86 +248,125 @@ Document verifiers_document(const json& r, bool live) {
   const json& trees = r.contains("trees") ? r.at("trees") : json::array();
   const json policy = cfg.value("verdict_policy", json());
   const bool passed = r.at("passed").get<bool>();
-  reports::heading(d, std::string(live ? "tevsuite live" : "tevsuite check") + ": every verifier against the canonical law");
-  std::string intro = overall_line(passed) + std::to_string(verifiers.size()) + " verifiers on " + std::to_string(trees.size()) + (live ? " live" : " synthetic") +
-                      " tree(s), " + count(cfg.at("samples")) + " samples per tree (fast-path verifiers" +
-                      (live ? ", " + count(cfg.at("chooser_samples")) + " for the others" : std::string()) + "), seed " + count(cfg.at("seed")) +
-                      ", family-wise alpha " + num(cfg.at("alpha").get<double>());
+  reports::heading(d, std::string(live ? "tevsuite live" : "tevsuite check") +
+                          ": every verifier against the canonical law");
+  std::string intro =
+      overall_line(passed) + std::to_string(verifiers.size()) + " verifiers on " +
+      std::to_string(trees.size()) + (live ? " live" : " synthetic") + " tree(s), " +
+      count(cfg.at("samples")) + " samples per tree (fast-path verifiers" +
+      (live ? ", " + count(cfg.at("chooser_samples")) + " for the others" : std::string()) +
+      "), seed " + count(cfg.at("seed")) + ", family-wise alpha " +
+      num(cfg.at("alpha").get<double>());
   if (policy.is_object()) {
-    intro += ": " + num(policy.at("alpha").get<double>()) + " per verifier, half for exactness (Holm over its chi-square tests, one per tree) and half for "
-             "saturation (Holm over its E[L] and per-node acceptance tests); each tree's chi-square is held to " +
-             num(policy.at("chi_square_level").get<double>()) + ", the level at which TV@99% is stated";
+    intro += ": " + num(policy.at("alpha").get<double>()) +
+             " per verifier, half for exactness (Holm over its chi-square tests, one per tree) and "
+             "half for "
+             "saturation (Holm over its E[L] and per-node acceptance tests); each tree's "
+             "chi-square is held to " +
+             num(policy.at("chi_square_level").get<double>()) +
+             ", the level at which TV@99% is stated";
   }
   if (live && r.contains("target")) intro += ". Target: " + text(r, "target");
   reports::paragraph(d, intro + ". Run time " + fixed(r.at("seconds").get<double>(), 1) + " s.");
 
   reports::heading(d, "Verdict per verifier");
-  Table vt{{"verifier", "kind", "verdict", "as expected", "min Holm p exactness", "min Holm p saturation", "TV@99% (weakest tree)", "max exact TV",
-            "power (exact law)", "caught by"},
+  Table vt{{"verifier", "kind", "verdict", "as expected", "min Holm p exactness",
+            "min Holm p saturation", "TV@99% (weakest tree)", "max exact TV", "power (exact law)",
+            "caught by"},
            {}};
   for (const json& v : verifiers) {
     double worst = 0.0;
     bool none = false;
     for (const json& t : v.at("per_tree")) {
-      if (t.at("detectable_tv").is_null()) none = true;
-      else worst = std::max(worst, t.at("detectable_tv").get<double>());
+      if (t.at("detectable_tv").is_null())
+        none = true;
+      else
+        worst = std::max(worst, t.at("detectable_tv").get<double>());
     }
-    vt.rows.push_back({text(v, "name"), text(v, "kind"), text(v, "verdict"), v.at("as_expected").get<bool>() ? "yes" : "**no**",
-                       num(v.at("min_exactness_p_holm").get<double>()), num(v.at("min_saturation_p_holm").get<double>()),
-                       none ? "none" : num(worst), v.at("enumerated").get<bool>() ? num(v.at("max_exact_tv").get<double>()) : "-",
-                       v.contains("predicted_power") && v.at("enumerated").get<bool>() ? fixed(v.at("predicted_power").get<double>(), 3) : "-",
-                       v.contains("caught_by") ? text(v, "caught_by") : "-"});
+    vt.rows.push_back(
+        {text(v, "name"), text(v, "kind"), text(v, "verdict"),
+         v.at("as_expected").get<bool>() ? "yes" : "**no**",
+         num(v.at("min_exactness_p_holm").get<double>()),
+         num(v.at("min_saturation_p_holm").get<double>()), none ? "none" : num(worst),
+         v.at("enumerated").get<bool>() ? num(v.at("max_exact_tv").get<double>()) : "-",
+         v.contains("predicted_power") && v.at("enumerated").get<bool>()
+             ? fixed(v.at("predicted_power").get<double>(), 3)
+             : "-",
+         v.contains("caught_by") ? text(v, "caught_by") : "-"});
   }
   reports::table(d, vt);
 
   reports::heading(d, "Verdict per tree");
-  reports::paragraph(d, "Every (verifier, tree): chi-square of the completed (exit node, next token) law against the canonical law, its Holm-adjusted p "
-                       "in the verifier's exactness family, the smallest Holm p of the tree's saturation tests, TV@99% (the smallest "
-                       "contamination the tree's chi-square detects with 99 % power at its level; none: no TV is) and, where enumerated, "
-                       "the exact TV and the chi-square's predicted power against the exact law.");
-  Table tt{{"verifier", "tree", "samples", "chi2 (dof)", "p", "Holm p exactness", "Holm p saturation", "TV@99%", "exact TV", "power", "mean L", "1 + C_p", "verdict"}, {}};
+  reports::paragraph(d,
+                     "Every (verifier, tree): chi-square of the completed (exit node, next token) "
+                     "law against the canonical law, its Holm-adjusted p "
+                     "in the verifier's exactness family, the smallest Holm p of the tree's "
+                     "saturation tests, TV@99% (the smallest "
+                     "contamination the tree's chi-square detects with 99 % power at its level; "
+                     "none: no TV is) and, where enumerated, "
+                     "the exact TV and the chi-square's predicted power against the exact law.");
+  Table tt{{"verifier", "tree", "samples", "chi2 (dof)", "p", "Holm p exactness",
+            "Holm p saturation", "TV@99%", "exact TV", "power", "mean L", "1 + C_p", "verdict"},
+           {}};
   for (const json& v : verifiers) {
     const json& per_tree = v.at("per_tree");
     for (std::size_t i = 0; i < per_tree.size(); ++i) {
       const json& t = per_tree[i];
-      tt.rows.push_back({text(v, "name"), std::to_string(i), count(t.at("samples")),
-                         fixed(t.at("chi2").get<double>(), 1) + " (" + std::to_string(t.at("dof").get<int>()) + ")", num(t.at("chi2_p").get<double>()),
-                         num(t.at("exactness_p_holm").get<double>()), num(t.at("saturation_p_holm").get<double>()), tv_text(t.at("detectable_tv")),
-                         t.contains("exact_tv") ? num(t.at("exact_tv").get<double>()) : "-",
-                         t.contains("predicted_power") ? fixed(t.at("predicted_power").get<double>(), 3) : "-", fixed(t.at("mean_L").get<double>()),
-                         fixed(t.at("ceiling").get<double>()), text(t, "verdict")});
+      tt.rows.push_back(
+          {text(v, "name"), std::to_string(i), count(t.at("samples")),
+           fixed(t.at("chi2").get<double>(), 1) + " (" + std::to_string(t.at("dof").get<int>()) +
+               ")",
+           num(t.at("chi2_p").get<double>()), num(t.at("exactness_p_holm").get<double>()),
+           num(t.at("saturation_p_holm").get<double>()), tv_text(t.at("detectable_tv")),
+           t.contains("exact_tv") ? num(t.at("exact_tv").get<double>()) : "-",
+           t.contains("predicted_power") ? fixed(t.at("predicted_power").get<double>(), 3) : "-",
+           fixed(t.at("mean_L").get<double>()), fixed(t.at("ceiling").get<double>()),
+           text(t, "verdict")});
     }
   }
   reports::table(d, tt);
   Table labels{{"tree", "nodes", "1 + C_p"}, {}};
   for (std::size_t i = 0; i < trees.size(); ++i) {
-    labels.rows.push_back({tree_label(trees, i, live), count(trees[i].at("nodes")), fixed(trees[i].at("ceiling").get<double>())});
+    labels.rows.push_back({tree_label(trees, i, live), count(trees[i].at("nodes")),
+                           fixed(trees[i].at("ceiling").get<double>())});
   }
   reports::table(d, labels);
 
   reports::heading(d, "First failing case");
-  const auto failing = std::find_if(verifiers.begin(), verifiers.end(), [](const json& v) { return !v.at("as_expected").get<bool>(); });
-  const auto caught = std::find_if(verifiers.begin(), verifiers.end(), [](const json& v) { return text(v, "verdict") == "not exact"; });
+  const auto failing = std::find_if(verifiers.begin(), verifiers.end(),
+                                    [](const json& v) { return !v.at("as_expected").get<bool>(); });
+  const auto caught = std::find_if(verifiers.begin(), verifiers.end(),
+                                   [](const json& v) { return text(v, "verdict") == "not exact"; });
   if (failing != verifiers.end()) {
     const std::size_t i = deciding_tree(*failing);
-    reports::paragraph(d, "**" + text(*failing, "name") + "** (" + text(*failing, "kind") + ", " + text(*failing, "description") + ") is judged **" +
-                             text(*failing, "verdict") + "**, which is not what its kind calls for. Its deciding tree is " + tree_label(trees, i, live) + ".");
+    reports::paragraph(d, "**" + text(*failing, "name") + "** (" + text(*failing, "kind") + ", " +
+                              text(*failing, "description") + ") is judged **" +
+                              text(*failing, "verdict") +
+                              "**, which is not what its kind calls for. Its deciding tree is " +
+                              tree_label(trees, i, live) + ".");
     spell_out(d, failing->at("per_tree").at(i), tree_prefix(trees, i), policy);
   } else if (caught != verifiers.end()) {
     const std::size_t i = deciding_tree(*caught);
-    reports::paragraph(d, "None: every verdict is the one its kind calls for. How a catch looks: the first verifier judged not exact, **" + text(*caught, "name") +
-                             "** (" + text(*caught, "kind") + ", " + text(*caught, "description") + "), on " + tree_label(trees, i, live) + ".");
+    reports::paragraph(d,
+                       "None: every verdict is the one its kind calls for. How a catch looks: the "
+                       "first verifier judged not exact, **" +
+                           text(*caught, "name") + "** (" + text(*caught, "kind") + ", " +
+                           text(*caught, "description") + "), on " + tree_label(trees, i, live) +
+                           ".");
     spell_out(d, caught->at("per_tree").at(i), tree_prefix(trees, i), policy);
   } else {
     reports::paragraph(d, "None: every verdict is the one its kind calls for.");
   }
 
   reports::heading(d, "Largest standardized deviations");
-  reports::paragraph(d, std::string(kDeviationNote) + " Shown for each verifier on its deciding tree (the one its verdict comes from, smallest exactness p).");
+  reports::paragraph(d, std::string(kDeviationNote) +
+                            " Shown for each verifier on its deciding tree (the one its verdict "
+                            "comes from, smallest exactness p).");
   Table dev{deviation_header({"verifier", "tree"}), {}};
   for (const json& v : verifiers) {
     const std::size_t i = deciding_tree(v);
-    deviation_rows(dev, v.at("per_tree").at(i), {text(v, "name"), std::to_string(i)}, kDeviationsPerSubject, false);
+    deviation_rows(dev, v.at("per_tree").at(i), {text(v, "name"), std::to_string(i)},
+                   kDeviationsPerSubject, false);
   }
   deviation_table(d, std::move(dev));
 
@@ -284,41 +378,65 @@ Document model_conformance_document(const json& r) {
   Document d;
   const json& policy = r.at("policy");
   const json& cases = r.at("cases");
-  reports::heading(d, "Conformance model cases: an outside drafter and verifier against the target's law");
-  reports::paragraph(d, "Overall verdict: **" + text(r, "overall") + "** (exit " + std::to_string(r.at("exit_code").get<int>()) + "). " +
-                           std::to_string(cases.size()) + " model cases: the verifier drafts from q and verifies itself, every block is completed "
-                           "with p to the horizon H = D + 1 and the H-token sequences are tested against p's H-token law (marginal exactness). "
-                           "Family-wise alpha " + num(policy.at("alpha").get<double>()) + ": " + num(policy.at("exactness_alpha").get<double>()) +
-                           " for marginal exactness (Holm over " + count(r.at("exactness_tests")) + " chi-square tests, one per case); each is held to " +
-                           num(policy.at("chi_square_level").get<double>()) + " (Bonferroni), where TV@99% is the worst-direction guarantee: every law that far, tails included, is rejected with " +
-                           num(100.0 * policy.at("required_power").get<double>()) + " % power; a case that cannot guarantee TV " +
-                           num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive. Saturation does not apply (no fixed tree, no "
-                           "1 + C_p, no P(u)): mean L and the reference E[L] of the suite's own exact verifier for the drafting hint are descriptive.");
+  reports::heading(
+      d, "Conformance model cases: an outside drafter and verifier against the target's law");
+  reports::paragraph(
+      d,
+      "Overall verdict: **" + text(r, "overall") + "** (exit " +
+          std::to_string(r.at("exit_code").get<int>()) + "). " + std::to_string(cases.size()) +
+          " model cases: the verifier drafts from q and verifies itself, every block is completed "
+          "with p to the horizon H = D + 1 and the H-token sequences are tested against p's "
+          "H-token law (marginal exactness). "
+          "Family-wise alpha " +
+          num(policy.at("alpha").get<double>()) + ": " +
+          num(policy.at("exactness_alpha").get<double>()) + " for marginal exactness (Holm over " +
+          count(r.at("exactness_tests")) + " chi-square tests, one per case); each is held to " +
+          num(policy.at("chi_square_level").get<double>()) +
+          " (Bonferroni), where TV@99% is the worst-direction guarantee: every law that far, tails "
+          "included, is rejected with " +
+          num(100.0 * policy.at("required_power").get<double>()) +
+          " % power; a case that cannot guarantee TV " +
+          num(policy.at("max_detectable_tv").get<double>()) +
+          " is inconclusive. Saturation does not apply (no fixed tree, no "
+          "1 + C_p, no P(u)): mean L and the reference E[L] of the suite's own exact verifier for "
+          "the drafting hint are descriptive.");
   reports::heading(d, "Verdict per case");
-  Table ct{{"case", "what it exercises", "drafting hint", "samples", "impossible", "chi2 (dof)", "p", "Holm p exactness", "TV@99%", "mean L",
-            "reference E[L]", "verdict"},
+  Table ct{{"case", "what it exercises", "drafting hint", "samples", "impossible", "chi2 (dof)",
+            "p", "Holm p exactness", "TV@99%", "mean L", "reference E[L]", "verdict"},
            {}};
   for (const json& c : cases) {
     const json& reference = c.at("reference_mean_L");
-    ct.rows.push_back({text(c, "case_id"), text(c, "label"), text(c, "drafting"), count(c.at("samples")), count(c.at("impossible")),
-                       fixed(c.at("chi_square").get<double>(), 1) + " (" + std::to_string(c.at("dof").get<int>()) + ")",
-                       num(c.at("p_value").get<double>()), num(c.at("exactness_p_holm").get<double>()), tv_text(c.at("detectable_tv")),
-                       fixed(c.at("mean_L").get<double>()), reference.is_null() ? "-" : fixed(reference.get<double>()), text(c, "verdict")});
+    ct.rows.push_back(
+        {text(c, "case_id"), text(c, "label"), text(c, "drafting"), count(c.at("samples")),
+         count(c.at("impossible")),
+         fixed(c.at("chi_square").get<double>(), 1) + " (" +
+             std::to_string(c.at("dof").get<int>()) + ")",
+         num(c.at("p_value").get<double>()), num(c.at("exactness_p_holm").get<double>()),
+         tv_text(c.at("detectable_tv")), fixed(c.at("mean_L").get<double>()),
+         reference.is_null() ? "-" : fixed(reference.get<double>()), text(c, "verdict")});
   }
   reports::table(d, ct);
   reports::heading(d, "First failing case");
   const std::string first = text(r, "first_failing_case");
-  const auto failing = std::find_if(cases.begin(), cases.end(), [&](const json& c) { return text(c, "case_id") == first; });
+  const auto failing = std::find_if(cases.begin(), cases.end(),
+                                    [&](const json& c) { return text(c, "case_id") == first; });
   if (first.empty() || failing == cases.end()) {
     reports::paragraph(d, "None: every case is exact (marginally).");
   } else {
     const json& c = *failing;
-    reports::paragraph(d, "Case **" + first + "** (" + text(c, "label") + ", drafting hint " + text(c, "drafting") + "): verdict **" + text(c, "verdict") +
-                             "** on " + count(c.at("samples")) + " samples. Chi-square " + fixed(c.at("chi_square").get<double>(), 2) + " on " +
-                             std::to_string(c.at("dof").get<int>()) + " dof, p = " + num(c.at("p_value").get<double>()) +
-                             "; Holm-adjusted over the exactness family " + num(c.at("exactness_p_holm").get<double>()) + "; " +
-                             count(c.at("impossible")) + " impossible block(s)" +
-                             (text(c, "first_impossible").empty() ? "" : " (first: " + text(c, "first_impossible") + ")") + ".");
+    reports::paragraph(d, "Case **" + first + "** (" + text(c, "label") + ", drafting hint " +
+                              text(c, "drafting") + "): verdict **" + text(c, "verdict") +
+                              "** on " + count(c.at("samples")) + " samples. Chi-square " +
+                              fixed(c.at("chi_square").get<double>(), 2) + " on " +
+                              std::to_string(c.at("dof").get<int>()) +
+                              " dof, p = " + num(c.at("p_value").get<double>()) +
+                              "; Holm-adjusted over the exactness family " +
+                              num(c.at("exactness_p_holm").get<double>()) + "; " +
+                              count(c.at("impossible")) + " impossible block(s)" +
+                              (text(c, "first_impossible").empty()
+                                   ? ""
+                                   : " (first: " + text(c, "first_impossible") + ")") +
+                              ".");
   }
   return d;
 }
@@ -328,24 +446,35 @@ Document conformance_document(const json& r) {
   const json& policy = r.at("policy");
   const json& cases = r.at("cases");
   reports::heading(d, "Conformance: an outside verifier against the canonical law");
-  reports::paragraph(d, "Overall verdict: **" + text(r, "overall") + "** (exit " + std::to_string(r.at("exit_code").get<int>()) + "). " +
-                           std::to_string(cases.size()) + " cases; family-wise alpha " + num(policy.at("alpha").get<double>()) + ": " +
-                           num(policy.at("exactness_alpha").get<double>()) + " for exactness (Holm over " + count(r.at("exactness_tests")) +
-                           " chi-square tests, one per case), " + num(policy.at("saturation_alpha").get<double>()) + " for saturation (Holm over " +
-                           count(r.at("saturation_tests")) + " E[L] and per-node acceptance tests). Each case's chi-square is held to " +
-                           num(policy.at("chi_square_level").get<double>()) + " (Bonferroni); TV@99% is the worst-direction guarantee: every law at least "
-                           "that far from the canonical one, tails included, is rejected by its identity test with " + num(100.0 * policy.at("required_power").get<double>()) +
-                           " % power there, and a case that cannot guarantee TV " + num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive.");
+  reports::paragraph(
+      d, "Overall verdict: **" + text(r, "overall") + "** (exit " +
+             std::to_string(r.at("exit_code").get<int>()) + "). " + std::to_string(cases.size()) +
+             " cases; family-wise alpha " + num(policy.at("alpha").get<double>()) + ": " +
+             num(policy.at("exactness_alpha").get<double>()) + " for exactness (Holm over " +
+             count(r.at("exactness_tests")) + " chi-square tests, one per case), " +
+             num(policy.at("saturation_alpha").get<double>()) + " for saturation (Holm over " +
+             count(r.at("saturation_tests")) +
+             " E[L] and per-node acceptance tests). Each case's chi-square is held to " +
+             num(policy.at("chi_square_level").get<double>()) +
+             " (Bonferroni); TV@99% is the worst-direction guarantee: every law at least "
+             "that far from the canonical one, tails included, is rejected by its identity test "
+             "with " +
+             num(100.0 * policy.at("required_power").get<double>()) +
+             " % power there, and a case that cannot guarantee TV " +
+             num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive.");
 
   reports::heading(d, "Verdict per case");
-  Table ct{{"case", "what it exercises", "samples", "impossible", "in-tree bonus", "chi2 (dof)", "p", "Holm p exactness", "Holm p saturation", "mean L",
-            "1 + C_p", "TV@99%", "verdict"},
+  Table ct{{"case", "what it exercises", "samples", "impossible", "in-tree bonus", "chi2 (dof)",
+            "p", "Holm p exactness", "Holm p saturation", "mean L", "1 + C_p", "TV@99%", "verdict"},
            {}};
   for (const json& c : cases) {
-    ct.rows.push_back({text(c, "case_id"), text(c, "label"), count(c.at("samples")), count(c.at("invalid")), count(c.at("completions")),
-                       fixed(c.at("chi2").get<double>(), 1) + " (" + std::to_string(c.at("dof").get<int>()) + ")", num(c.at("chi2_p").get<double>()),
-                       num(c.at("exactness_p_holm").get<double>()), num(c.at("saturation_p_holm").get<double>()), fixed(c.at("mean_L").get<double>()),
-                       fixed(c.at("ceiling").get<double>()), tv_text(c.at("detectable_tv")), text(c, "verdict")});
+    ct.rows.push_back(
+        {text(c, "case_id"), text(c, "label"), count(c.at("samples")), count(c.at("invalid")),
+         count(c.at("completions")),
+         fixed(c.at("chi2").get<double>(), 1) + " (" + std::to_string(c.at("dof").get<int>()) + ")",
+         num(c.at("chi2_p").get<double>()), num(c.at("exactness_p_holm").get<double>()),
+         num(c.at("saturation_p_holm").get<double>()), fixed(c.at("mean_L").get<double>()),
+         fixed(c.at("ceiling").get<double>()), tv_text(c.at("detectable_tv")), text(c, "verdict")});
   }
   reports::table(d, ct);
 
@@ -355,36 +484,52 @@ Document conformance_document(const json& r) {
   const json& pairs = r.contains("pairs") ? r.at("pairs") : no_pairs;
   if (r.contains("pairs")) {
     reports::heading(d, "Independence of the requests within a round");
-    reports::paragraph(d, "Per pair of a batch's requests: the joint law of their completed blocks (exit node and bonus, each request's cells "
-                          "in at most " + std::to_string(kPairBins) + " bins in cell order) in one round against the product of their canonical laws (identity test over "
-                          "the pairs of bins), in the exactness family with the requests. A dependent pair is a leak: one request reading "
-                          "another's rows or uniforms, for its exit node or only for its bonus.");
+    reports::paragraph(d,
+                       "Per pair of a batch's requests: the joint law of their completed blocks "
+                       "(exit node and bonus, each request's cells "
+                       "in at most " +
+                           std::to_string(kPairBins) +
+                           " bins in cell order) in one round against the product of their "
+                           "canonical laws (identity test over "
+                           "the pairs of bins), in the exactness family with the requests. A "
+                           "dependent pair is a leak: one request reading "
+                           "another's rows or uniforms, for its exit node or only for its bonus.");
     Table pt{{"pair", "rounds", "chi2 (dof)", "p", "Holm p exactness", "TV@99%", "finding"}, {}};
     for (const json& p : pairs) {
-      pt.rows.push_back({text(p, "pair"), count(p.at("rounds")), fixed(p.at("chi2").get<double>(), 1) + " (" + std::to_string(p.at("dof").get<int>()) + ")",
-                         num(p.at("chi2_p").get<double>()), num(p.at("exactness_p_holm").get<double>()), tv_text(p.at("detectable_tv")), text(p, "finding")});
+      pt.rows.push_back({text(p, "pair"), count(p.at("rounds")),
+                         fixed(p.at("chi2").get<double>(), 1) + " (" +
+                             std::to_string(p.at("dof").get<int>()) + ")",
+                         num(p.at("chi2_p").get<double>()),
+                         num(p.at("exactness_p_holm").get<double>()),
+                         tv_text(p.at("detectable_tv")), text(p, "finding")});
     }
     reports::table(d, pt);
   }
 
   reports::heading(d, "First failing case");
   const std::string first = text(r, "first_failing_case");
-  const auto failing = std::find_if(cases.begin(), cases.end(), [&](const json& c) { return text(c, "case_id") == first; });
-  const auto failing_pair = std::find_if(pairs.begin(), pairs.end(), [&](const json& p) { return text(p, "pair") == first; });
+  const auto failing = std::find_if(cases.begin(), cases.end(),
+                                    [&](const json& c) { return text(c, "case_id") == first; });
+  const auto failing_pair = std::find_if(pairs.begin(), pairs.end(),
+                                         [&](const json& p) { return text(p, "pair") == first; });
   if (!first.empty() && failing_pair != pairs.end()) {
-    reports::paragraph(d, "Pair **" + first + "**: " + text(*failing_pair, "finding") + "; its chi-square p " + num(failing_pair->at("chi2_p").get<double>()) +
-                              ", Holm p " + num(failing_pair->at("exactness_p_holm").get<double>()) + ".");
+    reports::paragraph(d, "Pair **" + first + "**: " + text(*failing_pair, "finding") +
+                              "; its chi-square p " +
+                              num(failing_pair->at("chi2_p").get<double>()) + ", Holm p " +
+                              num(failing_pair->at("exactness_p_holm").get<double>()) + ".");
   } else if (first.empty() || failing == cases.end()) {
     reports::paragraph(d, "None: every case is exact and saturated.");
   } else {
-    reports::paragraph(d, "Case **" + first + "** (" + text(*failing, "label") + "), the first case with the overall verdict.");
+    reports::paragraph(d, "Case **" + first + "** (" + text(*failing, "label") +
+                              "), the first case with the overall verdict.");
     spell_out(d, *failing, failing->value("prefix", json()), policy);
   }
 
   reports::heading(d, "Largest standardized deviations");
   reports::paragraph(d, kDeviationNote);
   Table dev{deviation_header({"case"}), {}};
-  for (const json& c : cases) deviation_rows(dev, c, {text(c, "case_id")}, kDeviationsPerSubject, false);
+  for (const json& c : cases)
+    deviation_rows(dev, c, {text(c, "case_id")}, kDeviationsPerSubject, false);
   deviation_table(d, std::move(dev));
 
   acceptance_section(d, "case");
@@ -397,43 +542,68 @@ Document sampled_check_document(const json& r) {
   const json& verifiers = r.at("verifiers");
   const json& pairs = r.at("language_pairs");
   const bool passed = r.at("passed").get<bool>();
-  reports::heading(d, "tevsuite check --drafts sampled: q-based and target-only verifiers on sampled drafts");
-  reports::paragraph(d, overall_line(passed) + "Drafts of depth D = " + count(cfg.at("depth")) + ", width k = " + count(cfg.at("width")) + " over V = " + count(cfg.at("vocab")) +
-                           "; every case runs on " + std::to_string(pairs.size()) + " language pairs with " + count(cfg.at("samples")) +
-                           " samples each, seed " + count(cfg.at("seed")) + ". Family-wise alpha " + num(cfg.at("alpha").get<double>()) +
-                           ": half for marginal exactness (one chi-square of the completed H-token law per case and pair, each at " +
-                           num(cfg.at("alpha_per_test").get<double>()) + " — the level at which power and detectable TV are stated), half for the "
-                           "E[L] consistency of sampler and enumeration. Exact enumeration decides beside sampling (tolerance " +
-                           num(cfg.at("exact_tolerance").get<double>()) + ").");
+  reports::heading(
+      d, "tevsuite check --drafts sampled: q-based and target-only verifiers on sampled drafts");
+  reports::paragraph(
+      d, overall_line(passed) + "Drafts of depth D = " + count(cfg.at("depth")) +
+             ", width k = " + count(cfg.at("width")) + " over V = " + count(cfg.at("vocab")) +
+             "; every case runs on " + std::to_string(pairs.size()) + " language pairs with " +
+             count(cfg.at("samples")) + " samples each, seed " + count(cfg.at("seed")) +
+             ". Family-wise alpha " + num(cfg.at("alpha").get<double>()) +
+             ": half for marginal exactness (one chi-square of the completed H-token law per case "
+             "and pair, each at " +
+             num(cfg.at("alpha_per_test").get<double>()) +
+             " — the level at which power and detectable TV are stated), half for the "
+             "E[L] consistency of sampler and enumeration. Exact enumeration decides beside "
+             "sampling (tolerance " +
+             num(cfg.at("exact_tolerance").get<double>()) + ").");
 
   reports::heading(d, "Verdict per case");
-  Table vt{{"verifier @ drafting", "kind", "verdict", "conditionally exact", "marginally exact", "caught by enumeration", "caught by sampling", "as expected"}, {}};
+  Table vt{{"verifier @ drafting", "kind", "verdict", "conditionally exact", "marginally exact",
+            "caught by enumeration", "caught by sampling", "as expected"},
+           {}};
   for (const json& v : verifiers) {
-    auto yes = [&](const char* key) { return v.at(key).get<bool>() ? std::string("yes") : std::string("no"); };
-    vt.rows.push_back({text(v, "name"), text(v, "kind"), text(v, "verdict"), yes("conditional_exact"), yes("marginal_exact"), yes("caught_by_enumeration"),
-                       yes("caught_by_sampling"), v.at("as_expected").get<bool>() ? "yes" : "**no**"});
+    auto yes = [&](const char* key) {
+      return v.at(key).get<bool>() ? std::string("yes") : std::string("no");
+    };
+    vt.rows.push_back({text(v, "name"), text(v, "kind"), text(v, "verdict"),
+                       yes("conditional_exact"), yes("marginal_exact"),
+                       yes("caught_by_enumeration"), yes("caught_by_sampling"),
+                       v.at("as_expected").get<bool>() ? "yes" : "**no**"});
   }
   reports::table(d, vt);
 
   reports::heading(d, "Per case and language pair");
-  reports::paragraph(d, "Each case's chi-square on each pair at the per-test level. Power: the test's predicted rejection rate there against the "
-                       "case's exact (enumerated) law, so for an exact case it is the level itself. Detectable TV: the smallest TV along the "
-                       "case's own direction from p's law that the test detects with 99 % power (none: the case is exact, or not even its whole "
-                       "deviation is detected that often — enumeration catches those).");
-  Table pt{{"verifier @ drafting", "pair", "chi2 (dof)", "p", "power at the level", "detectable TV at 99 %", "exact TV", "max TV given a tree", "exact E[L]", "mean L"}, {}};
+  reports::paragraph(d,
+                     "Each case's chi-square on each pair at the per-test level. Power: the test's "
+                     "predicted rejection rate there against the "
+                     "case's exact (enumerated) law, so for an exact case it is the level itself. "
+                     "Detectable TV: the smallest TV along the "
+                     "case's own direction from p's law that the test detects with 99 % power "
+                     "(none: the case is exact, or not even its whole "
+                     "deviation is detected that often — enumeration catches those).");
+  Table pt{{"verifier @ drafting", "pair", "chi2 (dof)", "p", "power at the level",
+            "detectable TV at 99 %", "exact TV", "max TV given a tree", "exact E[L]", "mean L"},
+           {}};
   for (const json& v : verifiers) {
     const json& per_pair = v.at("per_pair");
     for (std::size_t i = 0; i < per_pair.size(); ++i) {
       const json& p = per_pair[i];
-      pt.rows.push_back({text(v, "name"), std::to_string(i), fixed(p.at("chi_square").get<double>(), 1) + " (" + std::to_string(p.at("dof").get<int>()) + ")",
-                         num(p.at("p_value").get<double>()), fixed(p.at("predicted_power").get<double>(), 3), tv_text(p.at("smallest_detectable_tv")),
-                         num(p.at("exact_tv").get<double>()), num(p.at("conditional_max_tv").get<double>()), fixed(p.at("exact_mean_L").get<double>()),
-                         fixed(p.at("mean_L").get<double>())});
+      pt.rows.push_back(
+          {text(v, "name"), std::to_string(i),
+           fixed(p.at("chi_square").get<double>(), 1) + " (" +
+               std::to_string(p.at("dof").get<int>()) + ")",
+           num(p.at("p_value").get<double>()), fixed(p.at("predicted_power").get<double>(), 3),
+           tv_text(p.at("smallest_detectable_tv")), num(p.at("exact_tv").get<double>()),
+           num(p.at("conditional_max_tv").get<double>()), fixed(p.at("exact_mean_L").get<double>()),
+           fixed(p.at("mean_L").get<double>())});
     }
   }
   reports::table(d, pt);
   Table pairs_table{{"pair", "language pair", "KL(p || q)"}, {}};
-  for (std::size_t i = 0; i < pairs.size(); ++i) pairs_table.rows.push_back({std::to_string(i), text(pairs[i], "label"), kl_text(pairs[i].at("draft_kl"))});
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    pairs_table.rows.push_back(
+        {std::to_string(i), text(pairs[i], "label"), kl_text(pairs[i].at("draft_kl"))});
   reports::table(d, pairs_table);
 
   // A case's pair with the smallest chi-square p: where its law lies farthest from p's.
@@ -441,39 +611,55 @@ Document sampled_check_document(const json& r) {
     const json& per_pair = v.at("per_pair");
     std::size_t best = 0;
     for (std::size_t i = 1; i < per_pair.size(); ++i) {
-      if (per_pair[i].at("p_value").get<double>() < per_pair[best].at("p_value").get<double>()) best = i;
+      if (per_pair[i].at("p_value").get<double>() < per_pair[best].at("p_value").get<double>())
+        best = i;
     }
     return best;
   };
   reports::heading(d, "First failing case");
-  const auto failing = std::find_if(verifiers.begin(), verifiers.end(), [](const json& v) { return !v.at("as_expected").get<bool>(); });
-  const auto caught = std::find_if(verifiers.begin(), verifiers.end(), [](const json& v) { return text(v, "verdict") == "not exact"; });
+  const auto failing = std::find_if(verifiers.begin(), verifiers.end(),
+                                    [](const json& v) { return !v.at("as_expected").get<bool>(); });
+  const auto caught = std::find_if(verifiers.begin(), verifiers.end(),
+                                   [](const json& v) { return text(v, "verdict") == "not exact"; });
   const auto shown = failing != verifiers.end() ? failing : caught;
   if (shown == verifiers.end()) {
     reports::paragraph(d, "None: every verdict is the one its kind calls for.");
   } else {
     const std::size_t i = worst_pair(*shown);
     const json& p = shown->at("per_pair").at(i);
-    reports::paragraph(d, (failing != verifiers.end() ? "**" + text(*shown, "name") + "** (" + text(*shown, "kind") + ") is judged **" + text(*shown, "verdict") +
-                                                           "**, which is not what its kind calls for."
-                                                     : "None: every verdict is the one its kind calls for. How a catch looks: the first case judged not exact, **" +
-                                                           text(*shown, "name") + "** (" + text(*shown, "kind") + ").") +
-                             " On pair " + std::to_string(i) + " (" + text(pairs.at(i), "label") + "): chi-square " + fixed(p.at("chi_square").get<double>(), 2) + " on " +
-                             std::to_string(p.at("dof").get<int>()) + " dof, p = " + num(p.at("p_value").get<double>()) + " against the per-test level " +
-                             num(cfg.at("alpha_per_test").get<double>()) + ", " + count(p.at("impossible")) + " impossible sequence(s); predicted power " +
-                             fixed(p.at("predicted_power").get<double>(), 3) + "; enumeration: marginal TV " + num(p.at("exact_tv").get<double>()) +
-                             " from p's H-token law, largest TV given one realized tree " + num(p.at("conditional_max_tv").get<double>()) + " over " +
-                             count(p.at("realized_trees")) + " trees; exact E[L] " + fixed(p.at("exact_mean_L").get<double>()) + ", measured " +
-                             fixed(p.at("mean_L").get<double>()) + ".");
+    reports::paragraph(
+        d, (failing != verifiers.end()
+                ? "**" + text(*shown, "name") + "** (" + text(*shown, "kind") + ") is judged **" +
+                      text(*shown, "verdict") + "**, which is not what its kind calls for."
+                : "None: every verdict is the one its kind calls for. How a catch looks: the first "
+                  "case judged not exact, **" +
+                      text(*shown, "name") + "** (" + text(*shown, "kind") + ").") +
+               " On pair " + std::to_string(i) + " (" + text(pairs.at(i), "label") +
+               "): chi-square " + fixed(p.at("chi_square").get<double>(), 2) + " on " +
+               std::to_string(p.at("dof").get<int>()) +
+               " dof, p = " + num(p.at("p_value").get<double>()) + " against the per-test level " +
+               num(cfg.at("alpha_per_test").get<double>()) + ", " + count(p.at("impossible")) +
+               " impossible sequence(s); predicted power " +
+               fixed(p.at("predicted_power").get<double>(), 3) + "; enumeration: marginal TV " +
+               num(p.at("exact_tv").get<double>()) +
+               " from p's H-token law, largest TV given one realized tree " +
+               num(p.at("conditional_max_tv").get<double>()) + " over " +
+               count(p.at("realized_trees")) + " trees; exact E[L] " +
+               fixed(p.at("exact_mean_L").get<double>()) + ", measured " +
+               fixed(p.at("mean_L").get<double>()) + ".");
     Table dev{deviation_header({}), {}};
     deviation_rows(dev, p, {}, kAllDeviations, true);
     if (!dev.rows.empty()) reports::table(d, dev);
   }
 
   reports::heading(d, "Largest standardized deviations");
-  reports::paragraph(d, "Standardized deviation (observed - expected) / sqrt(expected) of each chi-square bin of the completed H-token law, binned as the "
-                       "test bins them (sequences expecting fewer than 5 samples pool by their first H - 1 tokens); impossible sequences first. "
-                       "Shown for each case on its pair with the smallest p. Descriptive: the verdict rests on the tests above.");
+  reports::paragraph(d,
+                     "Standardized deviation (observed - expected) / sqrt(expected) of each "
+                     "chi-square bin of the completed H-token law, binned as the "
+                     "test bins them (sequences expecting fewer than 5 samples pool by their first "
+                     "H - 1 tokens); impossible sequences first. "
+                     "Shown for each case on its pair with the smallest p. Descriptive: the "
+                     "verdict rests on the tests above.");
   Table dev{deviation_header({"verifier @ drafting", "pair"}), {}};
   for (const json& v : verifiers) {
     const std::size_t i = worst_pair(v);
@@ -483,9 +669,12 @@ Document sampled_check_document(const json& r) {
   deviation_table(d, std::move(dev));
 
   reports::heading(d, "Per-node acceptance");
-  reports::paragraph(d, "Not applicable: every round drafts a new tree from q, so no node has one P(u) to hold its acceptance to. Its place is taken by "
-                       "conditional exactness (the largest TV given one realized tree, by enumeration) and, per realized tree, E[L | T] against "
-                       "1 + C_p(T) (Theorem 1).");
+  reports::paragraph(d,
+                     "Not applicable: every round drafts a new tree from q, so no node has one "
+                     "P(u) to hold its acceptance to. Its place is taken by "
+                     "conditional exactness (the largest TV given one realized tree, by "
+                     "enumeration) and, per realized tree, E[L | T] against "
+                     "1 + C_p(T) (Theorem 1).");
   return d;
 }
 
@@ -494,53 +683,86 @@ Document live_sampled_document(const json& r) {
   const json& cfg = r.at("config");
   const bool passed = r.at("passed").get<bool>();
   std::string drafters;
-  for (const json& name : r.at("drafters")) drafters += (drafters.empty() ? "" : ", ") + name.get<std::string>();
-  reports::heading(d, "tevsuite live --drafts sampled: q-based verifiers and TEV on trees sampled from a live drafter");
-  reports::paragraph(d, overall_line(passed) + "Target: " + text(r, "target") + "; drafters " + drafters + ", each row cut to its top " + count(cfg.at("top_k")) +
-                           " words. First word: " + count(cfg.at("first_word_samples")) + " samples per case, each on a freshly drafted tree of depth " +
-                           count(cfg.at("first_word_depth")) + ", width " + count(cfg.at("draft_width")) + ", against the target's next-word row (Pearson chi-square, "
-                           "each at " + num(cfg.at("chi_square_level").get<double>()) + "). Seed " + count(cfg.at("seed")) + ", family-wise alpha " +
-                           num(cfg.at("alpha").get<double>()) + ": half for the first word, half for TEV's tokens per round.");
+  for (const json& name : r.at("drafters"))
+    drafters += (drafters.empty() ? "" : ", ") + name.get<std::string>();
+  reports::heading(d,
+                   "tevsuite live --drafts sampled: q-based verifiers and TEV on trees sampled "
+                   "from a live drafter");
+  reports::paragraph(
+      d, overall_line(passed) + "Target: " + text(r, "target") + "; drafters " + drafters +
+             ", each row cut to its top " + count(cfg.at("top_k")) +
+             " words. First word: " + count(cfg.at("first_word_samples")) +
+             " samples per case, each on a freshly drafted tree of depth " +
+             count(cfg.at("first_word_depth")) + ", width " + count(cfg.at("draft_width")) +
+             ", against the target's next-word row (Pearson chi-square, "
+             "each at " +
+             num(cfg.at("chi_square_level").get<double>()) + "). Seed " + count(cfg.at("seed")) +
+             ", family-wise alpha " + num(cfg.at("alpha").get<double>()) +
+             ": half for the first word, half for TEV's tokens per round.");
 
   reports::heading(d, "Verdict per case");
-  reports::paragraph(d, "TV at 99 %: every first-word law at least this far from the target row, in any direction, tails included, is rejected by the identity test with 99 % power "
-                       "at its level; above the policy's limit the case is inconclusive. Exact TV: the first word's exact law over the root's drafts and tests "
-                       "('-': target-only, exact on every tree); power: of the chi-square at its level against that law.");
-  Table vt{{"drafter", "verifier @ drafting", "kind", "chi2 (dof)", "p", "TV at 99 %", "exact TV", "power", "verdict", "caught by sampling", "as expected"}, {}};
+  reports::paragraph(
+      d,
+      "TV at 99 %: every first-word law at least this far from the target row, in any direction, "
+      "tails included, is rejected by the identity test with 99 % power "
+      "at its level; above the policy's limit the case is inconclusive. Exact TV: the first word's "
+      "exact law over the root's drafts and tests "
+      "('-': target-only, exact on every tree); power: of the chi-square at its level against that "
+      "law.");
+  Table vt{{"drafter", "verifier @ drafting", "kind", "chi2 (dof)", "p", "TV at 99 %", "exact TV",
+            "power", "verdict", "caught by sampling", "as expected"},
+           {}};
   for (const json& f : r.at("first_word")) {
     const bool has_law = !f.at("exact_tv").is_null();
-    vt.rows.push_back({text(f, "drafter"), text(f, "case"), text(f, "kind"), fixed(f.at("chi2").get<double>(), 1) + " (" + count(f.at("dof")) + ")",
-                       num(f.at("p").get<double>()), tv_text(f.at("detectable_tv")), has_law ? num(f.at("exact_tv").get<double>()) : "-",
-                       has_law ? fixed(f.at("predicted_power").get<double>(), 3) : "-", text(f, "verdict"),
-                       f.at("caught_by_sampling").get<bool>() ? "yes" : "no", f.at("as_expected").get<bool>() ? "yes" : "**no**"});
+    vt.rows.push_back({text(f, "drafter"), text(f, "case"), text(f, "kind"),
+                       fixed(f.at("chi2").get<double>(), 1) + " (" + count(f.at("dof")) + ")",
+                       num(f.at("p").get<double>()), tv_text(f.at("detectable_tv")),
+                       has_law ? num(f.at("exact_tv").get<double>()) : "-",
+                       has_law ? fixed(f.at("predicted_power").get<double>(), 3) : "-",
+                       text(f, "verdict"), f.at("caught_by_sampling").get<bool>() ? "yes" : "no",
+                       f.at("as_expected").get<bool>() ? "yes" : "**no**"});
   }
   reports::table(d, vt);
 
   reports::heading(d, "Tokens per round on the same sampled trees");
-  reports::paragraph(d, "Each round's drafted tree verified " + count(cfg.at("draws_per_round")) + " times by TEV and by the q-based verifier, " +
-                           count(cfg.at("rounds")) + " rounds per drafter and policy (TEV's text advances); mean and standard error over rounds. "
-                           "TEV's exact E[L | T] = 1 + C_p(T) beside it; TEV p: its sum against the rounds' exact length laws (Holm at alpha/2).");
-  Table rt{{"drafter", "drafting", "TEV", "1 + C_p", "q-based verifier", "tokens per round", "q-based - TEV", "TEV p", "TEV holds"}, {}};
-  auto pm = [](const json& c, const char* mean, const char* se) { return fixed(c.at(mean).get<double>(), 3) + " ± " + fixed(c.at(se).get<double>(), 3); };
+  reports::paragraph(d, "Each round's drafted tree verified " + count(cfg.at("draws_per_round")) +
+                            " times by TEV and by the q-based verifier, " +
+                            count(cfg.at("rounds")) +
+                            " rounds per drafter and policy (TEV's text advances); mean and "
+                            "standard error over rounds. "
+                            "TEV's exact E[L | T] = 1 + C_p(T) beside it; TEV p: its sum against "
+                            "the rounds' exact length laws (Holm at alpha/2).");
+  Table rt{{"drafter", "drafting", "TEV", "1 + C_p", "q-based verifier", "tokens per round",
+            "q-based - TEV", "TEV p", "TEV holds"},
+           {}};
+  auto pm = [](const json& c, const char* mean, const char* se) {
+    return fixed(c.at(mean).get<double>(), 3) + " ± " + fixed(c.at(se).get<double>(), 3);
+  };
   for (const json& c : r.at("rounds")) {
-    rt.rows.push_back({text(c, "drafter"), text(c, "drafting"), pm(c, "tev_mean", "tev_se"), fixed(c.at("mean_ceiling").get<double>(), 3), text(c, "q_verifier"),
-                       pm(c, "q_mean", "q_se"), pm(c, "difference_mean", "difference_se"), num(c.at("tev_p").get<double>()),
+    rt.rows.push_back({text(c, "drafter"), text(c, "drafting"), pm(c, "tev_mean", "tev_se"),
+                       fixed(c.at("mean_ceiling").get<double>(), 3), text(c, "q_verifier"),
+                       pm(c, "q_mean", "q_se"), pm(c, "difference_mean", "difference_se"),
+                       num(c.at("tev_p").get<double>()),
                        c.at("tev_holds").get<bool>() ? "yes" : "**no**"});
   }
   reports::table(d, rt);
 
   reports::heading(d, "Per-node acceptance");
-  reports::paragraph(d, "Not applicable: every first-word sample drafts a new tree from q, so no node has one P(u) to hold its acceptance to.");
+  reports::paragraph(d,
+                     "Not applicable: every first-word sample drafts a new tree from q, so no node "
+                     "has one P(u) to hold its acceptance to.");
   return d;
 }
 
 VerdictSummary verdict_summary(const json& r, ResultsKind kind) {
-  if (kind == ResultsKind::conformance || kind == ResultsKind::conformance_model || kind == ResultsKind::conformance_batch) {
+  if (kind == ResultsKind::conformance || kind == ResultsKind::conformance_model ||
+      kind == ResultsKind::conformance_batch) {
     return {"overall: " + text(r, "overall"), r.at("exit_code").get<int>()};
   }
   const bool passed = r.at("passed").get<bool>();
   // As the commands decide: live (either drafts) exits 4 when its only unexpected verdicts are inconclusive.
-  bool inconclusive = kind == ResultsKind::live_sampled && !passed && r.at("only_inconclusive").get<bool>();
+  bool inconclusive =
+      kind == ResultsKind::live_sampled && !passed && r.at("only_inconclusive").get<bool>();
   if (kind == ResultsKind::live && !passed) {
     for (const json& v : r.at("verifiers")) {
       if (v.at("as_expected").get<bool>()) continue;
@@ -548,8 +770,12 @@ VerdictSummary verdict_summary(const json& r, ResultsKind kind) {
       if (!inconclusive) break;
     }
   }
-  return {passed ? "PASS: every verdict is the one its kind calls for" : inconclusive ? "inconclusive: too few samples" : "FAIL: not every verdict is the one its kind calls for",
-          passed ? 0 : inconclusive ? 4 : 1};
+  return {passed         ? "PASS: every verdict is the one its kind calls for"
+          : inconclusive ? "inconclusive: too few samples"
+                         : "FAIL: not every verdict is the one its kind calls for",
+          passed         ? 0
+          : inconclusive ? 4
+                         : 1};
 }
 
 }  // namespace tev::reports

@@ -9,19 +9,23 @@
 
 namespace tev::reports {
 
-void write_theorem1_report(const nlohmann::json& results, const RenderOptions& render, std::ostream& out) {
+void write_theorem1_report(const nlohmann::json& results, const RenderOptions& render,
+                           std::ostream& out) {
   const RenderResult written = render_report(results, render);
   for (const auto& claim : results.at("claims")) {
-    out << (claim.at("holds").get<bool>() ? "  holds  " : "  FAILS  ") << claim.at("claim").get<std::string>() << " ("
-        << claim.at("reference").get<std::string>() << ")\n";
+    out << (claim.at("holds").get<bool>() ? "  holds  " : "  FAILS  ")
+        << claim.at("claim").get<std::string>() << " (" << claim.at("reference").get<std::string>()
+        << ")\n";
   }
   for (const auto& file : written.files) out << "wrote " << file.string() << '\n';
   if (!written.warning.empty()) out << "warning: " << written.warning << '\n';
   const bool passed = results.at("passed").get<bool>();
-  out << (passed ? "PASS" : "FAIL") << ": Theorem 1 reproduced" << (passed ? "" : " -- not every claim holds") << '\n';
+  out << (passed ? "PASS" : "FAIL") << ": Theorem 1 reproduced"
+      << (passed ? "" : " -- not every claim holds") << '\n';
 }
 
-int render_results_file(const std::string& results_path, const RenderOptions& render, std::ostream& out) {
+int render_results_file(const std::string& results_path, const RenderOptions& render,
+                        std::ostream& out) {
   std::ifstream in(results_path);
   if (!in) throw std::runtime_error("cannot read " + results_path);
   nlohmann::json results;
@@ -48,13 +52,15 @@ int render_results_file(const std::string& results_path, const RenderOptions& re
     }
     const RenderResult written = render_report(results, render);
     for (const auto& file : written.files) out << "wrote " << file.string() << '\n';
-    if (!written.figure_script.empty()) out << "figures drawn by " << written.figure_script.string() << '\n';
+    if (!written.figure_script.empty())
+      out << "figures drawn by " << written.figure_script.string() << '\n';
     if (!written.warning.empty()) out << "warning: " << written.warning << '\n';
     const VerdictSummary summary = verdict_summary(results, kind);
     out << summary.line << '\n';
     return summary.exit_code;
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(results_path + " is not a complete " + std::string(results_kind_name(kind)) + " results file: " + e.what());
+    throw std::runtime_error(results_path + " is not a complete " +
+                             std::string(results_kind_name(kind)) + " results file: " + e.what());
   }
 }
 

@@ -5,7 +5,8 @@
 
 namespace tev::reports {
 
-ResultsWriter::ResultsWriter(std::string path, const engine::RunContext& context) : path_(context.writes_files ? std::move(path) : std::string()) {
+ResultsWriter::ResultsWriter(std::string path, const engine::RunContext& context)
+    : path_(context.writes_files ? std::move(path) : std::string()) {
   if (path_.empty()) return;
   file_.open(path_);
   if (!file_) throw std::runtime_error("cannot write " + path_);

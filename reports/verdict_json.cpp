@@ -18,25 +18,38 @@ nlohmann::json deviation_json(const BinDeviation& d, nlohmann::json where) {
   return where;
 }
 
-nlohmann::json index_or_null(std::int64_t i) { return i >= 0 ? nlohmann::json(i) : nlohmann::json(nullptr); }
+nlohmann::json index_or_null(std::int64_t i) {
+  return i >= 0 ? nlohmann::json(i) : nlohmann::json(nullptr);
+}
 }  // namespace
 
 std::string_view results_kind_name(ResultsKind kind) {
   switch (kind) {
-    case ResultsKind::theorem1: return "theorem1";
-    case ResultsKind::exittrain: return "exittrain";
-    case ResultsKind::check: return "check";
-    case ResultsKind::sampled_check: return "check-sampled-drafts";
-    case ResultsKind::live: return "live";
-    case ResultsKind::live_sampled: return "live-sampled";
-    case ResultsKind::conformance: return "conformance";
-    case ResultsKind::conformance_model: return "conformance-model-cases";
-    case ResultsKind::conformance_batch: return "conformance-batch-cases";
+    case ResultsKind::theorem1:
+      return "theorem1";
+    case ResultsKind::exittrain:
+      return "exittrain";
+    case ResultsKind::check:
+      return "check";
+    case ResultsKind::sampled_check:
+      return "check-sampled-drafts";
+    case ResultsKind::live:
+      return "live";
+    case ResultsKind::live_sampled:
+      return "live-sampled";
+    case ResultsKind::conformance:
+      return "conformance";
+    case ResultsKind::conformance_model:
+      return "conformance-model-cases";
+    case ResultsKind::conformance_batch:
+      return "conformance-batch-cases";
   }
   return "unknown";
 }
 
-nlohmann::json optional_json(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); }
+nlohmann::json optional_json(const std::optional<double>& x) {
+  return x ? nlohmann::json(*x) : nlohmann::json(nullptr);
+}
 
 nlohmann::json policy_json(const judging::VerdictPolicy& policy, std::size_t cases) {
   return {{"alpha", policy.alpha},
@@ -50,7 +63,8 @@ nlohmann::json policy_json(const judging::VerdictPolicy& policy, std::size_t cas
 
 nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::CaseVerdict& verdict) {
   // A 95 % interval for E[L] from the sample standard deviation: descriptive (the test uses the exact law).
-  const double half = e.samples > 0 ? kZ95 * e.length_sd / std::sqrt(static_cast<double>(e.samples)) : 0.0;
+  const double half =
+      e.samples > 0 ? kZ95 * e.length_sd / std::sqrt(static_cast<double>(e.samples)) : 0.0;
   nlohmann::json j = {{"samples", e.samples},
                       {"invalid", e.invalid},
                       {"chi2", e.chi_square.statistic},
@@ -74,8 +88,11 @@ nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::Case
   const std::size_t vocab = e.prefix.empty() ? 0 : e.completed_counts.size() / e.prefix.size();
   j["largest_deviations"] = nlohmann::json::array();
   for (const BinDeviation& d : e.largest_deviations) {
-    const nlohmann::json token = d.cell >= 0 ? nlohmann::json(static_cast<std::size_t>(d.cell) % vocab) : nlohmann::json(nullptr);
-    j["largest_deviations"].push_back(deviation_json(d, {{"node", index_or_null(d.group)}, {"token", token}}));
+    const nlohmann::json token = d.cell >= 0
+                                     ? nlohmann::json(static_cast<std::size_t>(d.cell) % vocab)
+                                     : nlohmann::json(nullptr);
+    j["largest_deviations"].push_back(
+        deviation_json(d, {{"node", index_or_null(d.group)}, {"token", token}}));
   }
   j["iid_tests"] = nlohmann::json::array();
   for (const IidTest& t : e.iid_tests) {
@@ -101,7 +118,8 @@ nlohmann::json verifier_json(const judging::VerifierReport& r) {
   nlohmann::json v = {{"name", r.info.name},
                       {"kind", kind_name(r.info.kind)},
                       {"description", r.info.description},
-                      {"exact", r.verdict == judging::Verdict::exact_saturated || r.verdict == judging::Verdict::exact_not_saturated ||
+                      {"exact", r.verdict == judging::Verdict::exact_saturated ||
+                                    r.verdict == judging::Verdict::exact_not_saturated ||
                                     r.verdict == judging::Verdict::exact_saturation_inconclusive},
                       {"saturated", r.verdict == judging::Verdict::exact_saturated},
                       {"verdict", verdict_text(r.verdict)},
@@ -126,11 +144,13 @@ nlohmann::json verifier_json(const judging::VerifierReport& r) {
     v["caught_by"] = r.caught_by;
   }
   v["per_tree"] = nlohmann::json::array();
-  for (std::size_t i = 0; i < r.trees.size(); ++i) v["per_tree"].push_back(evidence_json(r.trees[i], d.cases[i]));
+  for (std::size_t i = 0; i < r.trees.size(); ++i)
+    v["per_tree"].push_back(evidence_json(r.trees[i], d.cases[i]));
   return v;
 }
 
-nlohmann::json sampled_pair_json(const judging::SampledEvidence& e, const drafts::LanguagePair& pair) {
+nlohmann::json sampled_pair_json(const judging::SampledEvidence& e,
+                                 const drafts::LanguagePair& pair) {
   nlohmann::json j = {{"exact_tv", e.exact.tv},
                       {"enumerated_branches", e.exact.branches},
                       {"conditional_max_tv", e.conditional.max_tv},
@@ -151,9 +171,11 @@ nlohmann::json sampled_pair_json(const judging::SampledEvidence& e, const drafts
   // Binned as judge_statistics bins them: groups are the first H − 1 tokens of a sequence.
   const std::vector<double> reference = pair.sequence_law();
   const auto vocab = static_cast<std::size_t>(pair.vocab());
-  const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / vocab), pair.vocab());
+  const auto groups =
+      node_groups(static_cast<std::int32_t>(reference.size() / vocab), pair.vocab());
   j["largest_deviations"] = nlohmann::json::array();
-  for (const BinDeviation& d : largest_deviations(e.counts.cells, reference, groups, judging::kReportedDeviations)) {
+  for (const BinDeviation& d :
+       largest_deviations(e.counts.cells, reference, groups, judging::kReportedDeviations)) {
     nlohmann::json sequence = nullptr;  // a cell is its H tokens read as a base-V number
     if (d.cell >= 0) {
       std::vector<std::size_t> tokens(static_cast<std::size_t>(pair.horizon()));
@@ -161,7 +183,8 @@ nlohmann::json sampled_pair_json(const judging::SampledEvidence& e, const drafts
       for (auto t = tokens.rbegin(); t != tokens.rend(); ++t, rest /= vocab) *t = rest % vocab;
       sequence = tokens;
     }
-    j["largest_deviations"].push_back(deviation_json(d, {{"sequence", sequence}, {"prefix_group", index_or_null(d.group)}}));
+    j["largest_deviations"].push_back(
+        deviation_json(d, {{"sequence", sequence}, {"prefix_group", index_or_null(d.group)}}));
   }
   return j;
 }

@@ -16,7 +16,17 @@ namespace tev::reports {
 
 // What a results file holds: every results file carries its kind's name as "kind", beside
 // "format_version", so that `tevsuite report` knows how to render it.
-enum class ResultsKind { theorem1, exittrain, check, sampled_check, live, live_sampled, conformance, conformance_model, conformance_batch };
+enum class ResultsKind {
+  theorem1,
+  exittrain,
+  check,
+  sampled_check,
+  live,
+  live_sampled,
+  conformance,
+  conformance_model,
+  conformance_batch
+};
 std::string_view results_kind_name(ResultsKind kind);
 
 // A number, or null where there is none (a TV that no budget detects).
@@ -29,7 +39,8 @@ nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::Case
 nlohmann::json verifier_json(const judging::VerifierReport& r);
 // One sampled-drafts case on one language pair, with the χ² bins (H-token sequences, or a tail
 // of them) farthest from p's H-token law.
-nlohmann::json sampled_pair_json(const judging::SampledEvidence& e, const drafts::LanguagePair& pair);
+nlohmann::json sampled_pair_json(const judging::SampledEvidence& e,
+                                 const drafts::LanguagePair& pair);
 nlohmann::json verifiers_json(std::span<const judging::VerifierReport> reports);
 
 }  // namespace tev::reports

@@ -29,7 +29,8 @@ judging::VerifierProgress verifier_progress_lines(std::ostream& progress) {
             progress << "[" << k + 1 << "/" << n << "] " << info.name << " ..." << std::flush;
           },
           [&progress](const judging::VerifierReport& r) {
-            progress << " " << verdict_text(r.verdict) << " (" << fixed(r.elapsed_seconds, 1) << " s)\n";
+            progress << " " << verdict_text(r.verdict) << " (" << fixed(r.elapsed_seconds, 1)
+                     << " s)\n";
           }};
 }
 
@@ -37,37 +38,48 @@ int print_selftest(std::span<const judging::KnownAnswer> answers, bool verbose, 
   std::size_t failed = 0;
   for (const judging::KnownAnswer& a : answers) {
     if (!a.passed) ++failed;
-    if (verbose || !a.passed) out << (a.passed ? "  ok    " : "  FAIL  ") << a.name << ": " << a.detail << '\n';
+    if (verbose || !a.passed)
+      out << (a.passed ? "  ok    " : "  FAIL  ") << a.name << ": " << a.detail << '\n';
   }
-  out << "selftest: " << answers.size() - failed << " of " << answers.size() << " known-answer tests of the statistics core passed"
+  out << "selftest: " << answers.size() - failed << " of " << answers.size()
+      << " known-answer tests of the statistics core passed"
       << (failed == 0 ? "" : " -- this build cannot be trusted to judge anything") << '\n';
   return failed == 0 ? 0 : 1;
 }
 
 void print_verdict_table(std::span<const judging::VerifierReport> reports, std::ostream& out) {
   out << '\n'
-      << std::left << std::setw(36) << "verifier" << std::setw(12) << "kind" << std::setw(6) << "trees" << std::setw(9)
-      << "samples" << std::setw(10) << "exact p" << std::setw(10) << "sat p" << std::setw(10) << "TV@99%"
-      << std::setw(23) << "verdict" << std::setw(9) << "mean L" << std::setw(9) << "1+C_p" << std::setw(10)
-      << "exact TV" << std::setw(9) << "power" << "caught by\n";
+      << std::left << std::setw(36) << "verifier" << std::setw(12) << "kind" << std::setw(6)
+      << "trees" << std::setw(9) << "samples" << std::setw(10) << "exact p" << std::setw(10)
+      << "sat p" << std::setw(10) << "TV@99%" << std::setw(23) << "verdict" << std::setw(9)
+      << "mean L" << std::setw(9) << "1+C_p" << std::setw(10) << "exact TV" << std::setw(9)
+      << "power"
+      << "caught by\n";
   out << std::string(175, '-') << '\n';
   for (const judging::VerifierReport& r : reports) {
-    out << std::left << std::setw(36) << r.info.name << std::setw(12) << kind_name(r.info.kind) << std::setw(6)
-        << r.trees.size() << std::setw(9) << r.samples_per_tree << std::setw(10) << scientific(r.decision.min_exactness_p_holm)
-        << std::setw(10) << scientific(r.decision.min_saturation_p_holm) << std::setw(10) << worst_detectable_tv(r)
+    out << std::left << std::setw(36) << r.info.name << std::setw(12) << kind_name(r.info.kind)
+        << std::setw(6) << r.trees.size() << std::setw(9) << r.samples_per_tree << std::setw(10)
+        << scientific(r.decision.min_exactness_p_holm) << std::setw(10)
+        << scientific(r.decision.min_saturation_p_holm) << std::setw(10) << worst_detectable_tv(r)
         << std::setw(23) << verdict_text(r.verdict) << std::setw(9) << fixed(r.mean_length, 4)
-        << std::setw(9) << fixed(r.mean_ceiling, 4) << std::setw(10) << (r.enumerated ? scientific(r.max_exact_tv) : "-");
+        << std::setw(9) << fixed(r.mean_ceiling, 4) << std::setw(10)
+        << (r.enumerated ? scientific(r.max_exact_tv) : "-");
     if (r.info.kind == VerifierKind::mutant) {
       out << std::setw(9) << (r.enumerated ? fixed(r.predicted_power, 3) : "-") << r.caught_by;
     } else {
-      out << std::setw(9) << "-" << "-";
+      out << std::setw(9) << "-"
+          << "-";
     }
     out << (r.as_expected ? "" : "   <-- UNEXPECTED") << '\n';
   }
-  out << "exact p / sat p: smallest Holm-adjusted p of the verifier's exactness family (per tree: identity test, E[L] and\n"
-         "acceptance above their ceilings) and saturation family (E[L] and acceptance shortfalls), each at half the verifier's\n"
-         "alpha. TV@99%: the largest over its trees of the worst-direction guarantee (every law that far, tails included, is\n"
-         "rejected with 99 % power at the tree's level); without enumeration a tree that cannot guarantee TV 0.05 is\n"
+  out << "exact p / sat p: smallest Holm-adjusted p of the verifier's exactness family (per tree: "
+         "identity test, E[L] and\n"
+         "acceptance above their ceilings) and saturation family (E[L] and acceptance shortfalls), "
+         "each at half the verifier's\n"
+         "alpha. TV@99%: the largest over its trees of the worst-direction guarantee (every law "
+         "that far, tails included, is\n"
+         "rejected with 99 % power at the tree's level); without enumeration a tree that cannot "
+         "guarantee TV 0.05 is\n"
          "'inconclusive'.\n";
 }
 

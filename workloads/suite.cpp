@@ -33,21 +33,27 @@ SyntheticSuite make_suite(const SuiteConfig& config) {
     const Recipe& recipe = kRecipes[static_cast<std::size_t>(i) % kRecipes.size()];
     // A vocabulary smaller than the recipe's arity narrows the k-ary tree rather than failing.
     const std::int32_t arity = std::min(recipe.arity, config.vocab);
-    suite.push_back(make_case(recipe.shape, recipe.family, arity, config, static_cast<std::uint32_t>(i)));
+    suite.push_back(
+        make_case(recipe.shape, recipe.family, arity, config, static_cast<std::uint32_t>(i)));
   }
   return suite;
 }
 
-SyntheticCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t arity, const SuiteConfig& config,
-                    std::uint32_t id) {
-  const SyntheticLanguage language(family, config.vocab, config.draft_noise, config.seed + 7919u * id);
+SyntheticCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t arity,
+                        const SuiteConfig& config, std::uint32_t id) {
+  const SyntheticLanguage language(family, config.vocab, config.draft_noise,
+                                   config.seed + 7919u * id);
   PhiloxEngine engine(config.seed, uses::suite_trees, id);
-  const std::int32_t budget = shape == TreeShape::star ? std::min(config.budget, config.vocab) : config.budget;
+  const std::int32_t budget =
+      shape == TreeShape::star ? std::min(config.budget, config.vocab) : config.budget;
   DraftTree tree = build_tree(shape, budget, language, engine, arity).tree;
   TargetRows rows = language.target_rows_for(tree);
   const double kl = language.mean_draft_kl(tree);
-  const std::string name = shape == TreeShape::full_kary ? std::to_string(arity) + "-ary" : std::string(shape_name(shape));
-  return {{name + " B=" + std::to_string(budget) + " / " + family.label(), std::move(tree), std::move(rows)}, {shape, family, kl}};
+  const std::string name = shape == TreeShape::full_kary ? std::to_string(arity) + "-ary"
+                                                         : std::string(shape_name(shape));
+  return {{name + " B=" + std::to_string(budget) + " / " + family.label(), std::move(tree),
+           std::move(rows)},
+          {shape, family, kl}};
 }
 
 SyntheticSuite make_sweep(const SweepConfig& config) {
@@ -55,8 +61,13 @@ SyntheticSuite make_sweep(const SweepConfig& config) {
   for (std::int32_t budget : config.budgets) {
     for (TreeShape shape : config.shapes) {
       for (const RowFamilySpec& family : config.families) {
-        const SuiteConfig one{.trees = 1, .vocab = config.vocab, .budget = budget, .seed = config.seed, .draft_noise = config.draft_noise};
-        cases.push_back(make_case(shape, family, 2, one, static_cast<std::uint32_t>(cases.cases.size())));
+        const SuiteConfig one{.trees = 1,
+                              .vocab = config.vocab,
+                              .budget = budget,
+                              .seed = config.seed,
+                              .draft_noise = config.draft_noise};
+        cases.push_back(
+            make_case(shape, family, 2, one, static_cast<std::uint32_t>(cases.cases.size())));
       }
     }
   }

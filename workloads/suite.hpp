@@ -54,8 +54,8 @@ SyntheticSuite make_suite(const SuiteConfig& config);
 
 // One synthetic case: a tree of the shape (a star capped at the vocabulary) whose tokens the
 // drafter picks, and the target rows on it. `id` selects the case's generation substreams.
-SyntheticCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t arity, const SuiteConfig& config,
-                    std::uint32_t id);
+SyntheticCase make_case(TreeShape shape, const RowFamilySpec& family, std::int32_t arity,
+                        const SuiteConfig& config, std::uint32_t id);
 
 // The Theorem 1 sweep: every budget × shape × row family, as cases in that order.
 struct SweepConfig {

@@ -33,15 +33,19 @@ std::uint32_t prefix_id(std::span<const Token> prefix) {
 
 std::string RowFamilySpec::label() const {
   switch (family) {
-    case RowFamily::dirichlet: return "dirichlet(alpha=" + std::to_string(parameter).substr(0, 4) + ")";
-    case RowFamily::zipf: return "zipf(s=" + std::to_string(parameter).substr(0, 4) + ")";
+    case RowFamily::dirichlet:
+      return "dirichlet(alpha=" + std::to_string(parameter).substr(0, 4) + ")";
+    case RowFamily::zipf:
+      return "zipf(s=" + std::to_string(parameter).substr(0, 4) + ")";
     case RowFamily::gaussian_logits:
-      return "logits(sigma=" + std::to_string(parameter).substr(0, 4) + ",T=" + std::to_string(temperature).substr(0, 4) + ")";
+      return "logits(sigma=" + std::to_string(parameter).substr(0, 4) +
+             ",T=" + std::to_string(temperature).substr(0, 4) + ")";
   }
   return "unknown";
 }
 
-std::vector<double> sample_row(const RowFamilySpec& spec, std::int32_t vocab, PhiloxEngine& engine) {
+std::vector<double> sample_row(const RowFamilySpec& spec, std::int32_t vocab,
+                               PhiloxEngine& engine) {
   if (vocab <= 0) throw std::invalid_argument("vocabulary must be positive");
   std::vector<double> row(static_cast<std::size_t>(vocab));
   switch (spec.family) {
@@ -56,7 +60,8 @@ std::vector<double> sample_row(const RowFamilySpec& spec, std::int32_t vocab, Ph
       std::vector<std::int32_t> rank(row.size());
       std::iota(rank.begin(), rank.end(), 0);
       std::shuffle(rank.begin(), rank.end(), engine);
-      for (std::size_t a = 0; a < row.size(); ++a) row[a] = std::pow(rank[a] + 1.0, -spec.parameter);
+      for (std::size_t a = 0; a < row.size(); ++a)
+        row[a] = std::pow(rank[a] + 1.0, -spec.parameter);
       break;
     }
     case RowFamily::gaussian_logits: {
@@ -92,7 +97,8 @@ double kl_divergence(std::span<const double> p, std::span<const double> q) {
   return kl.value();
 }
 
-SyntheticLanguage::SyntheticLanguage(RowFamilySpec spec, std::int32_t vocab, double draft_noise, std::uint32_t seed)
+SyntheticLanguage::SyntheticLanguage(RowFamilySpec spec, std::int32_t vocab, double draft_noise,
+                                     std::uint32_t seed)
     : spec_(spec), vocab_(vocab), draft_noise_(draft_noise), seed_(seed) {
   if (vocab <= 1) throw std::invalid_argument("vocabulary must have at least 2 tokens");
   if (!(draft_noise >= 0.0)) throw std::invalid_argument("draft noise must be non-negative");

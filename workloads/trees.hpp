@@ -37,7 +37,8 @@ RankedRow rank_row(std::span<const double> q, std::int32_t keep);
 // and is called once per node that can still get a child. Stops at `budget` non-root nodes or an
 // empty frontier. Returned in level order with the heap-order permutation.
 using RankedRowSource = std::function<RankedRow(std::span<const Token> path)>;
-BuiltTree best_first_tree(const RankedRowSource& ranked_at, std::int32_t budget, std::int32_t depth_limit, std::int32_t vocab);
+BuiltTree best_first_tree(const RankedRowSource& ranked_at, std::int32_t budget,
+                          std::int32_t depth_limit, std::int32_t vocab);
 
 // A drafter's next-token row after context ‖ path (the context is the caller's).
 using DraftRowSource = std::function<std::vector<double>(std::span<const Token> path)>;
@@ -50,11 +51,14 @@ BuiltTree ddtree_best_first(std::span<const std::vector<double>> marginals, std:
 
 // An EAGLE-2-style dynamic tree: best-first over the drafter's per-node conditional rows, so the
 // frontier is expanded by cumulative draft probability (no depth limit beyond the budget).
-BuiltTree dynamic_best_first(const DraftRowSource& draft_row, std::int32_t budget, std::int32_t vocab);
+BuiltTree dynamic_best_first(const DraftRowSource& draft_row, std::int32_t budget,
+                             std::int32_t vocab);
 
 // Per-depth marginals of a block drafter run along its own most likely chain:
 // q_1 = draft(ε), q_{d+1} = draft(argmax chain so far).
-std::vector<std::vector<double>> chain_marginals(const DraftRowSource& draft_row, std::int32_t depth);
-std::vector<std::vector<double>> drafter_marginals(const SyntheticLanguage& language, std::int32_t depth);
+std::vector<std::vector<double>> chain_marginals(const DraftRowSource& draft_row,
+                                                 std::int32_t depth);
+std::vector<std::vector<double>> drafter_marginals(const SyntheticLanguage& language,
+                                                   std::int32_t depth);
 
 }  // namespace tev::workloads

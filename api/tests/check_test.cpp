@@ -35,7 +35,8 @@ TreeCheckOptions small_options() {
 // The library that runs answers the version of the headers it was built with, major.minor.patch.
 TEST(PublicCheck, TheLibrarysVersionIsTheHeaders) {
   EXPECT_EQ(tevsuite::version(), TEVSUITE_VERSION_STRING);
-  EXPECT_EQ(tevsuite::version(), std::to_string(TEVSUITE_VERSION_MAJOR) + "." + std::to_string(TEVSUITE_VERSION_MINOR) + "." +
+  EXPECT_EQ(tevsuite::version(), std::to_string(TEVSUITE_VERSION_MAJOR) + "." +
+                                     std::to_string(TEVSUITE_VERSION_MINOR) + "." +
                                      std::to_string(TEVSUITE_VERSION_PATCH));
 }
 
@@ -62,15 +63,19 @@ TEST(PublicCheck, FullRowBonusIsNotExactWithItsExactTv) {
   const CaseResult* failing = report.first_failing();
   ASSERT_NE(failing, nullptr);
   EXPECT_EQ(failing->verdict, Verdict::not_exact);
-  EXPECT_NE(describe(report).find("first failing case: " + failing->id), std::string::npos) << describe(report);
+  EXPECT_NE(describe(report).find("first failing case: " + failing->id), std::string::npos)
+      << describe(report);
   // Enumeration sees the bug on every case it can enumerate.
-  const auto enumerated_bug = [&](const CaseResult& c) { return c.exact_tv && *c.exact_tv > report.exact_tolerance; };
+  const auto enumerated_bug = [&](const CaseResult& c) {
+    return c.exact_tv && *c.exact_tv > report.exact_tolerance;
+  };
   EXPECT_TRUE(std::any_of(report.cases.begin(), report.cases.end(), enumerated_bug));
 }
 
 TEST(PublicCheck, SeededVerifierIsJudgedBySampling) {
   TreeCheckOptions options = small_options();
-  options.samples = 100000;  // 20,000 cannot guarantee the policy's TV in every direction: inconclusive
+  options.samples =
+      100000;  // 20,000 cannot guarantee the policy's TV in every direction: inconclusive
   const Report report = check_tree_verifier(root_bonus, options);
   EXPECT_EQ(report.verdict, Verdict::exact_not_saturated) << describe(report);
   for (const CaseResult& c : report.cases) {
@@ -87,11 +92,13 @@ TEST(PublicCheck, BatchedWalkIsExactAndSaturated) {
   options.samples = 100000;
   const Report report = check_tree_verifier_batched(target_walk_batch, options, 50000);
   EXPECT_EQ(report.verdict, Verdict::exact_saturated) << describe(report);
-  for (const CaseResult& c : report.cases) EXPECT_EQ(c.not_enumerated, "a batched verifier: no enumeration");
+  for (const CaseResult& c : report.cases)
+    EXPECT_EQ(c.not_enumerated, "a batched verifier: no enumeration");
   // The same run on one thread: the verifier's seeds and the completions do not depend on threads.
   options.threads = 1;
   const Report one = check_tree_verifier_batched(target_walk_batch, options, 50000);
-  for (std::size_t k = 0; k < report.cases.size(); ++k) EXPECT_EQ(report.cases[k].p_value, one.cases[k].p_value);
+  for (std::size_t k = 0; k < report.cases.size(); ++k)
+    EXPECT_EQ(report.cases[k].p_value, one.cases[k].p_value);
 }
 
 // An InterruptPoll is called on the thread that runs the check, and what it throws ends the check
@@ -107,7 +114,8 @@ TEST(PublicCheck, AnInterruptPollStopsTheCheckOnItsCallersThread) {
     ++polls;
     if (answered) throw Interrupted{};
   });
-  const auto verifier = [&](const TreeCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t seed) {
+  const auto verifier = [&](const TreeCase& c, std::uint64_t first, std::uint64_t count,
+                            std::uint64_t seed) {
     if (c.id == "c7") answered = true;  // one call per case (batch 0): the last case answered
     return target_walk_batch(c, first, count, seed);
   };
@@ -132,9 +140,14 @@ TEST(PublicCheck, BadBatchesAreRefusedNamingCaseAndSample) {
     }
     return std::string("(accepted)");
   };
-  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase&) { b.bonus.pop_back(); }).find("case c0, samples 0..999: a batch of 1000 needs"), 0u);
-  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase& c) { b.bonus[3] = c.vocab; }), "case c0, sample 3: bonus token 16 outside [0, V)");
-  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase&) { b.accepted[0] = -7; }), "case c0, sample 0: accepted token -7 outside [0, V)");
+  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase&) {
+              b.bonus.pop_back();
+            }).find("case c0, samples 0..999: a batch of 1000 needs"),
+            0u);
+  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase& c) { b.bonus[3] = c.vocab; }),
+            "case c0, sample 3: bonus token 16 outside [0, V)");
+  EXPECT_EQ(refused([](BlockBatch& b, const TreeCase&) { b.accepted[0] = -7; }),
+            "case c0, sample 0: accepted token -7 outside [0, V)");
   EXPECT_EQ(refused([](BlockBatch& b, const TreeCase&) {
               b.accepted[0] = -1;
               b.accepted[1] = 0;
@@ -143,17 +156,28 @@ TEST(PublicCheck, BadBatchesAreRefusedNamingCaseAndSample) {
 }
 
 TEST(PublicCheck, VerifierExceptionsReachTheCaller) {
-  EXPECT_THROW(check_tree_verifier([](const TreeCase&, Randomness&) -> Block { throw std::runtime_error("engine failed"); }, small_options()),
-               std::runtime_error);
+  EXPECT_THROW(
+      check_tree_verifier(
+          [](const TreeCase&, Randomness&) -> Block { throw std::runtime_error("engine failed"); },
+          small_options()),
+      std::runtime_error);
 }
 
 TEST(PublicCheck, ModelVerifierBonusFromPIsExactFromQIsNot) {
   ModelCheckOptions options;
   options.threads = 2;
-  const Report exact = check_model_verifier([](const ModelCase& c, Randomness& r) { return Block{{}, draw_from(c.p({}), r.uniform())}; }, options);
+  const Report exact = check_model_verifier(
+      [](const ModelCase& c, Randomness& r) {
+        return Block{{}, draw_from(c.p({}), r.uniform())};
+      },
+      options);
   EXPECT_EQ(exact.verdict, Verdict::exact_saturated) << describe(exact);
   EXPECT_EQ(exact.verdict_text, "exact (marginally)");
-  const Report bug = check_model_verifier([](const ModelCase& c, Randomness& r) { return Block{{}, draw_from(c.q({}), r.uniform())}; }, options);
+  const Report bug = check_model_verifier(
+      [](const ModelCase& c, Randomness& r) {
+        return Block{{}, draw_from(c.q({}), r.uniform())};
+      },
+      options);
   EXPECT_EQ(bug.verdict, Verdict::not_exact);
   EXPECT_NE(describe(bug).find("first failing case"), std::string::npos);
 }
@@ -186,7 +210,8 @@ TEST(PublicCheck, EngineInputsMustBeProcessedAsTheCaseSays) {
                                            }),
                                            options);
   EXPECT_EQ(exact.verdict, Verdict::exact_saturated) << describe(exact);
-  const Report bug = check_tree_verifier(drawing([](const TreeCase& c, Draws& d) { return engine_walk(c, d, false); }), options);
+  const Report bug = check_tree_verifier(
+      drawing([](const TreeCase& c, Draws& d) { return engine_walk(c, d, false); }), options);
   EXPECT_EQ(bug.verdict, Verdict::not_exact);
   for (const CaseResult& c : bug.cases) {
     EXPECT_EQ(c.verdict, Verdict::not_exact) << c.id << " " << c.label;
@@ -199,12 +224,20 @@ TEST(PublicCheck, EngineModelCasesProcessTargetAndDrafterApart) {
   ModelCheckOptions options;
   options.threads = 2;
   options.engine_inputs = true;
-  const Report exact = check_model_verifier([](const ModelCase& c, Randomness& r) { return first_position_speculative(c, r, false); }, options);
+  const Report exact = check_model_verifier(
+      [](const ModelCase& c, Randomness& r) { return first_position_speculative(c, r, false); },
+      options);
   EXPECT_EQ(exact.verdict, Verdict::exact_saturated) << describe(exact);
-  const Report bug = check_model_verifier([](const ModelCase& c, Randomness& r) { return first_position_speculative(c, r, true); }, options);
+  const Report bug = check_model_verifier(
+      [](const ModelCase& c, Randomness& r) { return first_position_speculative(c, r, true); },
+      options);
   EXPECT_EQ(bug.verdict, Verdict::not_exact) << describe(bug);
   // p and q are given only as logits on these cases.
-  EXPECT_THROW(check_model_verifier([](const ModelCase& c, Randomness&) { return Block{{}, static_cast<std::int32_t>(c.p({}).size())}; }, options),
+  EXPECT_THROW(check_model_verifier(
+                   [](const ModelCase& c, Randomness&) {
+                     return Block{{}, static_cast<std::int32_t>(c.p({}).size())};
+                   },
+                   options),
                std::logic_error);
 }
 
@@ -256,12 +289,18 @@ TEST(PublicExactLaw, MalformedCasesAreInvalidArguments) {
 // A block outside the vocabulary is mass on no cell of the canonical law: every block there, TV 1;
 // half the time there, the other half the target's own root token, TV 1/2.
 TEST(PublicExactLaw, ImpossibleBlocksAreMassOnNoCell) {
-  EXPECT_NEAR(exact_law(drawing([](const TreeCase& c, Draws&) { return Block{{}, c.vocab}; }), small_case()).tv, 1.0, 1e-12);
-  const ExactLaw half = exact_law(drawing([](const TreeCase& c, Draws& d) {
-                                    const std::array<double, 2> coin{0.5, 0.5};
-                                    return d.categorical(coin) == 0 ? Block{{}, c.vocab} : target_walk(c, d);
-                                  }),
-                                  small_case());
+  EXPECT_NEAR(exact_law(drawing([](const TreeCase& c, Draws&) {
+                          return Block{{}, c.vocab};
+                        }),
+                        small_case())
+                  .tv,
+              1.0, 1e-12);
+  const ExactLaw half =
+      exact_law(drawing([](const TreeCase& c, Draws& d) {
+                  const std::array<double, 2> coin{0.5, 0.5};
+                  return d.categorical(coin) == 0 ? Block{{}, c.vocab} : target_walk(c, d);
+                }),
+                small_case());
   EXPECT_NEAR(half.tv, 0.5, 1e-12);
 }
 
@@ -281,29 +320,40 @@ TEST(PublicCaseLines, EmittedLinesReadBackAsTheCasesTheCheckRuns) {
 // 12 pairs. One seed for every request's generator leaves each request exact and is caught by
 // the pairs alone.
 TEST(PublicBatchCheck, IndependentRequestsPassAndOneSeedForTheBatchIsCaught) {
-  const Report exact = check_batch_verifier([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests, r, false); });
+  const Report exact = check_batch_verifier([](std::span<const TreeCase> requests, Randomness& r) {
+    return batch_walk(requests, r, false);
+  });
   EXPECT_EQ(exact.verdict, Verdict::exact_saturated) << describe(exact);
   ASSERT_EQ(exact.cases.size(), 20u);
   EXPECT_EQ(exact.cases[0].id, "k0/c0");
   EXPECT_EQ(exact.cases[8].id, "k0/c0 x c1");
-  const Report bug = check_batch_verifier([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests, r, true); });
+  const Report bug = check_batch_verifier([](std::span<const TreeCase> requests, Randomness& r) {
+    return batch_walk(requests, r, true);
+  });
   EXPECT_EQ(bug.verdict, Verdict::not_exact);
-  for (std::size_t k = 0; k < 8; ++k) EXPECT_EQ(bug.cases[k].verdict, Verdict::exact_saturated) << bug.cases[k].id;
+  for (std::size_t k = 0; k < 8; ++k)
+    EXPECT_EQ(bug.cases[k].verdict, Verdict::exact_saturated) << bug.cases[k].id;
   for (std::size_t k = 8; k < bug.cases.size(); ++k) {
     EXPECT_EQ(bug.cases[k].verdict, Verdict::not_exact) << bug.cases[k].id;
     EXPECT_EQ(bug.cases[k].label, "independence within a round: dependent (a leak)");
   }
-  EXPECT_NE(describe(bug).find("first failing pair: k0/c0 x c1: dependent (a leak)"), std::string::npos) << describe(bug);
+  EXPECT_NE(describe(bug).find("first failing pair: k0/c0 x c1: dependent (a leak)"),
+            std::string::npos)
+      << describe(bug);
 }
 
 TEST(PublicBatchCheck, ABatchOfOtherThanOneRowPerRequestIsRefused) {
   BatchCheckOptions options;
   options.rounds = 10;
   try {
-    check_batch_verifier([](std::span<const TreeCase> requests, Randomness& r) { return batch_walk(requests.first(3), r, false); }, options);
+    check_batch_verifier([](std::span<const TreeCase> requests,
+                            Randomness& r) { return batch_walk(requests.first(3), r, false); },
+                         options);
     FAIL() << "a batch of 3 rows for 4 requests was judged";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("batch k0, round 0: a batch of 4 needs 4 bonus tokens"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("batch k0, round 0: a batch of 4 needs 4 bonus tokens"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -323,30 +373,46 @@ TEST(PublicCheck, OptionsOutsideTheirRangesAreRefusedBeforeAnythingRuns) {
   const auto tree = [&](auto&& spoil) {
     TreeCheckOptions options = small_options();
     spoil(options);
-    return refused([&] { check_tree_verifier([&](const TreeCase&, Randomness&) -> Block { ++calls; throw std::runtime_error("the verifier ran"); }, options); });
+    return refused([&] {
+      check_tree_verifier(
+          [&](const TreeCase&, Randomness&) -> Block {
+            ++calls;
+            throw std::runtime_error("the verifier ran");
+          },
+          options);
+    });
   };
-  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.alpha = std::nan(""); }), "alpha must lie in [1e-12, 0.5], not nan");
-  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.alpha = 0.0; }), "alpha must lie in [1e-12, 0.5], not 0");
-  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.alpha = 1.5; }), "alpha must lie in [1e-12, 0.5], not 1.5");
-  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.samples = 0; }), "samples must lie in [1, 4294967296], not 0");
-  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.samples = (std::uint64_t{1} << 32) + 1; }), "samples must lie in [1, 4294967296], not 4294967297");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.alpha = std::nan(""); }),
+            "alpha must lie in [1e-12, 0.5], not nan");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.alpha = 0.0; }),
+            "alpha must lie in [1e-12, 0.5], not 0");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.alpha = 1.5; }),
+            "alpha must lie in [1e-12, 0.5], not 1.5");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.samples = 0; }),
+            "samples must lie in [1, 4294967296], not 0");
+  EXPECT_EQ(tree([](TreeCheckOptions& o) { o.samples = (std::uint64_t{1} << 32) + 1; }),
+            "samples must lie in [1, 4294967296], not 4294967297");
   EXPECT_EQ(tree([](TreeCheckOptions& o) { o.cases = 0; }), "cases must lie in [1, 100000], not 0");
   ModelCheckOptions model;
   model.alpha = -1.0;
   EXPECT_EQ(refused([&] {
-              check_model_verifier_batched([&](const ModelCase&, std::uint64_t, std::uint64_t, std::uint64_t) -> BlockBatch {
-                ++calls;
-                throw std::runtime_error("the verifier ran");
-              }, model);
+              check_model_verifier_batched(
+                  [&](const ModelCase&, std::uint64_t, std::uint64_t, std::uint64_t) -> BlockBatch {
+                    ++calls;
+                    throw std::runtime_error("the verifier ran");
+                  },
+                  model);
             }),
             "alpha must lie in [1e-12, 0.5], not -1");
   BatchCheckOptions batch;
   batch.requests = 65;
   EXPECT_EQ(refused([&] {
-              check_batch_verifier([&](std::span<const TreeCase>, Randomness&) -> BlockBatch {
-                ++calls;
-                throw std::runtime_error("the verifier ran");
-              }, batch);
+              check_batch_verifier(
+                  [&](std::span<const TreeCase>, Randomness&) -> BlockBatch {
+                    ++calls;
+                    throw std::runtime_error("the verifier ran");
+                  },
+                  batch);
             }),
             "requests must lie in [1, 64], not 65");
   EXPECT_EQ(calls, 0);

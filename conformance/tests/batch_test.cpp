@@ -29,19 +29,23 @@ using test_helpers::message_of;
 
 std::vector<BatchCase> default_batches() {
   std::vector<BatchCase> out;
-  for (const std::string& line : emit_configured(EmitConfig{.cases = kDefaultBatches, .batch = 4})) out.push_back(parse_batch_case(line, "emitted"));
+  for (const std::string& line : emit_configured(EmitConfig{.cases = kDefaultBatches, .batch = 4}))
+    out.push_back(parse_batch_case(line, "emitted"));
   return out;
 }
 
 std::string small_batch(const std::string& requests, std::int64_t samples = 10) {
-  return R"({"format_version": 5, "case_id": "k0", "samples": )" + std::to_string(samples) + R"(, "requests": )" + requests + "}";
+  return R"({"format_version": 5, "case_id": "k0", "samples": )" + std::to_string(samples) +
+         R"(, "requests": )" + requests + "}";
 }
-const std::string kRequest = R"({"format_version": 1, "case_id": "a", "vocab": 2, "parents": [-1, 0], "tokens": [null, 0], "probs": [[0.5, 0.5], [0.5, 0.5]]})";
+const std::string kRequest =
+    R"({"format_version": 1, "case_id": "a", "vocab": 2, "parents": [-1, 0], "tokens": [null, 0], "probs": [[0.5, 0.5], [0.5, 0.5]]})";
 std::string request(const std::string& id, int vocab = 2) {
   json r = json::parse(kRequest);
   r["case_id"] = id;
   r["vocab"] = vocab;
-  r["probs"] = json::array({std::vector<double>(static_cast<std::size_t>(vocab), 1.0 / vocab), std::vector<double>(static_cast<std::size_t>(vocab), 1.0 / vocab)});
+  r["probs"] = json::array({std::vector<double>(static_cast<std::size_t>(vocab), 1.0 / vocab),
+                            std::vector<double>(static_cast<std::size_t>(vocab), 1.0 / vocab)});
   return r.dump();
 }
 
@@ -56,8 +60,10 @@ TEST(BatchCase, EmittedBatchesHoldDifferentTreesOfOneVocabulary) {
       EXPECT_EQ(r.samples, b.samples);
     }
   }
-  EXPECT_NE(batches[1].requests[0].tree.size(), batches[1].requests[1].tree.size());  // the 4-ary tree beside a 13-node one
-  const std::vector<std::string> engine = emit_configured(EmitConfig{.cases = 1, .engine_inputs = true, .batch = 3});
+  EXPECT_NE(batches[1].requests[0].tree.size(),
+            batches[1].requests[1].tree.size());  // the 4-ary tree beside a 13-node one
+  const std::vector<std::string> engine =
+      emit_configured(EmitConfig{.cases = 1, .engine_inputs = true, .batch = 3});
   const BatchCase e = parse_batch_case(engine.front(), "emitted");
   EXPECT_EQ(e.requests[0].format_version, kEngineFormatVersion);
   EXPECT_NE(e.requests[0].sampling, e.requests[1].sampling);
@@ -68,52 +74,85 @@ TEST(BatchCase, RefusesWhatIsNotABatchOfOneModelsRequests) {
     return message_of([&] { parse_batch_case(line, "b.jsonl:1", limits); });
   };
   EXPECT_EQ(refused(small_batch("[" + request("a") + ", " + request("b") + "]")), "");
-  EXPECT_NE(refused(small_batch("[]")).find("\"requests\" must be an array of 1 to 64 fixed-tree cases"), std::string::npos);
+  EXPECT_NE(
+      refused(small_batch("[]")).find("\"requests\" must be an array of 1 to 64 fixed-tree cases"),
+      std::string::npos);
   std::string many = "[";
   for (int k = 0; k < 65; ++k) many += (k ? ", " : "") + request("r" + std::to_string(k));
   EXPECT_NE(refused(small_batch(many + "]")).find("1 to 64"), std::string::npos);
-  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("a") + "]")).find("(case k0) request 1: request id \"a\" already used by request 0"),
+  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("a") + "]"))
+                .find("(case k0) request 1: request id \"a\" already used by request 0"),
             std::string::npos);
-  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("b", 3) + "]")).find("vocab 3 differs from the batch's first request's 2"),
+  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("b", 3) + "]"))
+                .find("vocab 3 differs from the batch's first request's 2"),
             std::string::npos);
   json with_samples = json::parse(request("a"));
   with_samples["samples"] = 11;
-  EXPECT_NE(refused(small_batch("[" + with_samples.dump() + "]")).find("b.jsonl:1 (case k0) request 0: a request's samples are the batch's rounds (10)"),
-            std::string::npos);
+  EXPECT_NE(
+      refused(small_batch("[" + with_samples.dump() + "]"))
+          .find("b.jsonl:1 (case k0) request 0: a request's samples are the batch's rounds (10)"),
+      std::string::npos);
   json model = json::parse(request("a"));
   model["format_version"] = 2;
-  EXPECT_NE(refused(small_batch("[" + model.dump() + "]")).find("format_version 2 is not a fixed-tree case"), std::string::npos);
+  EXPECT_NE(refused(small_batch("[" + model.dump() + "]"))
+                .find("format_version 2 is not a fixed-tree case"),
+            std::string::npos);
   EXPECT_NE(refused(kRequest).find("it goes in a file of its own"), std::string::npos);
   // Two requests of 2 nodes: 4 cells each of rows, 4 of joint counts.
-  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("b") + "]"), CaseLimits{.cells = 3}).find("joint exit-node counts"),
-            std::string::npos);
-  EXPECT_NE(refused(small_batch("[" + request("a") + ", " + request("b") + "]"), CaseLimits{.cells = 10}).find("cells"), std::string::npos);
-  EXPECT_EQ(refused(small_batch("[" + request("a") + ", " + request("b") + "]"), CaseLimits{.cells = 12}), "");
+  EXPECT_NE(
+      refused(small_batch("[" + request("a") + ", " + request("b") + "]"), CaseLimits{.cells = 3})
+          .find("joint exit-node counts"),
+      std::string::npos);
+  EXPECT_NE(
+      refused(small_batch("[" + request("a") + ", " + request("b") + "]"), CaseLimits{.cells = 10})
+          .find("cells"),
+      std::string::npos);
+  EXPECT_EQ(
+      refused(small_batch("[" + request("a") + ", " + request("b") + "]"), CaseLimits{.cells = 12}),
+      "");
   // A batch line where fixed-tree cases are read.
-  EXPECT_NE(message_of([] { parse_case(small_batch("[" + request("a") + "]"), "c.jsonl:1"); }).find("format_version 5 is a batch case"),
+  EXPECT_NE(message_of([] {
+              parse_case(small_batch("[" + request("a") + "]"), "c.jsonl:1");
+            }).find("format_version 5 is a batch case"),
             std::string::npos);
 }
 
 TEST(BatchJudge, RefusesRoundsThatAreShortOutOfOrderOrForAnotherRequest) {
-  const BatchCase b = parse_batch_case(small_batch("[" + request("a") + ", " + request("b") + "]"), "b.jsonl:1");
+  const BatchCase b =
+      parse_batch_case(small_batch("[" + request("a") + ", " + request("b") + "]"), "b.jsonl:1");
   BatchJudge judge(b, 1, 0);
-  const auto refused = [&](const std::string& line) { return message_of([&] { judge.add_line(line, "out:7"); }); };
-  const std::string block_a = R"({"request": "a", "accepted": [], "bonus": 1})", block_b = R"({"request": "b", "accepted": [0], "bonus": 1})";
+  const auto refused = [&](const std::string& line) {
+    return message_of([&] { judge.add_line(line, "out:7"); });
+  };
+  const std::string block_a = R"({"request": "a", "accepted": [], "bonus": 1})",
+                    block_b = R"({"request": "b", "accepted": [0], "bonus": 1})";
   EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_a + ", " + block_b + "]}"), "");
-  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_a + "]}"), "out:7 (batch k0): 1 blocks for the batch's 2 requests (request \"b\" has none)");
-  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_a + ", " + block_b + ", " + block_b + "]}"), "out:7 (batch k0): 3 blocks for the batch's 2 requests");
+  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_a + "]}"),
+            "out:7 (batch k0): 1 blocks for the batch's 2 requests (request \"b\" has none)");
+  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_a + ", " + block_b + ", " + block_b +
+                    "]}"),
+            "out:7 (batch k0): 3 blocks for the batch's 2 requests");
   EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [)" + block_b + ", " + block_a + "]}"),
-            "out:7 (batch k0) block 0: request \"b\" out of order: this block is request \"a\"'s (answer in the batch's order)");
-  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [{"request": "z", "accepted": [], "bonus": 1}, )" + block_b + "]}"),
-            "out:7 (batch k0) block 0: request \"z\" is not in the batch (block 0 is request \"a\"'s)");
-  EXPECT_NE(refused(R"({"case_id": "k1", "blocks": []})").find("where batch \"k0\" was expected"), std::string::npos);
-  EXPECT_NE(refused(R"({"case_id": "k0"})").find("a \"blocks\" array"), std::string::npos);
-  EXPECT_NE(refused(R"({"case_id": "k0", "blocks": [{"request": "a", "accepted": [0.5], "bonus": 1}, )" + block_b + "]}")
-                .find("block 0 (request a): accepted[0] must be an integer token"),
+            "out:7 (batch k0) block 0: request \"b\" out of order: this block is request \"a\"'s "
+            "(answer in the batch's order)");
+  EXPECT_EQ(
+      refused(R"({"case_id": "k0", "blocks": [{"request": "z", "accepted": [], "bonus": 1}, )" +
+              block_b + "]}"),
+      "out:7 (batch k0) block 0: request \"z\" is not in the batch (block 0 is request \"a\"'s)");
+  EXPECT_NE(refused(R"({"case_id": "k1", "blocks": []})").find("where batch \"k0\" was expected"),
             std::string::npos);
+  EXPECT_NE(refused(R"({"case_id": "k0"})").find("a \"blocks\" array"), std::string::npos);
+  EXPECT_NE(
+      refused(R"({"case_id": "k0", "blocks": [{"request": "a", "accepted": [0.5], "bonus": 1}, )" +
+              block_b + "]}")
+          .find("block 0 (request a): accepted[0] must be an integer token"),
+      std::string::npos);
   EXPECT_NE(refused("not json").find("not valid JSON"), std::string::npos);
   // An impossible block is its request's event, not bad input.
-  EXPECT_EQ(refused(R"({"case_id": "k0", "blocks": [{"request": "a", "accepted": [1], "bonus": 1}, )" + block_b + "]}"), "");
+  EXPECT_EQ(
+      refused(R"({"case_id": "k0", "blocks": [{"request": "a", "accepted": [1], "bonus": 1}, )" +
+              block_b + "]}"),
+      "");
   EXPECT_EQ(judge.requests()[0].impossible(), 1u);
   EXPECT_EQ(judge.lines(), 2u);
 }
@@ -121,11 +160,14 @@ TEST(BatchJudge, RefusesRoundsThatAreShortOutOfOrderOrForAnotherRequest) {
 // A request whose every block is impossible leaves its pairs no round to count: the verdict is
 // not exact (the request's impossible events), never an error.
 TEST(BatchJudge, ARequestImpossibleEveryRoundLeavesItsPairsUntested) {
-  const BatchCase b = parse_batch_case(small_batch("[" + request("a") + ", " + request("b") + "]", 2), "b.jsonl:1");
+  const BatchCase b =
+      parse_batch_case(small_batch("[" + request("a") + ", " + request("b") + "]", 2), "b.jsonl:1");
   std::vector<BatchJudge> judges;
   judges.emplace_back(b, 1, 0);
   for (int s = 0; s < 2; ++s) {
-    judges[0].add_line(R"({"case_id": "k0", "blocks": [{"request": "a", "accepted": [], "bonus": 1}, {"request": "b", "accepted": [], "bonus": 9}]})", "out");
+    judges[0].add_line(
+        R"({"case_id": "k0", "blocks": [{"request": "a", "accepted": [], "bonus": 1}, {"request": "b", "accepted": [], "bonus": 9}]})",
+        "out");
   }
   const BatchReport report = judge_batches(judges, judging::VerdictPolicy{});
   EXPECT_EQ(report.overall, judging::Verdict::not_exact);
@@ -135,7 +177,13 @@ TEST(BatchJudge, ARequestImpossibleEveryRoundLeavesItsPairsUntested) {
   EXPECT_EQ(report.pairs[0].finding, "untested: no round where both blocks were possible");
 }
 
-enum class BatchBug { none, neighbour_rows, position_off_by_one, shared_uniforms, shared_bonus_uniform };
+enum class BatchBug {
+  none,
+  neighbour_rows,
+  position_off_by_one,
+  shared_uniforms,
+  shared_bonus_uniform
+};
 
 // The rows request k's verifier reads from the flattened layout (every request's rows stacked,
 // request k's node v at offsets[k] + v): its own, or the bug's.
@@ -150,12 +198,14 @@ std::vector<TargetRows> believed_rows(const BatchCase& b, BatchBug bug) {
   const std::size_t rows = flat.size() / vocab;
   std::vector<TargetRows> out;
   for (std::size_t k = 0; k < b.requests.size(); ++k) {
-    std::size_t start = bug == BatchBug::neighbour_rows ? offsets[(k + 1) % offsets.size()] : offsets[k];
+    std::size_t start =
+        bug == BatchBug::neighbour_rows ? offsets[(k + 1) % offsets.size()] : offsets[k];
     if (bug == BatchBug::position_off_by_one) ++start;
     const NodeId n = b.requests[k].tree.size();
     std::vector<double> mine;
     for (NodeId v = 0; v < n; ++v) {
-      const auto at = flat.begin() + static_cast<std::ptrdiff_t>(((start + static_cast<std::size_t>(v)) % rows) * vocab);
+      const auto at = flat.begin() + static_cast<std::ptrdiff_t>(
+                                         ((start + static_cast<std::size_t>(v)) % rows) * vocab);
       mine.insert(mine.end(), at, at + static_cast<std::ptrdiff_t>(vocab));
     }
     out.push_back(TargetRows::from_probabilities(mine, n, static_cast<std::int32_t>(vocab)));
@@ -166,8 +216,8 @@ std::vector<TargetRows> believed_rows(const BatchCase& b, BatchBug bug) {
 // TEV on one request: exit node by inverse CDF of w over the tree's node order, bonus from the
 // exit's residual (on the believed rows).
 struct RequestTev {
-  std::vector<double> exit_cumulative;      // (N)
-  std::vector<std::vector<double>> residual;  // (N)(V)
+  std::vector<double> exit_cumulative;           // (N)
+  std::vector<std::vector<double>> residual;     // (N)(V)
   std::vector<std::vector<std::int64_t>> paths;  // (N)
 };
 
@@ -197,23 +247,30 @@ std::int64_t pick(std::span<const double> weights, double u) {
 BatchReport check_batches(BatchBug bug) {
   const std::vector<BatchCase> batches = default_batches();
   std::vector<BatchJudge> judges;
-  for (std::size_t i = 0; i < batches.size(); ++i) judges.emplace_back(batches[i], kDefaultSeed, static_cast<std::uint32_t>(i));
+  for (std::size_t i = 0; i < batches.size(); ++i)
+    judges.emplace_back(batches[i], kDefaultSeed, static_cast<std::uint32_t>(i));
   for (std::size_t i = 0; i < batches.size(); ++i) {
     const BatchCase& b = batches[i];
     const std::vector<TargetRows> rows = believed_rows(b, bug);
     std::vector<RequestTev> tevs;
-    for (std::size_t k = 0; k < b.requests.size(); ++k) tevs.push_back(request_tev(b.requests[k].tree, rows[k]));
+    for (std::size_t k = 0; k < b.requests.size(); ++k)
+      tevs.push_back(request_tev(b.requests[k].tree, rows[k]));
     std::vector<RequestBlock> round(b.requests.size());
     for (std::uint64_t s = 0; s < b.samples; ++s) {
-      DrawCounter shared({20261204, Stream::verifier, static_cast<std::uint32_t>(i), s});  // a stream no request draws from
+      DrawCounter shared({20261204, Stream::verifier, static_cast<std::uint32_t>(i),
+                          s});  // a stream no request draws from
       const double shared_u = shared.next(), shared_bonus_u = shared.next();
       for (std::size_t k = 0; k < b.requests.size(); ++k) {
-        DrawCounter draws({20261203, Stream::verifier, static_cast<std::uint32_t>(i * kMaxBatchRequests + k), s});
+        DrawCounter draws(
+            {20261203, Stream::verifier, static_cast<std::uint32_t>(i * kMaxBatchRequests + k), s});
         const RequestTev& t = tevs[k];
         const double u = bug == BatchBug::shared_uniforms ? shared_u : draws.next();
-        const auto node = static_cast<std::size_t>(pick_cumulative(t.exit_cumulative.data(), static_cast<std::int32_t>(t.exit_cumulative.size()), u));
+        const auto node = static_cast<std::size_t>(pick_cumulative(
+            t.exit_cumulative.data(), static_cast<std::int32_t>(t.exit_cumulative.size()), u));
         const double bonus_u = draws.next();
-        round[k] = {t.paths[node], pick(t.residual[node], bug == BatchBug::shared_bonus_uniform ? shared_bonus_u : bonus_u)};
+        round[k] = {t.paths[node],
+                    pick(t.residual[node],
+                         bug == BatchBug::shared_bonus_uniform ? shared_bonus_u : bonus_u)};
       }
       judges[i].add_round(round, s, "round " + std::to_string(s));
     }
@@ -229,23 +286,26 @@ std::vector<double> request_tvs(const BatchCase& b, BatchBug bug) {
   const std::vector<TargetRows> believed = believed_rows(b, bug);
   for (std::size_t k = 0; k < b.requests.size(); ++k) {
     const Case& r = b.requests[k];
-    out.push_back(total_variation(canonical_block_law(r.tree, believed[k], ExitLaw::compute(r.tree, believed[k])),
-                                  canonical_block_law(r.tree, r.rows, ExitLaw::compute(r.tree, r.rows))));
+    out.push_back(total_variation(
+        canonical_block_law(r.tree, believed[k], ExitLaw::compute(r.tree, believed[k])),
+        canonical_block_law(r.tree, r.rows, ExitLaw::compute(r.tree, r.rows))));
   }
   return out;
 }
 
 // The mass two unit intervals [a0, a1) and [b0, b1) share: the joint mass of two inverse-CDF
 // draws from one uniform.
-double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
+double overlap(double a0, double a1, double b0, double b1) {
+  return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+}
 
 // One request as the pair test sees it: its exit law, each node's residual row (normalized), its
 // pair bins at the batch's rounds and each node's residual mass per bin.
 struct BinnedRequest {
-  std::vector<double> exit;                    // (N) w, normalized
-  std::vector<std::vector<double>> residual;   // (N)(V) each node's bonus law
+  std::vector<double> exit;                   // (N) w, normalized
+  std::vector<std::vector<double>> residual;  // (N)(V) each node's bonus law
   Binning bins;
-  std::vector<std::vector<double>> share;      // (N)(bins) each node's bonus law per bin
+  std::vector<std::vector<double>> share;  // (N)(bins) each node's bonus law per bin
   std::int32_t vocab = 0;
 };
 
@@ -255,7 +315,8 @@ BinnedRequest binned_request(const Case& c, std::uint64_t rounds) {
   r.exit = ExitLaw::compute(c.tree, c.rows).exit;
   const double total = std::accumulate(r.exit.begin(), r.exit.end(), 0.0);
   for (double& w : r.exit) w /= total;
-  const std::vector<double> law = canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
+  const std::vector<double> law =
+      canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
   r.bins = pair_bins(law, node_groups(c.tree.size(), c.tree.vocab), static_cast<double>(rounds));
   for (NodeId v = 0; v < c.tree.size(); ++v) {
     std::vector<double> residual(static_cast<std::size_t>(c.tree.vocab));
@@ -264,7 +325,8 @@ BinnedRequest binned_request(const Case& c, std::uint64_t rounds) {
     std::vector<double> share(r.bins.bin_probability.size(), 0.0);
     for (std::size_t x = 0; x < residual.size(); ++x) {
       if (mass > 0.0) residual[x] /= mass;
-      const std::int32_t bin = r.bins.bin_of_cell[static_cast<std::size_t>(v) * residual.size() + x];
+      const std::int32_t bin =
+          r.bins.bin_of_cell[static_cast<std::size_t>(v) * residual.size() + x];
       if (bin >= 0) share[static_cast<std::size_t>(bin)] += residual[x];
     }
     r.residual.push_back(std::move(residual));
@@ -293,16 +355,21 @@ PairTvs shared_exit_tvs(const BinnedRequest& a, const BinnedRequest& b) {
     double b0 = 0.0;
     for (std::size_t j = 0; j < b.exit.size(); ++j) {
       const double b1 = b0 + b.exit[j], both = overlap(a0, a1, b0, b1);
-      out.cells += 0.5 * std::abs(both - a.exit[i] * b.exit[j]);  // the exits' TV (bonuses add none: independent)
+      out.cells +=
+          0.5 *
+          std::abs(both - a.exit[i] * b.exit[j]);  // the exits' TV (bonuses add none: independent)
       for (std::size_t x = 0; x < bins_a; ++x) {
-        for (std::size_t y = 0; y < bins_b; ++y) joint[x * bins_b + y] += both * a.share[i][x] * b.share[j][y];
+        for (std::size_t y = 0; y < bins_b; ++y)
+          joint[x * bins_b + y] += both * a.share[i][x] * b.share[j][y];
       }
       b0 = b1;
     }
     a0 = a1;
   }
   for (std::size_t x = 0; x < bins_a; ++x) {
-    for (std::size_t y = 0; y < bins_b; ++y) out.binned += 0.5 * std::abs(joint[x * bins_b + y] - a.bins.bin_probability[x] * b.bins.bin_probability[y]);
+    for (std::size_t y = 0; y < bins_b; ++y)
+      out.binned += 0.5 * std::abs(joint[x * bins_b + y] -
+                                   a.bins.bin_probability[x] * b.bins.bin_probability[y]);
   }
   return out;
 }
@@ -326,8 +393,11 @@ PairTvs shared_bonus_tvs(const BinnedRequest& a, const BinnedRequest& b) {
         if (both > 0.0) {
           differences += std::abs(both - ra[x] * rb[y]);
           covered += ra[x] * rb[y];
-          const std::int32_t ba = a.bins.bin_of_cell[i * vocab + x], bb = b.bins.bin_of_cell[j * vocab + y];
-          if (ba >= 0 && bb >= 0) joint[static_cast<std::size_t>(ba) * bins_b + static_cast<std::size_t>(bb)] += weight * both;
+          const std::int32_t ba = a.bins.bin_of_cell[i * vocab + x],
+                             bb = b.bins.bin_of_cell[j * vocab + y];
+          if (ba >= 0 && bb >= 0)
+            joint[static_cast<std::size_t>(ba) * bins_b + static_cast<std::size_t>(bb)] +=
+                weight * both;
         }
         // Step whichever interval ends first (both on a tie).
         if (a1 <= b1) a0 = a1, ++x;
@@ -337,7 +407,9 @@ PairTvs shared_bonus_tvs(const BinnedRequest& a, const BinnedRequest& b) {
     }
   }
   for (std::size_t x = 0; x < a.bins.bin_probability.size(); ++x) {
-    for (std::size_t y = 0; y < bins_b; ++y) out.binned += 0.5 * std::abs(joint[x * bins_b + y] - a.bins.bin_probability[x] * b.bins.bin_probability[y]);
+    for (std::size_t y = 0; y < bins_b; ++y)
+      out.binned += 0.5 * std::abs(joint[x * bins_b + y] -
+                                   a.bins.bin_probability[x] * b.bins.bin_probability[y]);
   }
   return out;
 }
@@ -368,11 +440,14 @@ TEST(BatchJudge, ARequestReadingItsNeighboursRowsIsNotExact) {
       const std::vector<double> mine = request_tvs(b, bug);
       tvs.insert(tvs.end(), mine.begin(), mine.end());
     }
-    print_tvs(bug == BatchBug::neighbour_rows ? "neighbour rows, per request" : "position off by one, per request", tvs);
+    print_tvs(bug == BatchBug::neighbour_rows ? "neighbour rows, per request"
+                                              : "position off by one, per request",
+              tvs);
     EXPECT_EQ(report.overall, judging::Verdict::not_exact);
     for (std::size_t k = 0; k < report.requests.size(); ++k) {
       EXPECT_GT(tvs[k], 0.05) << report.requests[k].id;
-      EXPECT_EQ(report.requests[k].decision.verdict, judging::Verdict::not_exact) << report.requests[k].id;
+      EXPECT_EQ(report.requests[k].decision.verdict, judging::Verdict::not_exact)
+          << report.requests[k].id;
     }
   }
 }
@@ -382,17 +457,21 @@ TEST(BatchJudge, ARequestReadingItsNeighboursRowsIsNotExact) {
 // independent, so a test of exit nodes alone would pass it.
 TEST(BatchJudge, SharedUniformsAreCaughtByTheIndependenceTestsAlone) {
   for (const BatchBug bug : {BatchBug::shared_uniforms, BatchBug::shared_bonus_uniform}) {
-    const char* name = bug == BatchBug::shared_uniforms ? "shared exit uniform" : "shared bonus uniform";
+    const char* name =
+        bug == BatchBug::shared_uniforms ? "shared exit uniform" : "shared bonus uniform";
     const BatchReport report = check_batches(bug);
     EXPECT_EQ(report.overall, judging::Verdict::not_exact) << name;
-    for (const CaseResult& r : report.requests) EXPECT_EQ(r.decision.verdict, judging::Verdict::exact_saturated) << name << " " << r.id;
+    for (const CaseResult& r : report.requests)
+      EXPECT_EQ(r.decision.verdict, judging::Verdict::exact_saturated) << name << " " << r.id;
     std::vector<double> binned, cells;
     for (const BatchCase& b : default_batches()) {
       std::vector<BinnedRequest> requests;
       for (const Case& r : b.requests) requests.push_back(binned_request(r, b.samples));
       for (std::size_t i = 0; i < b.requests.size(); ++i) {
         for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
-          const PairTvs tv = bug == BatchBug::shared_uniforms ? shared_exit_tvs(requests[i], requests[j]) : shared_bonus_tvs(requests[i], requests[j]);
+          const PairTvs tv = bug == BatchBug::shared_uniforms
+                                 ? shared_exit_tvs(requests[i], requests[j])
+                                 : shared_bonus_tvs(requests[i], requests[j]);
           binned.push_back(tv.binned);
           cells.push_back(tv.cells);
         }
@@ -404,7 +483,8 @@ TEST(BatchJudge, SharedUniformsAreCaughtByTheIndependenceTestsAlone) {
     for (std::size_t k = 0; k < binned.size(); ++k) {
       EXPECT_EQ(report.pairs[k].finding, "dependent (a leak)") << name << " " << report.pairs[k].id;
       // Each pair is off the product by more than its stated guarantee, on the law it speaks of.
-      EXPECT_GT(binned[k], *report.pairs[k].evidence.detectable_tv) << name << " " << report.pairs[k].id;
+      EXPECT_GT(binned[k], *report.pairs[k].evidence.detectable_tv)
+          << name << " " << report.pairs[k].id;
     }
   }
 }

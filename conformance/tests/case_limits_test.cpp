@@ -18,8 +18,7 @@ std::atomic<std::size_t> largest_allocation{0};
 
 void* operator new(std::size_t size) {
   std::size_t seen = largest_allocation.load();
-  while (size > seen && !largest_allocation.compare_exchange_weak(seen, size)) {
-  }
+  while (size > seen && !largest_allocation.compare_exchange_weak(seen, size)) {}
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
@@ -62,18 +61,27 @@ TEST(CaseLimits, IntegersAreCheckedBeforeTheyAreNarrowed) {
   EXPECT_TRUE(reader.next().has_value());
   const std::string message = refusal([&] { reader.next(); });
   EXPECT_NE(message.find("cases.jsonl:2"), std::string::npos) << message;
-  EXPECT_NE(message.find("node 2 parent is 4294967297, outside [-1, 2]"), std::string::npos) << message;
+  EXPECT_NE(message.find("node 2 parent is 4294967297, outside [-1, 2]"), std::string::npos)
+      << message;
 
   const auto refused = [](const char* field, json value) {
     json j = two_node_case();
     j[field] = value;
     return refusal([&] { parse_case(j.dump(), "f:1"); });
   };
-  EXPECT_NE(refused("parents", {-1, 18446744073709551615ull}).find("node 1 parent is 18446744073709551615"), std::string::npos);
-  EXPECT_NE(refused("tokens", {nullptr, 4294967296ll}).find("node 1 token is 4294967296, outside [0, 1]"), std::string::npos);
-  EXPECT_NE(refused("samples", 18446744073709551615ull).find("samples is 18446744073709551615, outside"), std::string::npos);
+  EXPECT_NE(refused("parents", {-1, 18446744073709551615ull})
+                .find("node 1 parent is 18446744073709551615"),
+            std::string::npos);
+  EXPECT_NE(
+      refused("tokens", {nullptr, 4294967296ll}).find("node 1 token is 4294967296, outside [0, 1]"),
+      std::string::npos);
+  EXPECT_NE(
+      refused("samples", 18446744073709551615ull).find("samples is 18446744073709551615, outside"),
+      std::string::npos);
   EXPECT_NE(refused("vocab", 4294967298ll).find("vocab is 4294967298, outside"), std::string::npos);
-  EXPECT_NE(refused("format_version", 18446744073709551615ull).find("format_version is 18446744073709551615"), std::string::npos);
+  EXPECT_NE(refused("format_version", 18446744073709551615ull)
+                .find("format_version is 18446744073709551615"),
+            std::string::npos);
 }
 
 // Two nodes of sparse rows over V = 2^24: a line of ~200 bytes that would fill 2^25 cells (256 MiB
@@ -81,12 +89,15 @@ TEST(CaseLimits, IntegersAreCheckedBeforeTheyAreNarrowed) {
 TEST(CaseLimits, AnOversizedCaseIsRefusedBeforeItsRowsAreAllocated) {
   json j = two_node_case();
   j["vocab"] = kMaxVocab;
-  j["probs"] = {{{"tokens", {0}}, {"probs", {0.5}}}, {{"tokens", json::array()}, {"probs", json::array()}}};
+  j["probs"] = {{{"tokens", {0}}, {"probs", {0.5}}},
+                {{"tokens", json::array()}, {"probs", json::array()}}};
   const std::string line = j.dump();
   largest_allocation = 0;
   const std::string message = refusal([&] { parse_case(line, "big.jsonl:3"); });
   EXPECT_NE(message.find("big.jsonl:3"), std::string::npos) << message;
-  EXPECT_NE(message.find("nodes × vocab = 33554432 cells is more than the 16777216"), std::string::npos) << message;
+  EXPECT_NE(message.find("nodes × vocab = 33554432 cells is more than the 16777216"),
+            std::string::npos)
+      << message;
   EXPECT_NE(message.find("kMaxCells"), std::string::npos) << message;
   EXPECT_LT(largest_allocation.load(), std::size_t{1} << 20);
   // The same case within the limit is read, and then its rows are allocated: the recorder sees them.
@@ -99,18 +110,29 @@ TEST(CaseLimits, AnOversizedCaseIsRefusedBeforeItsRowsAreAllocated) {
 // A model case over V = 2^24 at depth 2 (a line of ~150 bytes) would need V^3 cells: refused from
 // V and D alone, before any row or its sparse listing is read; integers range-checked as written.
 TEST(CaseLimits, AnOversizedModelCaseIsRefusedBeforeItsRowsAreAllocated) {
-  json j = json::parse(R"({"format_version": 2, "case_id": "m", "vocab": 16777216, "depth": 2, "samples": 1,
+  json j = json::parse(
+      R"({"format_version": 2, "case_id": "m", "vocab": 16777216, "depth": 2, "samples": 1,
     "rows": [{"prefix": [], "p": {"tokens": [], "probs": []}, "q": {"tokens": [], "probs": []}}]})");
   largest_allocation = 0;
   const std::string message = refusal([&] { parse_model_case(j.dump(), "big.jsonl:4"); });
-  EXPECT_NE(message.find("big.jsonl:4 (case m): vocab 16777216 at depth 2 needs more than the 16777216 cells"), std::string::npos) << message;
+  EXPECT_NE(
+      message.find(
+          "big.jsonl:4 (case m): vocab 16777216 at depth 2 needs more than the 16777216 cells"),
+      std::string::npos)
+      << message;
   EXPECT_LT(largest_allocation.load(), std::size_t{1} << 20);
   j["depth"] = 4294967298ll;
-  EXPECT_NE(refusal([&] { parse_model_case(j.dump(), "f:1"); }).find("depth is 4294967298, outside [1, 11]"), std::string::npos);
+  EXPECT_NE(refusal([&] {
+              parse_model_case(j.dump(), "f:1");
+            }).find("depth is 4294967298, outside [1, 11]"),
+            std::string::npos);
   j["depth"] = 1;
   j["rows"][0]["prefix"] = {18446744073709551615ull};
   j["vocab"] = 4;
-  EXPECT_NE(refusal([&] { parse_model_case(j.dump(), "f:1"); }).find("prefix token 0 is 18446744073709551615, outside [0, 3]"), std::string::npos);
+  EXPECT_NE(refusal([&] {
+              parse_model_case(j.dump(), "f:1");
+            }).find("prefix token 0 is 18446744073709551615, outside [0, 3]"),
+            std::string::npos);
   // Model cases count their rows, law and counts against the held cells too: V = 4, D = 1 holds
   // 2 (4 + 16) + 2 · 16 = 72 cells.
   EXPECT_EQ(model_cells(4, 1, kMaxHeldCells), 72);
@@ -132,7 +154,8 @@ TEST(CaseLimits, CasesHeldAtOnceStayWithinTheHeldCells) {
   EXPECT_TRUE(reader.next().has_value());
   const std::string message = refusal([&] { reader.next(); });
   EXPECT_NE(message.find("cases.jsonl:5"), std::string::npos) << message;
-  EXPECT_NE(message.find("4 cells is more than the 2 this case may hold"), std::string::npos) << message;
+  EXPECT_NE(message.find("4 cells is more than the 2 this case may hold"), std::string::npos)
+      << message;
   EXPECT_NE(message.find("kMaxHeldCells"), std::string::npos) << message;
 }
 
@@ -152,8 +175,12 @@ TEST(CaseLimits, LinesAreReadNoFurtherThanTheLimit) {
   EXPECT_EQ(line, "short");
   const std::string message = refusal([&] { read_bounded_line(in, line, 10, "f:2"); });
   EXPECT_NE(message.find("f:2: line longer than 10 bytes"), std::string::npos) << message;
-  EXPECT_EQ(static_cast<std::size_t>(in.tellg()), std::string("short\n").size() + 11);  // stopped at the 11th byte
-  EXPECT_EQ(refusal([&] { CaseReader(in, "f", {.line_bytes = 4}).next(); }).find("f:1: line longer than 4 bytes"), 0u);
+  EXPECT_EQ(static_cast<std::size_t>(in.tellg()),
+            std::string("short\n").size() + 11);  // stopped at the 11th byte
+  EXPECT_EQ(refusal([&] {
+              CaseReader(in, "f", {.line_bytes = 4}).next();
+            }).find("f:1: line longer than 4 bytes"),
+            0u);
 }
 
 // A case_id used twice is refused naming both lines; an input without cases is refused.
@@ -161,9 +188,12 @@ TEST(CaseLimits, DuplicateIdsAndEmptyInputs) {
   std::istringstream twice(two_node_case().dump() + "\n" + two_node_case().dump() + "\n");
   CaseReader reader(twice, "cases.jsonl");
   reader.next();
-  EXPECT_NE(refusal([&] { reader.next(); }).find("cases.jsonl:2: case_id \"c\" already used on line 1"), std::string::npos);
+  EXPECT_NE(
+      refusal([&] { reader.next(); }).find("cases.jsonl:2: case_id \"c\" already used on line 1"),
+      std::string::npos);
   std::istringstream blank("\n  \n");
-  EXPECT_NE(refusal([&] { CaseReader(blank, "empty.jsonl").next(); }).find("empty.jsonl: no cases"), std::string::npos);
+  EXPECT_NE(refusal([&] { CaseReader(blank, "empty.jsonl").next(); }).find("empty.jsonl: no cases"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ using test_helpers::message_of;
 
 // The example of docs/protocol.md: a star with three children, temperature 0.7 and top-k 2.
 json tree_case() {
-  return json::parse(R"({"format_version": 3, "case_id": "e1", "vocab": 4, "parents": [-1, 0, 0, 0], "tokens": [null, 0, 1, 2],
+  return json::parse(
+      R"({"format_version": 3, "case_id": "e1", "vocab": 4, "parents": [-1, 0, 0, 0], "tokens": [null, 0, 1, 2],
     "samples": 100000, "sampling": {"temperature": 0.7, "top_k": 2},
     "logits": [[1.5, 0.25, -0.5, 0.0], [0.0, 0.0, 0.0, 0.0],
                {"tokens": [0, 3], "logits": [2.0, -1.0], "fill": -4.0}, [0.5, 0.5, 0.5, 0.5]]})");
@@ -67,11 +68,13 @@ TEST(EngineCases, ModelRowsAreProcessedByTheirOwnParameters) {
   EXPECT_EQ(c.format_version, kEngineModelFormatVersion);
   EXPECT_TRUE(c.target_sampling.greedy());
   const std::vector<Token> after0 = {0}, after1 = {1};
-  expect_row(c.pair.p({}), {0.0, 1.0});       // greedy: the argmax
+  expect_row(c.pair.p({}), {0.0, 1.0});  // greedy: the argmax
   expect_row(c.pair.p(after1), {1.0, 0.0});
-  expect_row(c.pair.q({}), {1.0, 0.0});       // top-p 0.5: the first token already reaches it
+  expect_row(c.pair.q({}), {1.0, 0.0});  // top-p 0.5: the first token already reaches it
   expect_row(c.pair.q(after0), {0.0, 1.0});
-  expect_row(c.pair.q(after1), {1.0, 0.0});   // equal logits, ties by token id: the mass before token 1 is 0.5, not below
+  expect_row(
+      c.pair.q(after1),
+      {1.0, 0.0});  // equal logits, ties by token id: the mass before token 1 is 0.5, not below
 }
 
 void expect_tree_refused(const std::function<void(json&)>& edit, const std::string& expected) {
@@ -79,28 +82,40 @@ void expect_tree_refused(const std::function<void(json&)>& edit, const std::stri
   edit(j);
   const std::string message = message_of([&] { parse_case(j.dump(), "cases.jsonl:3"); });
   EXPECT_NE(message.find("cases.jsonl:3"), std::string::npos) << message;
-  EXPECT_NE(message.find(expected), std::string::npos) << "expected \"" << expected << "\" in: " << message;
+  EXPECT_NE(message.find(expected), std::string::npos)
+      << "expected \"" << expected << "\" in: " << message;
 }
 
 TEST(EngineCases, TheTreeReaderRefusesWhatAnEngineCouldNotMean) {
-  expect_tree_refused([](json& j) { j["probs"] = j["logits"]; }, "gives its rows as \"logits\", not \"probs\"");
+  expect_tree_refused([](json& j) { j["probs"] = j["logits"]; },
+                      "gives its rows as \"logits\", not \"probs\"");
   expect_tree_refused([](json& j) { j.erase("logits"); }, "missing field \"logits\"");
   expect_tree_refused([](json& j) { j["logits"][0][1] = "x"; }, "logit 1 must be a number");
-  expect_tree_refused([](json& j) { j["logits"][0].erase(3); }, "dense logit row has 3 entries, vocab is 4");
+  expect_tree_refused([](json& j) { j["logits"][0].erase(3); },
+                      "dense logit row has 3 entries, vocab is 4");
   expect_tree_refused([](json& j) { j["logits"][2].erase("fill"); }, "missing field \"fill\"");
   expect_tree_refused([](json& j) { j["logits"][2]["tokens"] = {0, 0}; }, "lists token 0 twice");
-  expect_tree_refused([](json& j) { j["logits"][2]["tokens"] = {0, 4}; }, "sparse token 1 is 4, outside [0, 3]");
-  expect_tree_refused([](json& j) { j["sampling"]["top_n"] = 3; }, "unknown sampling parameter \"top_n\"");
+  expect_tree_refused(
+      [](json& j) {
+        j["logits"][2]["tokens"] = {0, 4};
+      },
+      "sparse token 1 is 4, outside [0, 3]");
+  expect_tree_refused([](json& j) { j["sampling"]["top_n"] = 3; },
+                      "unknown sampling parameter \"top_n\"");
   expect_tree_refused([](json& j) { j["sampling"]["temperature"] = -0.5; }, "temperature is -0.5");
-  expect_tree_refused([](json& j) { j["sampling"]["top_k"] = -1; }, "top_k is -1, outside [0, 16777216]");
+  expect_tree_refused([](json& j) { j["sampling"]["top_k"] = -1; },
+                      "top_k is -1, outside [0, 16777216]");
   expect_tree_refused([](json& j) { j["sampling"]["top_k"] = 1.5; }, "top_k must be an integer");
-  expect_tree_refused([](json& j) { j["sampling"]["top_p"] = 0.0; }, "top_p is 0.0: must lie in (0, 1]");
+  expect_tree_refused([](json& j) { j["sampling"]["top_p"] = 0.0; },
+                      "top_p is 0.0: must lie in (0, 1]");
   expect_tree_refused([](json& j) { j["sampling"]["top_p"] = 1.5; }, "top_p is 1.5");
   expect_tree_refused([](json& j) { j["sampling"]["min_p"] = 1.0; }, "min_p is 1");
-  expect_tree_refused([](json& j) { j["sampling"]["order"] = "top_p_first"; }, "order must be min_p_first, min_p_last or top_p_full_and_top_k");
+  expect_tree_refused([](json& j) { j["sampling"]["order"] = "top_p_first"; },
+                      "order must be min_p_first, min_p_last or top_p_full_and_top_k");
   expect_tree_refused([](json& j) { j["sampling"] = 0.7; }, "sampling must be an object");
   expect_tree_refused([](json& j) { j["format_version"] = 4; }, "is a model case");
-  expect_tree_refused([](json& j) { j["format_version"] = 6; }, "format_version 6 is not supported (expected 1 or 3)");
+  expect_tree_refused([](json& j) { j["format_version"] = 6; },
+                      "format_version 6 is not supported (expected 1 or 3)");
 }
 
 TEST(EngineCases, TheModelReaderRefusesWhatAnEngineCouldNotMean) {
@@ -109,10 +124,13 @@ TEST(EngineCases, TheModelReaderRefusesWhatAnEngineCouldNotMean) {
     edit(j);
     const std::string message = message_of([&] { parse_model_case(j.dump(), "m.jsonl:2"); });
     EXPECT_NE(message.find("m.jsonl:2"), std::string::npos) << message;
-    EXPECT_NE(message.find(expected), std::string::npos) << "expected \"" << expected << "\" in: " << message;
+    EXPECT_NE(message.find(expected), std::string::npos)
+        << "expected \"" << expected << "\" in: " << message;
   };
-  refused([](json& j) { j["sampling"]["targets"] = json::object(); }, "unknown key \"targets\" (known: target, drafter)");
-  refused([](json& j) { j["sampling"]["drafter"]["min_p"] = -0.1; }, "sampling drafter: min_p is -0.1");
+  refused([](json& j) { j["sampling"]["targets"] = json::object(); },
+          "unknown key \"targets\" (known: target, drafter)");
+  refused([](json& j) { j["sampling"]["drafter"]["min_p"] = -0.1; },
+          "sampling drafter: min_p is -0.1");
   refused([](json& j) { j["rows"][0].erase("q_logits"); }, "missing field \"q_logits\"");
   refused([](json& j) { j["rows"][1]["p_logits"] = {1.0, true}; }, "logit 1 must be a number");
   refused([](json& j) { j["format_version"] = 3; }, "is a fixed-tree case");
@@ -125,9 +143,13 @@ TEST(EngineCases, AReportedTreeIsCheckedAgainstTheProcessedDrafter) {
   const ModelCase c = parse_model_case(model_case().dump(), "m.jsonl:1");
   EXPECT_EQ(c.pair.q({})[1], 0.0);
   ModelCaseJudge judge(c, 1, 0);
-  const std::string message =
-      message_of([&] { judge.add_line(R"({"case_id": "n", "accepted": [], "bonus": 1, "tree": {"parents": [-1, 0], "tokens": [null, 1]}})", "s:1"); });
-  EXPECT_NE(message.find("drafted token 1 after prefix [] has q = 0 there"), std::string::npos) << message;
+  const std::string message = message_of([&] {
+    judge.add_line(
+        R"({"case_id": "n", "accepted": [], "bonus": 1, "tree": {"parents": [-1, 0], "tokens": [null, 1]}})",
+        "s:1");
+  });
+  EXPECT_NE(message.find("drafted token 1 after prefix [] has q = 0 there"), std::string::npos)
+      << message;
   judge.add_line(R"({"case_id": "n", "accepted": [], "bonus": 1})", "s:2");
   EXPECT_EQ(judge.lines(), 1u);
   EXPECT_EQ(judge.impossible(), 0u);
@@ -141,7 +163,8 @@ double smallest_margin(const json& logits_rows, std::int64_t vocab, const Sampli
       row = r.get<std::vector<double>>();
     } else {
       std::fill(row.begin(), row.end(), r["fill"].get<double>());
-      for (std::size_t k = 0; k < r["tokens"].size(); ++k) row[r["tokens"][k].get<std::size_t>()] = r["logits"][k].get<double>();
+      for (std::size_t k = 0; k < r["tokens"].size(); ++k)
+        row[r["tokens"][k].get<std::size_t>()] = r["logits"][k].get<double>();
     }
     margin = std::min(margin, filter_margin(row, params));
   }
@@ -151,7 +174,8 @@ double smallest_margin(const json& logits_rows, std::int64_t vocab, const Sampli
 bool splits_drafted_children(const Case& c) {
   for (NodeId v = 0; v < c.tree.size(); ++v) {
     bool kept = false, removed = false;
-    for (NodeId child = c.tree.first_child[v]; child < c.tree.first_child[v] + c.tree.child_count[v]; ++child) {
+    for (NodeId child = c.tree.first_child[v];
+         child < c.tree.first_child[v] + c.tree.child_count[v]; ++child) {
       (c.rows.row(v)[static_cast<std::size_t>(c.tree.token[child])] > 0.0 ? kept : removed) = true;
     }
     if (kept && removed) return true;
@@ -167,7 +191,8 @@ TEST(EngineCases, EmittedTreeCasesCoverWhatTheySay) {
   for (const std::string& line : lines) {
     cases.push_back(parse_case(line, "emitted"));
     const json j = json::parse(line);
-    EXPECT_GE(smallest_margin(j["logits"], j["vocab"], cases.back().sampling), kMinFilterMargin) << cases.back().label;
+    EXPECT_GE(smallest_margin(j["logits"], j["vocab"], cases.back().sampling), kMinFilterMargin)
+        << cases.back().label;
     // Logits are float32 values.
     const json& first = j["logits"][0];
     const double z = first.is_array() ? first[0].get<double>() : first["fill"].get<double>();
@@ -177,7 +202,8 @@ TEST(EngineCases, EmittedTreeCasesCoverWhatTheySay) {
   // top-p between a node's children.
   for (std::size_t i : {1u, 2u}) EXPECT_TRUE(splits_drafted_children(cases[i])) << cases[i].label;
   EXPECT_EQ(cases[4].sampling.order, FilterOrder::min_p_last);
-  for (std::size_t i : {0u, 2u, 6u}) EXPECT_EQ(cases[i].sampling.order, FilterOrder::top_p_full_and_top_k) << cases[i].label;
+  for (std::size_t i : {0u, 2u, 6u})
+    EXPECT_EQ(cases[i].sampling.order, FilterOrder::top_p_full_and_top_k) << cases[i].label;
   // Greedy, at temperature 0 and at a positive temperature below kGreedyTemperature: every row is one-hot.
   EXPECT_GT(cases[1].sampling.temperature, 0.0);
   for (std::size_t i : {1u, 3u, 5u}) {
@@ -202,7 +228,8 @@ TEST(EngineCases, EmittedTreeCasesHoldRawLogits) {
     const Case c = parse_case(line, "emitted");
     const auto vocab = static_cast<std::size_t>(c.tree.vocab);
     for (NodeId v = 0; v < c.tree.size(); ++v) {
-      const std::span<const double> row(c.logits.data() + static_cast<std::size_t>(v) * vocab, vocab);
+      const std::span<const double> row(c.logits.data() + static_cast<std::size_t>(v) * vocab,
+                                        vocab);
       const double top = *std::max_element(row.begin(), row.end());
       EXPECT_GE(std::abs(top), 10.0 - 1e-5) << c.label;
       EXPECT_LT(std::abs(top), 30.0 + 1e-5) << c.label;
@@ -233,8 +260,10 @@ TEST(EngineCases, EmittedModelCasesProcessTargetAndDrafterApart) {
     const ModelCase c = parse_model_case(line, "emitted");
     const json j = json::parse(line);
     for (const json& r : j["rows"]) {
-      for (const auto& [key, params] : {std::pair{"p_logits", c.target_sampling}, std::pair{"q_logits", c.drafter_sampling}}) {
-        EXPECT_GE(filter_margin(r[key].get<std::vector<double>>(), params), kMinFilterMargin) << c.label << " " << key;
+      for (const auto& [key, params] :
+           {std::pair{"p_logits", c.target_sampling}, std::pair{"q_logits", c.drafter_sampling}}) {
+        EXPECT_GE(filter_margin(r[key].get<std::vector<double>>(), params), kMinFilterMargin)
+            << c.label << " " << key;
       }
     }
     differing += c.target_sampling != c.drafter_sampling;

@@ -19,14 +19,24 @@
 namespace tev::conformance {
 namespace {
 
-enum class ProcessingBug { none, unprocessed_target, temperature_after_softmax, min_p_bonus_rows_only, order_swapped, full_and_top_k_as_vllm };
+enum class ProcessingBug {
+  none,
+  unprocessed_target,
+  temperature_after_softmax,
+  min_p_bonus_rows_only,
+  order_swapped,
+  full_and_top_k_as_vllm
+};
 
 // The parameters the verifier believes in for a row: the case's, or the bug's version of them.
 SamplingParams believed_params(const SamplingParams& params, bool verified_row, ProcessingBug bug) {
   SamplingParams out = params;
   switch (bug) {
-    case ProcessingBug::none: break;
-    case ProcessingBug::unprocessed_target: out = {}; break;
+    case ProcessingBug::none:
+      break;
+    case ProcessingBug::unprocessed_target:
+      out = {};
+      break;
     // Filters on the untempered softmax, then p / T renormalized, which is p: temperature ignored.
     case ProcessingBug::temperature_after_softmax:
       if (!params.greedy()) out.temperature = 1.0;
@@ -35,7 +45,9 @@ SamplingParams believed_params(const SamplingParams& params, bool verified_row, 
       if (verified_row) out.min_p = 0.0;
       break;
     case ProcessingBug::order_swapped:
-      if (params.order != FilterOrder::top_p_full_and_top_k) out.order = params.order == FilterOrder::min_p_first ? FilterOrder::min_p_last : FilterOrder::min_p_first;
+      if (params.order != FilterOrder::top_p_full_and_top_k)
+        out.order = params.order == FilterOrder::min_p_first ? FilterOrder::min_p_last
+                                                             : FilterOrder::min_p_first;
       break;
     case ProcessingBug::full_and_top_k_as_vllm:
       if (params.order == FilterOrder::top_p_full_and_top_k) out.order = FilterOrder::min_p_first;
@@ -46,12 +58,16 @@ SamplingParams believed_params(const SamplingParams& params, bool verified_row, 
 
 // The rows the verifier believes in: the logits processed by believed_params.
 std::vector<double> believed_rows(const TreeCaseView& c, ProcessingBug bug) {
-  std::vector<bool> verified(static_cast<std::size_t>(c.nodes()), false);  // (N) nodes with drafted children
-  for (std::int32_t v = 1; v < c.nodes(); ++v) verified[static_cast<std::size_t>(c.parents[static_cast<std::size_t>(v)])] = true;
+  std::vector<bool> verified(static_cast<std::size_t>(c.nodes()),
+                             false);  // (N) nodes with drafted children
+  for (std::int32_t v = 1; v < c.nodes(); ++v)
+    verified[static_cast<std::size_t>(c.parents[static_cast<std::size_t>(v)])] = true;
   const auto vocab = static_cast<std::size_t>(c.vocab);
   std::vector<double> rows(c.logits.size());
   for (std::size_t v = 0; v * vocab < rows.size(); ++v) {
-    process_logits(c.logits.subspan(v * vocab, vocab), believed_params(*c.sampling, verified[v], bug), std::span<double>(rows).subspan(v * vocab, vocab));
+    process_logits(c.logits.subspan(v * vocab, vocab),
+                   believed_params(*c.sampling, verified[v], bug),
+                   std::span<double>(rows).subspan(v * vocab, vocab));
   }
   return rows;
 }
@@ -59,8 +75,8 @@ std::vector<double> believed_rows(const TreeCaseView& c, ProcessingBug bug) {
 // What TEV needs of one case, from the believed rows: exit weights w(v) = P(v)·ρ(v), each node's
 // residual row and path. Built once per case.
 struct TevTables {
-  std::vector<double> exit;                    // (N)
-  std::vector<std::vector<double>> residual;   // (N)(V)
+  std::vector<double> exit;                      // (N)
+  std::vector<std::vector<double>> residual;     // (N)(V)
   std::vector<std::vector<std::int32_t>> paths;  // (N) tokens from the root
 };
 
@@ -69,7 +85,8 @@ TevTables tev_tables(const TreeCaseView& c, ProcessingBug bug) {
   const auto vocab = static_cast<std::size_t>(c.vocab);
   const auto n = static_cast<std::size_t>(c.nodes());
   auto row = [&](std::size_t v) { return std::span<const double>(rows).subspan(v * vocab, vocab); };
-  TevTables t{std::vector<double>(n), std::vector<std::vector<double>>(n), std::vector<std::vector<std::int32_t>>(n)};
+  TevTables t{std::vector<double>(n), std::vector<std::vector<double>>(n),
+              std::vector<std::vector<std::int32_t>>(n)};
   std::vector<double> prefix(n, 1.0);
   for (std::size_t v = 0; v < n; ++v) {
     t.residual[v].assign(row(v).begin(), row(v).end());
@@ -79,7 +96,8 @@ TevTables tev_tables(const TreeCaseView& c, ProcessingBug bug) {
     t.paths[v] = t.paths[parent];
     t.paths[v].push_back(c.tokens[v]);
   }
-  for (std::size_t v = 1; v < n; ++v) t.residual[static_cast<std::size_t>(c.parents[v])][static_cast<std::size_t>(c.tokens[v])] = 0.0;
+  for (std::size_t v = 1; v < n; ++v)
+    t.residual[static_cast<std::size_t>(c.parents[v])][static_cast<std::size_t>(c.tokens[v])] = 0.0;
   for (std::size_t v = 0; v < n; ++v) {
     double rho = 0.0;
     for (double x : t.residual[v]) rho += x;
@@ -114,8 +132,9 @@ std::vector<double> exact_tvs(ProcessingBug bug) {
   for (const Case& c : tree_cases({.engine_inputs = true})) {
     const std::vector<double> believed = believed_rows(view_of(c), bug);
     const TargetRows rows = TargetRows::from_probabilities(believed, c.tree.size(), c.tree.vocab);
-    out.push_back(total_variation(canonical_block_law(c.tree, rows, ExitLaw::compute(c.tree, rows)),
-                                  canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows))));
+    out.push_back(
+        total_variation(canonical_block_law(c.tree, rows, ExitLaw::compute(c.tree, rows)),
+                        canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows))));
   }
   return out;
 }
@@ -176,7 +195,8 @@ void expect_caught_where_it_binds(ProcessingBug bug, Parameter parameter, const 
   for (std::size_t k = 0; k < report.cases.size(); ++k) {
     const CaseResult& r = report.cases[k];
     const Case& c = cases[k];
-    const bool changed = believed_rows(view_of(c), bug) != believed_rows(view_of(c), ProcessingBug::none);
+    const bool changed =
+        believed_rows(view_of(c), bug) != believed_rows(view_of(c), ProcessingBug::none);
     if (!changed) {
       EXPECT_NE(r.decision.verdict, judging::Verdict::not_exact) << r.id << " " << r.label;
       continue;
@@ -190,19 +210,23 @@ void expect_caught_where_it_binds(ProcessingBug bug, Parameter parameter, const 
 }
 
 TEST(EngineCasesInProcess, TemperatureAfterSoftmaxIsNotExactWhereTheTemperatureBinds) {
-  expect_caught_where_it_binds(ProcessingBug::temperature_after_softmax, Parameter::temperature, "temperature after softmax");
+  expect_caught_where_it_binds(ProcessingBug::temperature_after_softmax, Parameter::temperature,
+                               "temperature after softmax");
 }
 
 TEST(EngineCasesInProcess, MinPOnBonusRowsOnlyIsNotExactWhereMinPBinds) {
-  expect_caught_where_it_binds(ProcessingBug::min_p_bonus_rows_only, Parameter::min_p, "min-p on bonus rows only");
+  expect_caught_where_it_binds(ProcessingBug::min_p_bonus_rows_only, Parameter::min_p,
+                               "min-p on bonus rows only");
 }
 
 TEST(EngineCasesInProcess, MinPOrderSwappedIsNotExactWhereTheOrderBinds) {
-  expect_caught_where_it_binds(ProcessingBug::order_swapped, Parameter::order, "min_p_first and min_p_last swapped");
+  expect_caught_where_it_binds(ProcessingBug::order_swapped, Parameter::order,
+                               "min_p_first and min_p_last swapped");
 }
 
 TEST(EngineCasesInProcess, TopPFullAndTopKInVllmsOrderIsNotExactWhereTheOrderBinds) {
-  expect_caught_where_it_binds(ProcessingBug::full_and_top_k_as_vllm, Parameter::order, "top_p_full_and_top_k in vLLM's order");
+  expect_caught_where_it_binds(ProcessingBug::full_and_top_k_as_vllm, Parameter::order,
+                               "top_p_full_and_top_k in vLLM's order");
 }
 
 }  // namespace

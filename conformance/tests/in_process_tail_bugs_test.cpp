@@ -20,7 +20,7 @@ enum class TailBug { none, tail_onto_first_token, top_k_residual, truncated_ids 
 // Per case: the exit CDF over nodes and each node's residual CDF over tokens, after the bug's
 // rewrite of the residual: built once per case, then each sample costs two binary searches.
 struct Tables {
-  std::vector<double> exit_cdf;              // (N)
+  std::vector<double> exit_cdf;                // (N)
   std::vector<std::vector<double>> bonus_cdf;  // (N)(V)
   std::vector<std::vector<std::int32_t>> paths;
 };
@@ -29,17 +29,21 @@ std::vector<double> residual_of(const TreeCaseView& c, std::int32_t v) {
   const auto row = c.row(v);
   std::vector<double> r(row.begin(), row.end());
   for (std::int32_t u = 1; u < c.nodes(); ++u) {
-    if (c.parents[static_cast<std::size_t>(u)] == v) r[static_cast<std::size_t>(c.tokens[static_cast<std::size_t>(u)])] = 0.0;
+    if (c.parents[static_cast<std::size_t>(u)] == v)
+      r[static_cast<std::size_t>(c.tokens[static_cast<std::size_t>(u)])] = 0.0;
   }
   return r;
 }
 
 void apply(TailBug bug, std::vector<double>& r) {
   switch (bug) {
-    case TailBug::none: return;
-    case TailBug::tail_onto_first_token: {  // the unlisted tokens hold the row's smallest positive mass
+    case TailBug::none:
+      return;
+    case TailBug::
+        tail_onto_first_token: {  // the unlisted tokens hold the row's smallest positive mass
       double least = 1.0;
-      for (double x : r) if (x > 0.0) least = std::min(least, x);
+      for (double x : r)
+        if (x > 0.0) least = std::min(least, x);
       std::size_t first = r.size();
       double moved = 0.0;
       for (std::size_t a = 0; a < r.size(); ++a) {
@@ -54,8 +58,11 @@ void apply(TailBug bug, std::vector<double>& r) {
     case TailBug::top_k_residual: {  // k = 20, ties broken by id (the unlisted tokens all tie)
       std::vector<std::size_t> order(r.size());
       std::iota(order.begin(), order.end(), std::size_t{0});
-      const auto keep = order.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(20, order.size()));
-      std::nth_element(order.begin(), keep, order.end(), [&](std::size_t a, std::size_t b) { return r[a] != r[b] ? r[a] > r[b] : a < b; });
+      const auto keep =
+          order.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(20, order.size()));
+      std::nth_element(order.begin(), keep, order.end(), [&](std::size_t a, std::size_t b) {
+        return r[a] != r[b] ? r[a] > r[b] : a < b;
+      });
       for (auto it = keep; it != order.end(); ++it) r[*it] = 0.0;
       return;
     }
@@ -74,7 +81,8 @@ Tables build(const TreeCaseView& c, TailBug bug) {
   for (std::size_t v = 0; v < n; ++v) {
     if (v > 0) {
       const auto parent = static_cast<std::size_t>(c.parents[v]);
-      prefix[v] = prefix[parent] * c.row(static_cast<std::int32_t>(parent))[static_cast<std::size_t>(c.tokens[v])];
+      prefix[v] = prefix[parent] *
+                  c.row(static_cast<std::int32_t>(parent))[static_cast<std::size_t>(c.tokens[v])];
       t.paths[v] = t.paths[parent];
       t.paths[v].push_back(c.tokens[v]);
     }
@@ -123,13 +131,15 @@ TEST(TailBugsAtEngineVocab, CorrectTevIsExact) {
 }
 
 TEST(TailBugsAtEngineVocab, EveryTailBugIsNotExact) {
-  for (TailBug bug : {TailBug::tail_onto_first_token, TailBug::top_k_residual, TailBug::truncated_ids}) {
+  for (TailBug bug :
+       {TailBug::tail_onto_first_token, TailBug::top_k_residual, TailBug::truncated_ids}) {
     SCOPED_TRACE(static_cast<int>(bug));
     const TreeReport report = check_at_engine_vocab(bug);
     EXPECT_EQ(report.overall, judging::Verdict::not_exact) << describe(report);
     for (const auto& r : report.cases) {
       if (r.id == "c6") {
-        EXPECT_EQ(r.decision.verdict, judging::Verdict::not_exact) << "the sparse-row case's tail is where the bug lives";
+        EXPECT_EQ(r.decision.verdict, judging::Verdict::not_exact)
+            << "the sparse-row case's tail is where the bug lives";
       }
     }
   }

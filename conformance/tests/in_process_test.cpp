@@ -49,21 +49,29 @@ TEST(TreeCheck, EveryRegisteredVerifierGetsItsKindsVerdict) {
   const auto cases = cases_by_id(options);
   for (const VerifierInfo& info : verifier_catalog()) {
     SCOPED_TRACE(std::string(info.name));
-    const TreeReport report = check_tree_verifier(drawing(RegisteredVerifier{info.id, &cases}), options);
+    const TreeReport report =
+        check_tree_verifier(drawing(RegisteredVerifier{info.id, &cases}), options);
     ASSERT_EQ(report.cases.size(), 8u);
     switch (info.kind) {
-      case VerifierKind::saturated: EXPECT_EQ(report.overall, judging::Verdict::exact_saturated) << describe(report); break;
-      case VerifierKind::unsaturated: EXPECT_EQ(report.overall, judging::Verdict::exact_not_saturated) << describe(report); break;
+      case VerifierKind::saturated:
+        EXPECT_EQ(report.overall, judging::Verdict::exact_saturated) << describe(report);
+        break;
+      case VerifierKind::unsaturated:
+        EXPECT_EQ(report.overall, judging::Verdict::exact_not_saturated) << describe(report);
+        break;
       case VerifierKind::mutant: {
         EXPECT_EQ(report.overall, judging::Verdict::not_exact);
         bool enumeration_caught = false;
-        for (const auto& r : report.cases) enumeration_caught = enumeration_caught || r.decision.enumerated_not_exact;
+        for (const auto& r : report.cases)
+          enumeration_caught = enumeration_caught || r.decision.enumerated_not_exact;
         EXPECT_TRUE(enumeration_caught) << "enumeration must catch every mutant";
-        EXPECT_NE(describe(report).find("first failing case: " + report.first_failing), std::string::npos);
+        EXPECT_NE(describe(report).find("first failing case: " + report.first_failing),
+                  std::string::npos);
         break;
       }
     }
-    for (const auto& r : report.cases) EXPECT_TRUE(r.evidence.enumerated || !r.not_enumerated.empty()) << r.id;
+    for (const auto& r : report.cases)
+      EXPECT_TRUE(r.evidence.enumerated || !r.not_enumerated.empty()) << r.id;
   }
 }
 
@@ -77,7 +85,8 @@ TokenBlock uniform_bonus(const TreeCaseView& c, Randomness& r) {
 
 TEST(TreeCheck, SeededVerifiersAreJudgedBySampling) {
   CheckOptions options = small_options();
-  options.cases.samples = 100000;  // 20,000 cannot guarantee TV 0.05 in every direction: inconclusive
+  options.cases.samples =
+      100000;  // 20,000 cannot guarantee TV 0.05 in every direction: inconclusive
   const TreeReport exact = check_tree_verifier(root_bonus, options);
   EXPECT_EQ(exact.overall, judging::Verdict::exact_not_saturated) << describe(exact);
   for (const auto& r : exact.cases) EXPECT_FALSE(r.evidence.enumerated);
@@ -116,14 +125,20 @@ TEST(TreeCheck, ANodesPooledTailIsNamedByItsNode) {
 // A verifier that always answers the root's token 0: χ² so large that its p underflows to 0,
 // which describe() must print as the bound it is, not as p = 0 (kept for impossible events).
 TEST(TreeCheck, AnUnderflowedPValueIsPrintedAsABound) {
-  const TreeReport bug = check_tree_verifier([](const TreeCaseView&, Randomness&) { return TokenBlock{{}, 0}; }, small_options());
+  const TreeReport bug = check_tree_verifier(
+      [](const TreeCaseView&, Randomness&) {
+        return TokenBlock{{}, 0};
+      },
+      small_options());
   ASSERT_EQ(bug.overall, judging::Verdict::not_exact);
-  const auto failing = std::find_if(bug.cases.begin(), bug.cases.end(), [&](const auto& r) { return r.id == bug.first_failing; });
+  const auto failing = std::find_if(bug.cases.begin(), bug.cases.end(),
+                                    [&](const auto& r) { return r.id == bug.first_failing; });
   ASSERT_NE(failing, bug.cases.end());
   ASSERT_EQ(failing->impossible, 0u);
   ASSERT_EQ(failing->evidence.chi_square.p_value, 0.0) << "the test needs a p that underflows";
   const std::string text = describe(bug);
-  EXPECT_NE(text.find("chi-square p below the smallest double (underflow)"), std::string::npos) << text;
+  EXPECT_NE(text.find("chi-square p below the smallest double (underflow)"), std::string::npos)
+      << text;
 }
 
 TEST(TreeCheck, TooFewSamplesIsInconclusiveNotExact) {
@@ -135,7 +150,8 @@ TEST(TreeCheck, TooFewSamplesIsInconclusiveNotExact) {
 TEST(TreeCheck, CountsDoNotDependOnTheThreads) {
   CheckOptions one = small_options(), two = small_options();
   one.threads = 1;
-  const TreeReport a = check_tree_verifier(root_bonus, one), b = check_tree_verifier(root_bonus, two);
+  const TreeReport a = check_tree_verifier(root_bonus, one),
+                   b = check_tree_verifier(root_bonus, two);
   for (std::size_t k = 0; k < a.cases.size(); ++k) {
     EXPECT_EQ(a.cases[k].evidence.completed_counts, b.cases[k].evidence.completed_counts);
     EXPECT_EQ(a.cases[k].evidence.chi_square.p_value, b.cases[k].evidence.chi_square.p_value);
@@ -145,12 +161,20 @@ TEST(TreeCheck, CountsDoNotDependOnTheThreads) {
 TEST(TreeCheck, ImpossibleBlocksAreCountedAndEnumerationCountsTheirMass) {
   const CheckOptions options = small_options();
   // Token −5 is never a drafted child: every sample is an impossible event.
-  const TreeReport sampled = check_tree_verifier([](const TreeCaseView&, Randomness&) { return TokenBlock{{-5}, 0}; }, options);
+  const TreeReport sampled = check_tree_verifier(
+      [](const TreeCaseView&, Randomness&) {
+        return TokenBlock{{-5}, 0};
+      },
+      options);
   EXPECT_EQ(sampled.overall, judging::Verdict::not_exact);
   EXPECT_EQ(sampled.cases[0].impossible, options.cases.samples);
   EXPECT_NE(sampled.cases[0].first_impossible.find("not a drafted child"), std::string::npos);
-  EXPECT_NE(sampled.cases[0].first_impossible.find(", sample 0:"), std::string::npos) << sampled.cases[0].first_impossible;  // the first sample, on any thread
-  const TreeReport enumerated = check_tree_verifier(drawing([](const TreeCaseView& c, auto&) { return TokenBlock{{}, c.vocab}; }), options);
+  EXPECT_NE(sampled.cases[0].first_impossible.find(", sample 0:"), std::string::npos)
+      << sampled.cases[0].first_impossible;  // the first sample, on any thread
+  const TreeReport enumerated = check_tree_verifier(drawing([](const TreeCaseView& c, auto&) {
+                                                      return TokenBlock{{}, c.vocab};
+                                                    }),
+                                                    options);
   EXPECT_EQ(enumerated.overall, judging::Verdict::not_exact);
   // Every block lies outside the vocabulary: all the law's mass is on no cell, TV 1.
   EXPECT_TRUE(enumerated.cases[0].decision.enumerated_not_exact);
@@ -160,7 +184,9 @@ TEST(TreeCheck, ImpossibleBlocksAreCountedAndEnumerationCountsTheirMass) {
 }
 
 TEST(TreeCheck, VerifierExceptionsReachTheCaller) {
-  EXPECT_THROW(check_tree_verifier([](const TreeCaseView&, Randomness&) -> TokenBlock { throw std::runtime_error("engine failed"); }, small_options()),
+  EXPECT_THROW(check_tree_verifier([](const TreeCaseView&, Randomness&)
+                                       -> TokenBlock { throw std::runtime_error("engine failed"); },
+                                   small_options()),
                std::runtime_error);
 }
 
@@ -169,14 +195,23 @@ TEST(TreeCheck, VerifierExceptionsReachTheCaller) {
 TEST(ModelCheck, ExactAndNotExactModelVerifiers) {
   ModelCheckOptions options;
   options.threads = 2;
-  const ModelReport exact = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return TokenBlock{{}, draw_from(c.p({}), r.uniform())}; }, options);
+  const ModelReport exact = check_model_verifier(
+      [](const ModelCaseView& c, Randomness& r) {
+        return TokenBlock{{}, draw_from(c.p({}), r.uniform())};
+      },
+      options);
   EXPECT_EQ(exact.overall, judging::Verdict::exact_saturated) << describe(exact);
-  const ModelReport bug = check_model_verifier([](const ModelCaseView& c, Randomness& r) { return TokenBlock{{}, draw_from(c.q({}), r.uniform())}; }, options);
+  const ModelReport bug = check_model_verifier(
+      [](const ModelCaseView& c, Randomness& r) {
+        return TokenBlock{{}, draw_from(c.q({}), r.uniform())};
+      },
+      options);
   EXPECT_EQ(bug.overall, judging::Verdict::not_exact);
   const std::string text = describe(bug);
   EXPECT_NE(text.find("first failing case: " + bug.first_failing), std::string::npos) << text;
   EXPECT_NE(text.find("largest cell deviations"), std::string::npos) << text;
-  EXPECT_NE(text.find("    tokens "), std::string::npos) << text;  // a model case's cell: its H tokens
+  EXPECT_NE(text.find("    tokens "), std::string::npos)
+      << text;  // a model case's cell: its H tokens
 }
 
 TEST(Randomness, BitsAndUniformsAreReproducible) {

@@ -37,7 +37,8 @@ class PerCase {
 
  private:
   std::shared_ptr<std::mutex> lock_ = std::make_shared<std::mutex>();
-  std::shared_ptr<std::map<std::string, Tables, std::less<>>> tables_ = std::make_shared<std::map<std::string, Tables, std::less<>>>();
+  std::shared_ptr<std::map<std::string, Tables, std::less<>>> tables_ =
+      std::make_shared<std::map<std::string, Tables, std::less<>>>();
 };
 
 }  // namespace tev::conformance::test_helpers

@@ -51,27 +51,32 @@ TEST(EnumeratingChooser, RefusesANonDeterministicVerifier) {
 }
 
 // A tree over V = 6: the root has children with tokens 1 and 4.
-DraftTree two_children() { return tree_from_parents(std::vector<NodeId>{-1, 0, 0}, std::vector<Token>{kNoToken, 1, 4}, 6).tree; }
+DraftTree two_children() {
+  return tree_from_parents(std::vector<NodeId>{-1, 0, 0}, std::vector<Token>{kNoToken, 1, 4}, 6)
+      .tree;
+}
 
 TEST(EnumeratingChooser, LumpsEveryNonChildTokenIntoOneBranch) {
   const DraftTree tree = two_children();
-  const std::vector<double> row = {1.0, 2.0, 0.0, 3.0, 4.0, 2.0};  // total 12; tokens 0, 3, 5 are not children
+  const std::vector<double> row = {1.0, 2.0, 0.0,
+                                   3.0, 4.0, 2.0};  // total 12; tokens 0, 3, 5 are not children
   std::vector<Token> returned;
   std::vector<double> probability;
   std::vector<bool> lumped;
-  const std::size_t runs = enumerate_outcomes([&](EnumeratingChooser& c) { return c.next_token(tree, 0, row); },
-                                              [&](Token t, const Branch& b) {
-                                                returned.push_back(t);
-                                                probability.push_back(b.probability);
-                                                lumped.push_back(b.lump != nullptr);
-                                                if (b.lump == nullptr) return;
-                                                EXPECT_EQ(b.lump->node, 0);
-                                                EXPECT_EQ(b.lump->representative, 0);  // the first token of the lump
-                                                EXPECT_DOUBLE_EQ(b.lump->mass, 6.0 / 12.0);
-                                                EXPECT_EQ(b.lump->weights[1], 0.0);
-                                                EXPECT_EQ(b.lump->weights[4], 0.0);
-                                                EXPECT_EQ(b.lump->weights[3], 3.0);
-                                              });
+  const std::size_t runs =
+      enumerate_outcomes([&](EnumeratingChooser& c) { return c.next_token(tree, 0, row); },
+                         [&](Token t, const Branch& b) {
+                           returned.push_back(t);
+                           probability.push_back(b.probability);
+                           lumped.push_back(b.lump != nullptr);
+                           if (b.lump == nullptr) return;
+                           EXPECT_EQ(b.lump->node, 0);
+                           EXPECT_EQ(b.lump->representative, 0);  // the first token of the lump
+                           EXPECT_DOUBLE_EQ(b.lump->mass, 6.0 / 12.0);
+                           EXPECT_EQ(b.lump->weights[1], 0.0);
+                           EXPECT_EQ(b.lump->weights[4], 0.0);
+                           EXPECT_EQ(b.lump->weights[3], 3.0);
+                         });
   EXPECT_EQ(runs, 3u);  // child 1, child 4, the lump
   EXPECT_EQ(returned, (std::vector<Token>{1, 4, 0}));
   EXPECT_DOUBLE_EQ(probability[0], 2.0 / 12.0);
@@ -79,9 +84,10 @@ TEST(EnumeratingChooser, LumpsEveryNonChildTokenIntoOneBranch) {
   EXPECT_DOUBLE_EQ(probability[2], 1.0);  // the lump's share is in its weights
   EXPECT_EQ(lumped, (std::vector<bool>{false, false, true}));
 
-  const std::size_t per_token = enumerate_outcomes([&](EnumeratingChooser& c) { return c.next_token(tree, 0, row); },
-                                                   [](Token, const Branch& b) { EXPECT_EQ(b.lump, nullptr); },
-                                                   EnumeratingChooser(TokenDraws::per_token));
+  const std::size_t per_token =
+      enumerate_outcomes([&](EnumeratingChooser& c) { return c.next_token(tree, 0, row); },
+                         [](Token, const Branch& b) { EXPECT_EQ(b.lump, nullptr); },
+                         EnumeratingChooser(TokenDraws::per_token));
   EXPECT_EQ(per_token, 5u);  // every token with weight
 }
 
@@ -93,15 +99,22 @@ TEST(EnumeratingChooser, RefusesADrawAfterALumpedToken) {
     return tree.child_with_token(0, t) == kNoNode ? c.next_token(tree, 0, row) : t;
   };
   EXPECT_THROW(enumerate_outcomes(redraw, [](Token, const Branch&) {}), LumpingRefused);
-  EXPECT_EQ(enumerate_outcomes(redraw, [](Token, const Branch&) {}, EnumeratingChooser(TokenDraws::per_token)), 2u + 4u * 6u);
+  EXPECT_EQ(enumerate_outcomes(
+                redraw, [](Token, const Branch&) {}, EnumeratingChooser(TokenDraws::per_token)),
+            2u + 4u * 6u);
 }
 
 TEST(EnumeratingChooser, StopsAtItsBranchBudget) {
   const std::vector<double> row(10, 1.0);
   auto two_draws = [&](EnumeratingChooser& c) { return c.categorical(row) + c.categorical(row); };
-  EXPECT_EQ(enumerate_outcomes(two_draws, [](std::size_t, const Branch&) {}, EnumeratingChooser(TokenDraws::lumped, 100)), 100u);
-  EXPECT_THROW(enumerate_outcomes(two_draws, [](std::size_t, const Branch&) {}, EnumeratingChooser(TokenDraws::lumped, 99)),
-               EnumerationBudgetExceeded);
+  EXPECT_EQ(enumerate_outcomes(
+                two_draws, [](std::size_t, const Branch&) {},
+                EnumeratingChooser(TokenDraws::lumped, 100)),
+            100u);
+  EXPECT_THROW(
+      enumerate_outcomes(
+          two_draws, [](std::size_t, const Branch&) {}, EnumeratingChooser(TokenDraws::lumped, 99)),
+      EnumerationBudgetExceeded);
 }
 
 TEST(EnumeratingChooser, PreparesOnceForAllRunsAndOnlyBeforeTheFirstDraw) {

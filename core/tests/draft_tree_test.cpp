@@ -32,11 +32,16 @@ TEST(DraftTree, BuildsLevelOrderAndReturnsPermutation) {
 }
 
 TEST(DraftTree, RejectsBadInput) {
-  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{-1, 0, 0}, std::vector<Token>{-1, 1, 1}, 3), std::invalid_argument);  // duplicate sibling token
-  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{-1, 0}, std::vector<Token>{-1, 3}, 3), std::invalid_argument);  // token outside V
-  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{-1, 2, 1}, std::vector<Token>{-1, 0, 1}, 3), std::invalid_argument);  // cycle
-  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{0, 0}, std::vector<Token>{-1, 0}, 3), std::invalid_argument);  // no root
-  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{-1, 7}, std::vector<Token>{-1, 0}, 3), std::invalid_argument);  // parent out of range
+  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{-1, 0, 0}, std::vector<Token>{-1, 1, 1}, 3),
+               std::invalid_argument);  // duplicate sibling token
+  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{-1, 0}, std::vector<Token>{-1, 3}, 3),
+               std::invalid_argument);  // token outside V
+  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{-1, 2, 1}, std::vector<Token>{-1, 0, 1}, 3),
+               std::invalid_argument);  // cycle
+  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{0, 0}, std::vector<Token>{-1, 0}, 3),
+               std::invalid_argument);  // no root
+  EXPECT_THROW(tree_from_parents(std::vector<NodeId>{-1, 7}, std::vector<Token>{-1, 0}, 3),
+               std::invalid_argument);  // parent out of range
 }
 
 TEST(DraftTree, ValidateNamesTheFirstViolation) {

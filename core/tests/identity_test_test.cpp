@@ -23,7 +23,8 @@ std::vector<std::uint64_t> sample(std::span<const double> law, std::uint64_t n, 
   PhiloxEngine rng(DrawSite{kSeed, Stream::generation, id, 0x7e57});
   std::vector<std::uint64_t> counts(law.size(), 0);
   for (std::uint64_t k = 0; k < n; ++k) {
-    const auto at = std::lower_bound(cumulative.begin(), cumulative.end(), rng.uniform() * total) - cumulative.begin();
+    const auto at = std::lower_bound(cumulative.begin(), cumulative.end(), rng.uniform() * total) -
+                    cumulative.begin();
     ++counts[std::min(static_cast<std::size_t>(at), law.size() - 1)];
   }
   return counts;
@@ -33,7 +34,8 @@ std::vector<std::uint64_t> sample(std::span<const double> law, std::uint64_t n, 
 struct TailCase {
   std::vector<double> null, evens;
   std::vector<std::int32_t> groups;
-  explicit TailCase(std::size_t cells = 20000) : null(cells, 1.0 / static_cast<double>(cells)), evens(cells, 0.0), groups(cells, 0) {
+  explicit TailCase(std::size_t cells = 20000)
+      : null(cells, 1.0 / static_cast<double>(cells)), evens(cells, 0.0), groups(cells, 0) {
     for (std::size_t i = 0; i < evens.size(); i += 2) evens[i] = 2.0 / static_cast<double>(cells);
   }
 };
@@ -43,14 +45,16 @@ TEST(PoolCells, TailsAreCutInCellOrderIntoBinsOfEqualMass) {
   const Binning b = pool_cells(t.null, t.groups, 20000.0);  // 1 expected per cell: all light
   ASSERT_EQ(b.bin_probability.size(), static_cast<std::size_t>(kTailBinsPerGroup));
   for (double p : b.bin_probability) EXPECT_NEAR(p, 1.0 / kTailBinsPerGroup, 1e-4);
-  for (std::size_t i = 1; i < b.bin_of_cell.size(); ++i) EXPECT_GE(b.bin_of_cell[i], b.bin_of_cell[i - 1]);  // contiguous ranges
+  for (std::size_t i = 1; i < b.bin_of_cell.size(); ++i)
+    EXPECT_GE(b.bin_of_cell[i], b.bin_of_cell[i - 1]);  // contiguous ranges
 }
 
 // TV 0.5 moved inside the bins (even cells only): every bin keeps its mass, so the χ² over bins is
 // blind; the rare-cell statistic rejects. n = 20,000, level 1e-3 for the whole test.
 TEST(IdentityTest, SeesMassMovedInsideATail) {
   const TailCase t;
-  const ChiSquareResult r = identity_test(sample(t.evens, 20000, 1), t.null, t.groups, TestLevel{1e-3, 1e-3, kSeed, 0});
+  const ChiSquareResult r =
+      identity_test(sample(t.evens, 20000, 1), t.null, t.groups, TestLevel{1e-3, 1e-3, kSeed, 0});
   EXPECT_GT(r.binned_p_value, 1e-2) << "the bins cannot see it";
   EXPECT_EQ(r.shared_cells, 20000u);
   EXPECT_GT(r.rare_z, 10.0);
@@ -66,21 +70,30 @@ TEST(IdentityTest, PointMassGuaranteeIsOneSampleOffIt) {
   ASSERT_TRUE(tv.has_value());
   EXPECT_NEAR(*tv, 1.0 - std::pow(0.01, 1.0 / 20000.0), 1e-15);
   EXPECT_LT(*tv, 2.5e-4);
-  EXPECT_EQ(identity_test(std::vector<std::uint64_t>{0, 20000, 0, 0}, point, groups, TestLevel{1e-6, 1e-6, kSeed, 0}).p_value, 1.0);
-  EXPECT_EQ(identity_test(std::vector<std::uint64_t>{0, 19999, 1, 0}, point, groups, TestLevel{1e-6, 1e-6, kSeed, 0}).p_value, 0.0);
+  EXPECT_EQ(identity_test(std::vector<std::uint64_t>{0, 20000, 0, 0}, point, groups,
+                          TestLevel{1e-6, 1e-6, kSeed, 0})
+                .p_value,
+            1.0);
+  EXPECT_EQ(identity_test(std::vector<std::uint64_t>{0, 19999, 1, 0}, point, groups,
+                          TestLevel{1e-6, 1e-6, kSeed, 0})
+                .p_value,
+            0.0);
 }
 
 // Under the null at a level far below the asymptotic tail's reach, the p-value stays well above it.
 TEST(IdentityTest, NullSampleIsNotRejected) {
   const TailCase t;
-  const ChiSquareResult r = identity_test(sample(t.null, 20000, 2), t.null, t.groups, TestLevel{1e-4, 1e-4, kSeed, 0});
+  const ChiSquareResult r =
+      identity_test(sample(t.null, 20000, 2), t.null, t.groups, TestLevel{1e-4, 1e-4, kSeed, 0});
   EXPECT_GT(r.p_value, 1e-3) << "binned p " << r.binned_p_value << ", rare z " << r.rare_z;
 }
 
 // The Besag–Clifford p-value of a uniform statistic observed at 0.99 is about 0.01: it stops at 20
 // exceedances, so after about 2,000 replicates (fixed by the counter-based replicates).
 TEST(SequentialMonteCarlo, StopsAfterItsExceedances) {
-  const auto replicate = [](std::uint64_t r) { return uniform(DrawSite{kSeed, Stream::null_simulation, 7, r}, 0); };
+  const auto replicate = [](std::uint64_t r) {
+    return uniform(DrawSite{kSeed, Stream::null_simulation, 7, r}, 0);
+  };
   const SequentialPValue p = sequential_monte_carlo_p(0.99, replicate, 20, 1'000'000);
   EXPECT_NEAR(p.p_value, 0.01, 0.005);
   EXPECT_LT(p.replicates, 4000u);
@@ -91,7 +104,9 @@ TEST(SequentialMonteCarlo, StopsAfterItsExceedances) {
 // The blocks run in parallel, yet the answer is the one-at-a-time rule's: the same stopping
 // replicate and p-value, whether it stops in the first block, a later one or not at all.
 TEST(SequentialMonteCarlo, ParallelBlocksGiveTheSequentialAnswer) {
-  const auto replicate = [](std::uint64_t r) { return uniform(DrawSite{kSeed, Stream::null_simulation, 7, r}, 0); };
+  const auto replicate = [](std::uint64_t r) {
+    return uniform(DrawSite{kSeed, Stream::null_simulation, 7, r}, 0);
+  };
   constexpr std::uint64_t kMax = 200'000;
   for (const double observed : {0.5, 0.99, 0.9995, 2.0}) {
     const double reach = observed - 1e-9 * std::max(1.0, observed);
@@ -120,7 +135,9 @@ TEST(IdentityTest, PowerLevelIsWhereTheCappedMonteCarloRejects) {
     EXPECT_LT(p, 0.1 * level) << "a twentieth of the level, give or take";
     std::uint32_t rejected = 0;
     for (std::uint32_t trial = 0; trial < kTrials; ++trial) {
-      const auto replicate = [&](std::uint64_t r) { return uniform(DrawSite{kSeed, Stream::null_simulation, trial, r}, 0); };
+      const auto replicate = [&](std::uint64_t r) {
+        return uniform(DrawSite{kSeed, Stream::null_simulation, trial, r}, 0);
+      };
       rejected += weighted_monte_carlo_p(1.0 - p, replicate, level) <= level ? 1 : 0;
     }
     EXPECT_GE(rejected, 0.99 * kTrials) << "level " << level << ", power level " << p;
@@ -140,20 +157,27 @@ TEST(SequentialMonteCarlo, StopsWhereTheCapCouldNoLongerReject) {
       std::uint32_t rejected = 0;
       std::uint64_t drawn = 0;
       for (std::uint32_t trial = 0; trial < kTrials; ++trial) {
-        const auto replicate = [&](std::uint64_t r) { return uniform(DrawSite{kSeed, Stream::null_simulation, trial, r}, 1); };
-        const SequentialPValue stopped = sequential_monte_carlo_p(1.0 - truth, replicate, monte_carlo_exceedances(level), cap);
-        const SequentialPValue whole = sequential_monte_carlo_p(1.0 - truth, replicate, cap + 1, cap);
+        const auto replicate = [&](std::uint64_t r) {
+          return uniform(DrawSite{kSeed, Stream::null_simulation, trial, r}, 1);
+        };
+        const SequentialPValue stopped =
+            sequential_monte_carlo_p(1.0 - truth, replicate, monte_carlo_exceedances(level), cap);
+        const SequentialPValue whole =
+            sequential_monte_carlo_p(1.0 - truth, replicate, cap + 1, cap);
         const bool rejects = stopped.p_value / kMonteCarloWeight <= level;
-        EXPECT_EQ(rejects, whole.p_value / kMonteCarloWeight <= level) << "level " << level << ", trial " << trial;
+        EXPECT_EQ(rejects, whole.p_value / kMonteCarloWeight <= level)
+            << "level " << level << ", trial " << trial;
         rejected += rejects ? 1 : 0;
         drawn += stopped.replicates;
       }
       if (truth < level) {
-        EXPECT_GT(rejected, kTrials / 10) << "both decisions must occur for the comparison to mean anything";
+        EXPECT_GT(rejected, kTrials / 10)
+            << "both decisions must occur for the comparison to mean anything";
         EXPECT_LT(rejected, kTrials * 9 / 10);
       } else {
         EXPECT_EQ(rejected, 0u);
-        EXPECT_LT(static_cast<double>(drawn) / kTrials, 0.25 * static_cast<double>(cap)) << "level " << level;
+        EXPECT_LT(static_cast<double>(drawn) / kTrials, 0.25 * static_cast<double>(cap))
+            << "level " << level;
       }
     }
   }
@@ -177,9 +201,11 @@ TEST(IdentityTest, PValuesNearTheLevelAreSimulated) {
   // A mild within-tail bias: 10 % of the odd cells' mass moved to the even ones.
   std::vector<double> mild = t.null;
   for (std::size_t i = 0; i + 1 < mild.size(); i += 2) mild[i] *= 1.1, mild[i + 1] *= 0.9;
-  const ChiSquareResult asymptotic = identity_test(sample(mild, 20000, 3), t.null, t.groups, TestLevel{});
+  const ChiSquareResult asymptotic =
+      identity_test(sample(mild, 20000, 3), t.null, t.groups, TestLevel{});
   EXPECT_FALSE(asymptotic.simulated);
-  const ChiSquareResult near = identity_test(sample(mild, 20000, 3), t.null, t.groups, TestLevel{1.0, 1.0, kSeed, 0});
+  const ChiSquareResult near =
+      identity_test(sample(mild, 20000, 3), t.null, t.groups, TestLevel{1.0, 1.0, kSeed, 0});
   EXPECT_TRUE(near.simulated);
 }
 
@@ -191,7 +217,9 @@ TEST(IdentityTest, NullReplicatesAreKeyedByTheRunsSeed) {
   std::vector<double> mild = t.null;
   for (std::size_t i = 0; i + 1 < mild.size(); i += 2) mild[i] *= 1.1, mild[i + 1] *= 0.9;
   const std::vector<std::uint64_t> counts = sample(mild, 20000, 3);
-  const auto p = [&](std::uint32_t seed) { return identity_test(counts, t.null, t.groups, TestLevel{1.0, 1.0, seed, 0}); };
+  const auto p = [&](std::uint32_t seed) {
+    return identity_test(counts, t.null, t.groups, TestLevel{1.0, 1.0, seed, 0});
+  };
   const ChiSquareResult first = p(kSeed), again = p(kSeed), other = p(kSeed + 1);
   ASSERT_TRUE(first.simulated && other.simulated);
   EXPECT_EQ(first.p_value, again.p_value);
@@ -209,10 +237,13 @@ TEST(IdentityTest, StatedWorstDirectionTvIsMetByTheFlatAlternative) {
   ASSERT_TRUE(tv.has_value());
   EXPECT_LT(*tv, 0.5);
   std::vector<double> flat = t.null;
-  for (std::size_t i = 0; i + 1 < flat.size(); i += 2) flat[i] *= 1.0 + 2.0 * *tv, flat[i + 1] *= 1.0 - 2.0 * *tv;
+  for (std::size_t i = 0; i + 1 < flat.size(); i += 2)
+    flat[i] *= 1.0 + 2.0 * *tv, flat[i + 1] *= 1.0 - 2.0 * *tv;
   int rejected = 0;
   for (std::uint32_t r = 0; r < 100; ++r) {
-    rejected += identity_test(sample(flat, 5000, 100 + r), t.null, t.groups, TestLevel{level, level, kSeed, r}).p_value <= level;
+    rejected += identity_test(sample(flat, 5000, 100 + r), t.null, t.groups,
+                              TestLevel{level, level, kSeed, r})
+                    .p_value <= level;
   }
   EXPECT_GE(rejected, 95) << "stated TV " << *tv;
   EXPECT_GE(identity_test_power(t.null, flat, t.groups, 5000.0, level), 0.99);
@@ -239,7 +270,9 @@ TEST(IdentityTest, MassMovedIntoTheRarestCellsIsSeen) {
   EXPECT_LT(*tv, kMoved) << "the test states a guarantee that covers this move";
   int rejected = 0;
   for (std::uint32_t r = 0; r < 100; ++r) {
-    rejected += identity_test(sample(moved, 20000, 300 + r), null, groups, TestLevel{level, level, kSeed, r}).p_value <= level;
+    rejected += identity_test(sample(moved, 20000, 300 + r), null, groups,
+                              TestLevel{level, level, kSeed, r})
+                    .p_value <= level;
   }
   EXPECT_GE(rejected, 95) << "stated TV " << *tv;
 }
@@ -251,7 +284,8 @@ TEST(IdentityTest, StrongRejectionsNeedNoSimulation) {
   std::vector<double> spike = t.null;
   for (double& p : spike) p *= 0.5;
   spike[7] += 0.5;
-  const ChiSquareResult r = identity_test(sample(spike, 20000, 5), t.null, t.groups, TestLevel{1e-6, 1e-6, kSeed, 0});
+  const ChiSquareResult r =
+      identity_test(sample(spike, 20000, 5), t.null, t.groups, TestLevel{1e-6, 1e-6, kSeed, 0});
   EXPECT_LT(r.p_value, 1e-6);
   EXPECT_FALSE(r.simulated);
 }
@@ -268,7 +302,8 @@ TEST(IdentityTest, MassMovedBetweenNodesNeedsNoSimulation) {
   std::vector<std::uint64_t> counts(kCells);
   for (std::size_t i = 0; i < kCells; ++i) {
     groups[i] = i < kCells / 2 ? 0 : 1;
-    counts[i] = static_cast<std::uint64_t>(std::lround(kSamples * (i < kCells / 2 ? 0.52 : 0.48) / (kCells / 2)));
+    counts[i] = static_cast<std::uint64_t>(
+        std::lround(kSamples * (i < kCells / 2 ? 0.52 : 0.48) / (kCells / 2)));
   }
   const ChiSquareResult r = identity_test(counts, null, groups, TestLevel{1e-6, 1e-6, kSeed, 0});
   EXPECT_LT(r.p_value, 1e-6);

@@ -57,13 +57,16 @@ std::vector<std::int64_t> stream(std::uint32_t id, Draw&& draw) {
   return out;
 }
 
-std::vector<IidTest> run(const Law& law, const std::vector<std::int64_t>& s) { return iid_tests(s, law.p, law.groups, levels(), 0.99); }
+std::vector<IidTest> run(const Law& law, const std::vector<std::int64_t>& s) {
+  return iid_tests(s, law.p, law.groups, levels(), 0.99);
+}
 
 bool rejects(const IidTest& t) { return t.result.p_value <= kLevel; }
 
 TEST(IidTests, AnIidStreamPassesEveryTest) {
   const Law law;
-  const std::vector<IidTest> tests = run(law, stream(0, [&](std::uint64_t, PhiloxEngine& rng) { return law.cell(rng.uniform()); }));
+  const std::vector<IidTest> tests = run(
+      law, stream(0, [&](std::uint64_t, PhiloxEngine& rng) { return law.cell(rng.uniform()); }));
   ASSERT_EQ(tests.size(), kIidTests);
   for (const IidTest& t : tests) {
     EXPECT_FALSE(rejects(t)) << t.name << " p " << t.result.p_value;
@@ -79,12 +82,14 @@ TEST(IidTests, ABlockSharingItsNeighboursDrawIsCaughtAtItsPhase) {
   for (std::uint64_t phase = 0; phase < 2; ++phase) {
     double last = 0.0;
     const std::vector<IidTest> tests = run(law, stream(1, [&](std::uint64_t s, PhiloxEngine& rng) {
-      if (s < phase || (s - phase) % 2 == 0) last = rng.uniform();
-      return law.cell(last);
-    }));
+                                             if (s < phase || (s - phase) % 2 == 0)
+                                               last = rng.uniform();
+                                             return law.cell(last);
+                                           }));
     // Each block is exact; the halves' counts are over-dispersed (each draw counted twice), which
     // their tests may see too.
-    EXPECT_TRUE(rejects(tests[kStationaritySegments + phase])) << tests[kStationaritySegments + phase].name;
+    EXPECT_TRUE(rejects(tests[kStationaritySegments + phase]))
+        << tests[kStationaritySegments + phase].name;
   }
 }
 
@@ -92,11 +97,12 @@ TEST(IidTests, ABlockSharingItsNeighboursDrawIsCaughtAtItsPhase) {
 // and 10 % towards the second: every segment's law is the reference, consecutive pairs are not.
 TEST(IidTests, AlternatingLawsThatAverageToTheReferenceAreCaught) {
   const Law law;
-  const std::vector<IidTest> tests = run(law, stream(2, [&](std::uint64_t s, PhiloxEngine& rng) {
-    const double u = rng.uniform();
-    if (rng.uniform() >= 0.2) return law.cell(u);
-    return s % 2 == 0 ? law.cell(u, 0.0, 0.5) : law.cell(u, 0.5, 1.0);
-  }));
+  const std::vector<IidTest> tests =
+      run(law, stream(2, [&](std::uint64_t s, PhiloxEngine& rng) {
+            const double u = rng.uniform();
+            if (rng.uniform() >= 0.2) return law.cell(u);
+            return s % 2 == 0 ? law.cell(u, 0.0, 0.5) : law.cell(u, 0.5, 1.0);
+          }));
   EXPECT_FALSE(rejects(tests[0]) || rejects(tests[1]));
   EXPECT_TRUE(rejects(tests[2]) && rejects(tests[3])) << iid_tests_text(tests);
 }
@@ -105,11 +111,12 @@ TEST(IidTests, AlternatingLawsThatAverageToTheReferenceAreCaught) {
 // the whole averages to the reference, each half is off by TV 0.1.
 TEST(IidTests, ALawThatChangesBetweenTheHalvesIsCaught) {
   const Law law;
-  const std::vector<IidTest> tests = run(law, stream(3, [&](std::uint64_t s, PhiloxEngine& rng) {
-    const double u = rng.uniform();
-    if (rng.uniform() >= 0.2) return law.cell(u);
-    return s < kSamples / 2 ? law.cell(u, 0.0, 0.5) : law.cell(u, 0.5, 1.0);
-  }));
+  const std::vector<IidTest> tests =
+      run(law, stream(3, [&](std::uint64_t s, PhiloxEngine& rng) {
+            const double u = rng.uniform();
+            if (rng.uniform() >= 0.2) return law.cell(u);
+            return s < kSamples / 2 ? law.cell(u, 0.0, 0.5) : law.cell(u, 0.5, 1.0);
+          }));
   EXPECT_TRUE(rejects(tests[0]) && rejects(tests[1])) << iid_tests_text(tests);
 }
 
@@ -122,7 +129,8 @@ TEST(IidTests, ThePairTestSeesABonusUniformSharedBetweenTwoStreams) {
   EXPECT_LE(bins.bin_probability.size(), kPairBins);
   const PairLaw product = pair_law(bins, bins);
   std::vector<double> group_mass(6, 0.0);
-  for (std::size_t i = 0; i < law.p.size(); ++i) group_mass[static_cast<std::size_t>(law.groups[i])] += law.p[i];
+  for (std::size_t i = 0; i < law.p.size(); ++i)
+    group_mass[static_cast<std::size_t>(law.groups[i])] += law.p[i];
   // The cell of group g at uniform u within it (inverse CDF of the group's row).
   const auto in_group = [&](std::size_t g, double u) {
     double running = 0.0;
@@ -147,9 +155,11 @@ TEST(IidTests, ThePairTestSeesABonusUniformSharedBetweenTwoStreams) {
     second.push_back(in_group(group_at(rng.uniform()), shared));
     own.push_back(in_group(group_at(rng.uniform()), rng.uniform()));
   }
-  const IidTest shared_test = pair_test(first, second, product, {kLevel, kLevel, kSeed, 10}, 0.99, "shared");
+  const IidTest shared_test =
+      pair_test(first, second, product, {kLevel, kLevel, kSeed, 10}, 0.99, "shared");
   EXPECT_TRUE(rejects(shared_test)) << shared_test.result.p_value;
-  const IidTest clean = pair_test(first, own, product, {kLevel, kLevel, kSeed, 11}, 0.99, "independent");
+  const IidTest clean =
+      pair_test(first, own, product, {kLevel, kLevel, kSeed, 11}, 0.99, "independent");
   EXPECT_FALSE(rejects(clean)) << clean.result.p_value;
 }
 

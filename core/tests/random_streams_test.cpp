@@ -17,7 +17,8 @@ TEST(RandomStreams, NoTwoUsesShareAStreamOrATag) {
       const RandomUse& x = kRandomUses[a];
       const RandomUse& y = kRandomUses[b];
       if (x.stream != y.stream) continue;
-      EXPECT_FALSE(x.tag == kWholeStream || y.tag == kWholeStream) << x.name << " and " << y.name << " share a stream one of them owns";
+      EXPECT_FALSE(x.tag == kWholeStream || y.tag == kWholeStream)
+          << x.name << " and " << y.name << " share a stream one of them owns";
       EXPECT_NE(x.tag, y.tag) << x.name << " and " << y.name << " share a tag";
     }
   }
@@ -28,9 +29,13 @@ TEST(RandomStreams, NoTwoUsesShareAStreamOrATag) {
 TEST(RandomStreams, EveryUseStartsFromItsOwnBlock) {
   std::set<std::pair<std::uint64_t, std::uint64_t>> first_blocks;
   for (const RandomUse& use : kRandomUses) {
-    const DrawSite site = use.tag == kWholeStream ? DrawSite{kDefaultSeed, use.stream, 0, 0} : use.site(kDefaultSeed);
+    const DrawSite site =
+        use.tag == kWholeStream ? DrawSite{kDefaultSeed, use.stream, 0, 0} : use.site(kDefaultSeed);
     const auto block = philox_block(site, 0);
-    const bool fresh = first_blocks.emplace((std::uint64_t{block[0]} << 32) | block[1], (std::uint64_t{block[2]} << 32) | block[3]).second;
+    const bool fresh = first_blocks
+                           .emplace((std::uint64_t{block[0]} << 32) | block[1],
+                                    (std::uint64_t{block[2]} << 32) | block[3])
+                           .second;
     EXPECT_TRUE(fresh) << use.name;
   }
 }

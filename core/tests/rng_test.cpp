@@ -18,8 +18,12 @@ TEST(Philox, KnownAnswers) {
   };
   const std::array<Kat, 3> kats = {{
       {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
-      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}, {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+       {0xffffffff, 0xffffffff},
+       {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+       {0xa4093822, 0x299f31d0},
+       {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
   }};
   for (const Kat& k : kats) {
     r123::Philox4x32 rng;
@@ -29,7 +33,8 @@ TEST(Philox, KnownAnswers) {
 }
 
 TEST(Philox, CounterLayoutIsSampleDrawTreeAndKeyIsSeedStream) {
-  const DrawSite site{0xa4093822u, Stream::completion, 0x03707344u, (std::uint64_t{0x85a308d3u} << 32) | 0x243f6a88u};
+  const DrawSite site{0xa4093822u, Stream::completion, 0x03707344u,
+                      (std::uint64_t{0x85a308d3u} << 32) | 0x243f6a88u};
   r123::Philox4x32 rng;
   const auto expected = rng({{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}},
                             {{0xa4093822u, static_cast<std::uint32_t>(Stream::completion)}});
@@ -38,7 +43,7 @@ TEST(Philox, CounterLayoutIsSampleDrawTreeAndKeyIsSeedStream) {
 }
 
 TEST(Philox, UniformIsInHalfOpenUnitInterval) {
-  EXPECT_EQ(uniform_from(0, 0), 0x1.0p-53);  // smallest: never 0
+  EXPECT_EQ(uniform_from(0, 0), 0x1.0p-53);                // smallest: never 0
   EXPECT_EQ(uniform_from(0xffffffffu, 0xffffffffu), 1.0);  // largest: exactly 1
   DrawCounter draws({7, Stream::verifier, 3, 11});
   for (int i = 0; i < 10000; ++i) {
@@ -56,7 +61,8 @@ TEST(PickCumulative, NeverPicksZeroWeightAndHandlesTheEnds) {
   EXPECT_EQ(pick_cumulative(cum.data(), 5, 0x1.0p-53), 1);  // smallest u: first positive weight
   EXPECT_EQ(pick_cumulative(cum.data(), 5, 0.25), 1);       // boundary belongs to the left category
   EXPECT_EQ(pick_cumulative(cum.data(), 5, 0.2500001), 3);
-  EXPECT_EQ(pick_cumulative(cum.data(), 5, 1.0), 3);        // u = 1: last positive weight, not the trailing zero
+  EXPECT_EQ(pick_cumulative(cum.data(), 5, 1.0),
+            3);  // u = 1: last positive weight, not the trailing zero
 }
 
 // The guided search must return exactly the binary search's index, for every uniform, including
@@ -72,10 +78,14 @@ TEST(PickGuided, AgreesWithTheBinarySearchEverywhere) {
       const std::int32_t buckets = guide_buckets(n);
       std::vector<std::int32_t> guide(static_cast<std::size_t>(buckets));
       build_guide(cum.data(), n, buckets, guide.data());
-      for (double u : {0x1.0p-53, 1.0}) ASSERT_EQ(pick_guided(cum.data(), n, guide.data(), buckets, u), pick_cumulative(cum.data(), n, u));
+      for (double u : {0x1.0p-53, 1.0})
+        ASSERT_EQ(pick_guided(cum.data(), n, guide.data(), buckets, u),
+                  pick_cumulative(cum.data(), n, u));
       for (int k = 0; k < 2000; ++k) {
         const double u = draws.next();
-        ASSERT_EQ(pick_guided(cum.data(), n, guide.data(), buckets, u), pick_cumulative(cum.data(), n, u)) << "n " << n << " u " << u;
+        ASSERT_EQ(pick_guided(cum.data(), n, guide.data(), buckets, u),
+                  pick_cumulative(cum.data(), n, u))
+            << "n " << n << " u " << u;
       }
     }
   }

@@ -39,7 +39,8 @@ float from_bits(std::uint32_t b) {
 // |got − want| in units of the float spacing just above |want| (want normal and finite).
 double ulps(float got, float want) {
   if (got == want) return 0.0;
-  const double spacing = static_cast<double>(std::nextafter(want, kInf)) - static_cast<double>(want);
+  const double spacing =
+      static_cast<double>(std::nextafter(want, kInf)) - static_cast<double>(want);
   return std::abs(static_cast<double>(got) - static_cast<double>(want)) / spacing;
 }
 
@@ -88,7 +89,8 @@ TEST(RowKernels, SelectHonoursTheRequestAndRefusesTheRest) {
       EXPECT_EQ(&select_row_kernels(names[i]), k);
       EXPECT_STREQ(k->name, names[i]);
     } else {
-      EXPECT_THROW(select_row_kernels(names[i]), std::invalid_argument) << names[i] << " is not available here";
+      EXPECT_THROW(select_row_kernels(names[i]), std::invalid_argument)
+          << names[i] << " is not available here";
     }
   }
   EXPECT_THROW(select_row_kernels("avx9"), std::invalid_argument);
@@ -98,7 +100,8 @@ TEST(RowKernels, SelectHonoursTheRequestAndRefusesTheRest) {
 // which must stay within the documented 1 ulp.
 void expect_within_one_ulp(const std::vector<float>& x) {
   std::vector<float> want(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) want[i] = static_cast<float>(std::exp(static_cast<double>(x[i])));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    want[i] = static_cast<float>(std::exp(static_cast<double>(x[i])));
   for (const RowKernels* k : available()) {
     const std::vector<float> got = exps(*k, x);
     double worst = 0.0;
@@ -107,7 +110,8 @@ void expect_within_one_ulp(const std::vector<float>& x) {
       const double u = ulps(got[i], want[i]);
       if (!(u <= worst)) worst = u, worst_x = x[i];
     }
-    std::printf("%s: max error %.3f ulp over %zu inputs (at x = %.9g)\n", k->name, worst, x.size(), worst_x);
+    std::printf("%s: max error %.3f ulp over %zu inputs (at x = %.9g)\n", k->name, worst, x.size(),
+                worst_x);
     EXPECT_LE(worst, 1.0) << k->name << " at x = " << worst_x;
   }
 }
@@ -123,7 +127,8 @@ std::vector<float> every_float(float low, float high) {
 TEST(RowKernels, ExpIsWithinOneUlpOfStdExp) {
   std::vector<float> x;
   for (std::uint32_t b = 0; from_bits(b) <= kOverflow; b += 101) x.push_back(from_bits(b));
-  for (std::uint32_t b = 0x80000000u; from_bits(b) >= kUnderflow; b += 101) x.push_back(from_bits(b));
+  for (std::uint32_t b = 0x80000000u; from_bits(b) >= kUnderflow; b += 101)
+    x.push_back(from_bits(b));
   expect_within_one_ulp(x);
 }
 
@@ -139,17 +144,21 @@ TEST(RowKernels, ExpIsWithinOneUlpAtEveryFloatOfTheExtremeExponents) {
 
 TEST(RowKernels, ExpEdges) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> x = {0.0f, -0.0f, std::nextafter(kUnderflow, -kInf), -100.0f, -kInf, std::nextafter(kOverflow, kInf), 1000.0f, kInf, nan};
+  const std::vector<float> x = {0.0f,    -0.0f, std::nextafter(kUnderflow, -kInf),
+                                -100.0f, -kInf, std::nextafter(kOverflow, kInf),
+                                1000.0f, kInf,  nan};
   for (const RowKernels* k : available()) {
     const std::vector<float> e = exps(*k, x);
     EXPECT_EQ(e[0], 1.0f) << k->name;
     EXPECT_EQ(e[1], 1.0f) << k->name;
-    for (int i : {2, 3, 4}) EXPECT_EQ(e[i], 0.0f) << k->name << ": below the smallest normal, x = " << x[i];
+    for (int i : {2, 3, 4})
+      EXPECT_EQ(e[i], 0.0f) << k->name << ": below the smallest normal, x = " << x[i];
     for (int i : {5, 6, 7}) EXPECT_EQ(e[i], kInf) << k->name << ": above ln FLT_MAX, x = " << x[i];
     EXPECT_TRUE(std::isnan(e[8])) << k->name;
     // NaNs with any payload or sign stay NaN (their lanes compute garbage exponent bits).
     for (std::uint32_t b : {0x7fc001ffu, 0xffc00123u, 0x7f800001u, 0xffffffffu}) {
-      EXPECT_TRUE(std::isnan(exps(*k, {from_bits(b)})[0])) << k->name << std::hex << ": NaN 0x" << b;
+      EXPECT_TRUE(std::isnan(exps(*k, {from_bits(b)})[0]))
+          << k->name << std::hex << ": NaN 0x" << b;
     }
     // The ends of the range, where k = 128 and k = −126 are the extreme exponents.
     const std::vector<float> ends = exps(*k, {kOverflow, kUnderflow});
@@ -184,7 +193,8 @@ TEST(RowKernels, MaxIsTheRowMaximumSkippingNaN) {
     if (n > 1) row[n / 2] = std::numeric_limits<float>::quiet_NaN();
     float want = -kInf;
     for (float x : row) want = x > want ? x : want;  // NaN compares false: skipped
-    for (const RowKernels* k : available()) EXPECT_EQ(k->max(row.data(), n), want) << k->name << ", n = " << n;
+    for (const RowKernels* k : available())
+      EXPECT_EQ(k->max(row.data(), n), want) << k->name << ", n = " << n;
   }
 }
 
@@ -192,19 +202,23 @@ TEST(RowKernels, MaxIsTheRowMaximumSkippingNaN) {
 // V = 151,936 and odd sizes, three temperatures.
 TEST(RowKernels, CopiesAreBitIdentical) {
   const std::vector<const RowKernels*> copies = available();
-  if (copies.size() < 2) GTEST_SKIP() << "only the " << copies.front()->name << " copy runs on this CPU";
+  if (copies.size() < 2)
+    GTEST_SKIP() << "only the " << copies.front()->name << " copy runs on this CPU";
   std::mt19937 rng(14);
   for (std::size_t n : {1, 3, 17, 1023, 1025, 4099, 151935, 151936}) {
     for (float temperature : {0.6f, 1.0f, 1e-3f}) {
       const std::vector<float> row = random_row(n, rng);
       const float shift = copies.front()->max(row.data(), n), scale = 1.0f / temperature;
       std::vector<float> reference(n);
-      const double reference_sum = copies.front()->exp_store_sum(row.data(), n, shift, scale, reference.data());
+      const double reference_sum =
+          copies.front()->exp_store_sum(row.data(), n, shift, scale, reference.data());
       for (const RowKernels* k : copies) {
         std::vector<float> out(n);
         const double sum = k->exp_store_sum(row.data(), n, shift, scale, out.data());
-        EXPECT_EQ(std::memcmp(out.data(), reference.data(), n * sizeof(float)), 0) << k->name << ", n = " << n << ", T = " << temperature;
-        EXPECT_EQ(std::memcmp(&sum, &reference_sum, sizeof sum), 0) << k->name << ": " << sum << " vs " << reference_sum;
+        EXPECT_EQ(std::memcmp(out.data(), reference.data(), n * sizeof(float)), 0)
+            << k->name << ", n = " << n << ", T = " << temperature;
+        EXPECT_EQ(std::memcmp(&sum, &reference_sum, sizeof sum), 0)
+            << k->name << ": " << sum << " vs " << reference_sum;
         const double no_store = k->exp_sum(row.data(), n, shift, scale);
         EXPECT_EQ(std::memcmp(&no_store, &reference_sum, sizeof sum), 0) << k->name;
         EXPECT_EQ(k->max(row.data(), n), shift) << k->name;
@@ -220,7 +234,8 @@ struct Blocked {
   std::vector<float> max, factor;
   std::vector<double> sum;
   bool operator==(const Blocked& o) const {
-    return std::memcmp(&top, &o.top, sizeof top) == 0 && std::memcmp(&total, &o.total, sizeof total) == 0 && max == o.max &&
+    return std::memcmp(&top, &o.top, sizeof top) == 0 &&
+           std::memcmp(&total, &o.total, sizeof total) == 0 && max == o.max &&
            std::memcmp(factor.data(), o.factor.data(), factor.size() * sizeof(float)) == 0 &&
            std::memcmp(sum.data(), o.sum.data(), sum.size() * sizeof(double)) == 0;
   }
@@ -228,8 +243,10 @@ struct Blocked {
 
 Blocked blocked(const RowKernels& k, const std::vector<float>& row, float scale) {
   const std::size_t blocks = (row.size() + kRowBlock - 1) / kRowBlock;
-  Blocked b{0.0f, 0.0, std::vector<float>(blocks), std::vector<float>(blocks), std::vector<double>(blocks)};
-  b.top = k.blocks(row.data(), row.size(), scale, b.max.data(), b.factor.data(), b.sum.data(), &b.total);
+  Blocked b{0.0f, 0.0, std::vector<float>(blocks), std::vector<float>(blocks),
+            std::vector<double>(blocks)};
+  b.top = k.blocks(row.data(), row.size(), scale, b.max.data(), b.factor.data(), b.sum.data(),
+                   &b.total);
   return b;
 }
 
@@ -258,7 +275,9 @@ TEST(RowKernels, BlockedPassIsTheDocumentedComposition) {
         const float shift_from_top = got.max[b];
         k->exp_store_sum(&shift_from_top, 1, got.top, scale, &factor);
         EXPECT_EQ(got.factor[b], factor) << k->name << " block " << b;
-        EXPECT_EQ(got.sum[b], k->exp_sum(row.data() + begin, len, got.max[b], scale) * static_cast<double>(factor)) << k->name << " block " << b;
+        EXPECT_EQ(got.sum[b], k->exp_sum(row.data() + begin, len, got.max[b], scale) *
+                                  static_cast<double>(factor))
+            << k->name << " block " << b;
         total += got.sum[b];
       }
       EXPECT_EQ(got.total, total) << k->name << ", n = " << n;
@@ -274,7 +293,8 @@ TEST(RowKernels, BlockedPassIsTheDocumentedComposition) {
 // on it bit for bit too, and on the floor's value.
 TEST(RowKernels, CopiesAgreeOnTheBlockedPassBitForBit) {
   const std::vector<const RowKernels*> copies = available();
-  if (copies.size() < 2) GTEST_SKIP() << "only the " << copies.front()->name << " copy runs on this CPU";
+  if (copies.size() < 2)
+    GTEST_SKIP() << "only the " << copies.front()->name << " copy runs on this CPU";
   std::mt19937 rng(16);
   for (std::size_t n : {1, 3, 17, 1023, 1025, 4099, 151935, 151936}) {
     for (float temperature : {0.6f, 1.0f, 1e-3f}) {
@@ -282,9 +302,11 @@ TEST(RowKernels, CopiesAgreeOnTheBlockedPassBitForBit) {
       const Blocked reference = blocked(*copies.front(), row, 1.0f / temperature);
       const double reference_lse = copies.front()->logsumexp(row.data(), n, 1.0f / temperature);
       for (const RowKernels* k : copies) {
-        EXPECT_TRUE(blocked(*k, row, 1.0f / temperature) == reference) << k->name << ", n = " << n << ", T = " << temperature;
+        EXPECT_TRUE(blocked(*k, row, 1.0f / temperature) == reference)
+            << k->name << ", n = " << n << ", T = " << temperature;
         const double lse = k->logsumexp(row.data(), n, 1.0f / temperature);
-        EXPECT_EQ(std::memcmp(&lse, &reference_lse, sizeof lse), 0) << k->name << ", n = " << n << ", T = " << temperature;
+        EXPECT_EQ(std::memcmp(&lse, &reference_lse, sizeof lse), 0)
+            << k->name << ", n = " << n << ", T = " << temperature;
       }
     }
   }
@@ -295,13 +317,17 @@ TEST(RowKernels, CopiesAgreeOnTheBlockedPassBitForBit) {
 TEST(RowKernels, PhiloxBlocksAreRandom123Blocks) {
   for (const RowKernels* k : available()) {
     for (std::uint32_t seed : {0u, 1u, kDefaultSeed, 0xffffffffu}) {
-      for (std::uint64_t first : {std::uint64_t{0}, std::uint64_t{0xfffffff0}, std::uint64_t{1} << 40}) {
+      for (std::uint64_t first :
+           {std::uint64_t{0}, std::uint64_t{0xfffffff0}, std::uint64_t{1} << 40}) {
         for (std::size_t count : {1, 3, 8, 16, 37}) {
           std::vector<std::uint32_t> out(4 * count);
-          k->philox_blocks(seed, static_cast<std::uint32_t>(Stream::verifier), 5, 77, first, count, out.data());
+          k->philox_blocks(seed, static_cast<std::uint32_t>(Stream::verifier), 5, 77, first, count,
+                           out.data());
           for (std::size_t i = 0; i < count; ++i) {
             const auto want = philox_block(DrawSite{seed, Stream::verifier, 77, first + i}, 5);
-            for (int w = 0; w < 4; ++w) ASSERT_EQ(out[4 * i + w], want[w]) << k->name << " seed " << seed << " counter " << first + i << " word " << w;
+            for (int w = 0; w < 4; ++w)
+              ASSERT_EQ(out[4 * i + w], want[w])
+                  << k->name << " seed " << seed << " counter " << first + i << " word " << w;
           }
         }
       }

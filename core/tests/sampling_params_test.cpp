@@ -37,7 +37,8 @@ TEST(SamplingParams, DefaultsAreTheSoftmax) { expect_row(processed(kRow, {}), {0
 TEST(SamplingParams, TemperatureDividesTheLogits) {
   // T = 2: p_a ∝ exp(log p_a / 2) = sqrt(p_a).
   const double total = std::sqrt(0.5) + std::sqrt(0.3) + std::sqrt(0.2);
-  expect_row(processed(kRow, {.temperature = 2.0}), {std::sqrt(0.5) / total, std::sqrt(0.3) / total, std::sqrt(0.2) / total});
+  expect_row(processed(kRow, {.temperature = 2.0}),
+             {std::sqrt(0.5) / total, std::sqrt(0.3) / total, std::sqrt(0.2) / total});
 }
 
 TEST(SamplingParams, TopKKeepsTheLargestLogits) {
@@ -46,12 +47,14 @@ TEST(SamplingParams, TopKKeepsTheLargestLogits) {
   expect_row(processed(kRow, {.top_k = 3}), {0.5, 0.3, 0.2});      // k = V: off
 }
 
-TEST(SamplingParams, TopKKeepsEveryTieAtTheKthValue) { expect_row(processed({2.0, 2.0, 1.0}, {.top_k = 1}), {0.5, 0.5, 0.0}); }
+TEST(SamplingParams, TopKKeepsEveryTieAtTheKthValue) {
+  expect_row(processed({2.0, 2.0, 1.0}, {.top_k = 1}), {0.5, 0.5, 0.0});
+}
 
 TEST(SamplingParams, TopPKeepsTheTokenThatCrossesIt) {
   // Mass before each token, largest first: 0, 0.5, 0.8. Kept while below top_p.
   expect_row(processed(kRow, {.top_p = 0.6}), {0.625, 0.375, 0.0});
-  expect_row(processed(kRow, {.top_p = 0.5}), {1.0, 0.0, 0.0});   // 0.5 is not below 0.5
+  expect_row(processed(kRow, {.top_p = 0.5}), {1.0, 0.0, 0.0});  // 0.5 is not below 0.5
   expect_row(processed(kRow, {.top_p = 0.81}), {0.5, 0.3, 0.2});
 }
 
@@ -64,9 +67,11 @@ TEST(SamplingParams, TheOrderOfMinPAndTopPMatters) {
   // p = (0.4, 0.3, 0.2, 0.1), min_p 0.3 (threshold 0.12 drops 0.1), top_p 0.75.
   const std::vector<double> row = logs({0.4, 0.3, 0.2, 0.1});
   // min-p first: top-p sees (4, 3, 2) / 9, masses before 0, 4/9, 7/9: keeps two.
-  expect_row(processed(row, {.top_p = 0.75, .min_p = 0.3, .order = FilterOrder::min_p_first}), {4.0 / 7.0, 3.0 / 7.0, 0.0, 0.0});
+  expect_row(processed(row, {.top_p = 0.75, .min_p = 0.3, .order = FilterOrder::min_p_first}),
+             {4.0 / 7.0, 3.0 / 7.0, 0.0, 0.0});
   // min-p last: top-p sees the whole row, masses before 0, 0.4, 0.7, 0.9: keeps three.
-  expect_row(processed(row, {.top_p = 0.75, .min_p = 0.3, .order = FilterOrder::min_p_last}), {4.0 / 9.0, 3.0 / 9.0, 2.0 / 9.0, 0.0});
+  expect_row(processed(row, {.top_p = 0.75, .min_p = 0.3, .order = FilterOrder::min_p_last}),
+             {4.0 / 9.0, 3.0 / 9.0, 2.0 / 9.0, 0.0});
 }
 
 TEST(SamplingParams, TopPSeesTheTopKSurvivorsRenormalized) {
@@ -84,11 +89,16 @@ TEST(SamplingParams, TopPOnTheFullRowIntersectedWithTopK) {
   // top_p 0.5: on the survivors (masses before 0, 4/7 ≥ 0.5) vLLM keeps one; on the full row
   // (masses before 0, 0.4 < 0.5, 0.7) top-p keeps two, and so does the intersection.
   expect_row(processed(row, {.top_k = 2, .top_p = 0.5}), {1.0, 0.0, 0.0, 0.0});
-  expect_row(processed(row, {.top_k = 2, .top_p = 0.5, .order = FilterOrder::top_p_full_and_top_k}), {4.0 / 7.0, 3.0 / 7.0, 0.0, 0.0});
+  expect_row(processed(row, {.top_k = 2, .top_p = 0.5, .order = FilterOrder::top_p_full_and_top_k}),
+             {4.0 / 7.0, 3.0 / 7.0, 0.0, 0.0});
   // min-p 0.3 (threshold 0.12) drops 0.1 apart from top-p, which still sees the full row: top_p 0.75
   // keeps three, min-p three, the intersection three.
-  expect_row(processed(row, {.top_p = 0.75, .min_p = 0.3, .order = FilterOrder::top_p_full_and_top_k}), {4.0 / 9.0, 3.0 / 9.0, 2.0 / 9.0, 0.0});
-  EXPECT_NEAR(filter_margin(row, {.top_k = 2, .top_p = 0.5, .order = FilterOrder::top_p_full_and_top_k}), 0.1, 1e-12);  // 0.5 - 0.4
+  expect_row(
+      processed(row, {.top_p = 0.75, .min_p = 0.3, .order = FilterOrder::top_p_full_and_top_k}),
+      {4.0 / 9.0, 3.0 / 9.0, 2.0 / 9.0, 0.0});
+  EXPECT_NEAR(
+      filter_margin(row, {.top_k = 2, .top_p = 0.5, .order = FilterOrder::top_p_full_and_top_k}),
+      0.1, 1e-12);  // 0.5 - 0.4
 }
 
 TEST(SamplingParams, GreedyIsTheFirstArgmax) {
@@ -122,24 +132,31 @@ TEST(SamplingParams, OutputMayAliasTheInput) {
 
 TEST(SamplingParams, RefusesParametersOutOfRange) {
   std::vector<double> out(3);
-  for (const SamplingParams& bad : {SamplingParams{.temperature = -1.0}, SamplingParams{.temperature = NAN}, SamplingParams{.temperature = INFINITY},
-                                    SamplingParams{.top_k = -1}, SamplingParams{.top_p = 0.0}, SamplingParams{.top_p = 1.5},
-                                    SamplingParams{.min_p = 1.0}, SamplingParams{.min_p = -0.1}}) {
+  for (const SamplingParams& bad :
+       {SamplingParams{.temperature = -1.0}, SamplingParams{.temperature = NAN},
+        SamplingParams{.temperature = INFINITY}, SamplingParams{.top_k = -1},
+        SamplingParams{.top_p = 0.0}, SamplingParams{.top_p = 1.5}, SamplingParams{.min_p = 1.0},
+        SamplingParams{.min_p = -0.1}}) {
     EXPECT_THROW(process_logits(kRow, bad, out), std::invalid_argument);
   }
-  EXPECT_THROW(process_logits(std::vector<double>{-INFINITY, -INFINITY}, {}, std::span<double>(out).first(2)), std::invalid_argument);
-  EXPECT_THROW(process_logits(std::vector<double>{NAN, 0.0}, {}, std::span<double>(out).first(2)), std::invalid_argument);
+  EXPECT_THROW(process_logits(std::vector<double>{-INFINITY, -INFINITY}, {},
+                              std::span<double>(out).first(2)),
+               std::invalid_argument);
+  EXPECT_THROW(process_logits(std::vector<double>{NAN, 0.0}, {}, std::span<double>(out).first(2)),
+               std::invalid_argument);
 }
 
 TEST(SamplingParams, OrderNamesRoundTrip) {
-  for (FilterOrder o : {FilterOrder::min_p_first, FilterOrder::min_p_last, FilterOrder::top_p_full_and_top_k}) EXPECT_EQ(parse_order(order_name(o)), o);
+  for (FilterOrder o :
+       {FilterOrder::min_p_first, FilterOrder::min_p_last, FilterOrder::top_p_full_and_top_k})
+    EXPECT_EQ(parse_order(order_name(o)), o);
   EXPECT_THROW(parse_order("top_p_first"), std::invalid_argument);
 }
 
 TEST(SamplingParams, FilterMarginIsTheDistanceToTheNearestThreshold) {
   EXPECT_EQ(filter_margin(kRow, {}), INFINITY);
-  EXPECT_NEAR(filter_margin(kRow, {.top_p = 0.6}), 0.1, 1e-12);          // masses before 0, 0.5, 0.8
-  EXPECT_NEAR(filter_margin(kRow, {.min_p = 0.5}), 0.2, 1e-12);          // ratios 1, 0.6, 0.4: 0.1 / 0.5
+  EXPECT_NEAR(filter_margin(kRow, {.top_p = 0.6}), 0.1, 1e-12);  // masses before 0, 0.5, 0.8
+  EXPECT_NEAR(filter_margin(kRow, {.min_p = 0.5}), 0.2, 1e-12);  // ratios 1, 0.6, 0.4: 0.1 / 0.5
   EXPECT_NEAR(filter_margin(kRow, {.top_k = 1}), std::log(0.5 / 0.3), 1e-12);
   EXPECT_NEAR(filter_margin(std::vector<double>{1.0, 3.0, 2.5}, {.temperature = 0.0}), 0.5, 1e-12);
 }
@@ -155,8 +172,10 @@ TEST(SamplingParams, RandomRowsKeepATopSegment) {
     const std::size_t vocab = 2 + rng() % 40;
     std::vector<double> row(vocab);
     for (double& x : row) x = logit(rng);
-    const SamplingParams params{.temperature = 0.2 + 2.0 * unit(rng), .top_k = static_cast<std::int64_t>(rng() % (vocab + 1)),
-                                .top_p = 0.05 + 0.95 * unit(rng), .min_p = unit(rng) < 0.5 ? 0.0 : 0.5 * unit(rng),
+    const SamplingParams params{.temperature = 0.2 + 2.0 * unit(rng),
+                                .top_k = static_cast<std::int64_t>(rng() % (vocab + 1)),
+                                .top_p = 0.05 + 0.95 * unit(rng),
+                                .min_p = unit(rng) < 0.5 ? 0.0 : 0.5 * unit(rng),
                                 .order = static_cast<FilterOrder>(rng() % 3)};
     const std::vector<double> p = processed(row, params);
     double total = 0.0;

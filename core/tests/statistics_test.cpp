@@ -48,7 +48,8 @@ TEST(PoolCells, SmallCellsPoolIntoGroupThenGlobalTails) {
 // cell's own probability. A negative group is refused instead of indexing out of bounds.
 TEST(PearsonChiSquare, ImpossibilityComesFromTheProbabilityAndGroupsAreChecked) {
   const std::vector<double> p = {.5, 0.0, .5};
-  const ChiSquareResult r = pearson_chi_square(std::vector<std::uint64_t>{10, 1, 10}, p, std::vector<std::int32_t>{0, 0, 0});
+  const ChiSquareResult r = pearson_chi_square(std::vector<std::uint64_t>{10, 1, 10}, p,
+                                               std::vector<std::int32_t>{0, 0, 0});
   EXPECT_EQ(r.impossible, 1u);
   EXPECT_EQ(r.first_impossible, 1);
   EXPECT_EQ(r.p_value, 0.0);
@@ -149,21 +150,25 @@ TEST(MeanBound, MatchesTheBernoulliClosedForm) {
   EXPECT_NEAR(mean_below_chernoff_p(0.3, 100, values, probs), std::exp(-100.0 * kl), 1e-12);
   EXPECT_NEAR(mean_above_chernoff_p(0.7, 100, values, probs), std::exp(-100.0 * kl), 1e-12);
   EXPECT_EQ(mean_below_chernoff_p(0.6, 100, values, probs), 1.0);  // on the other side of the mean
-  EXPECT_NEAR(mean_below_chernoff_p(0.0, 10, values, probs), std::pow(0.5, 10), 1e-15);  // every sample at the bottom
-  EXPECT_EQ(mean_below_chernoff_p(-0.1, 10, values, probs), 0.0);  // below every value the law allows
+  EXPECT_NEAR(mean_below_chernoff_p(0.0, 10, values, probs), std::pow(0.5, 10),
+              1e-15);  // every sample at the bottom
+  EXPECT_EQ(mean_below_chernoff_p(-0.1, 10, values, probs),
+            0.0);  // below every value the law allows
 }
 
 // The bound is a valid p-value: for every outcome k of Binomial(n, q), the bound at k/n is at least
 // the exact lower tail P(X ≤ k). Checked exhaustively, including n·q = 0.2, where the z-test is
 // anti-conservative by orders of magnitude.
 TEST(MeanBound, NeverBelowTheExactTail) {
-  for (const auto& [n, q] : std::vector<std::pair<std::uint64_t, double>>{{50, 0.5}, {1000, 0.2e-3}, {5000, 0.01}}) {
+  for (const auto& [n, q] :
+       std::vector<std::pair<std::uint64_t, double>>{{50, 0.5}, {1000, 0.2e-3}, {5000, 0.01}}) {
     const std::vector<double> values = {0.0, 1.0}, probs = {1.0 - q, q};
     double tail = 0.0, term = std::pow(1.0 - q, static_cast<double>(n));
     for (std::uint64_t k = 0; k <= std::min<std::uint64_t>(n, 200); ++k) {
       tail += term;
       const double mean = static_cast<double>(k) / static_cast<double>(n);
-      EXPECT_GE(mean_below_chernoff_p(mean, n, values, probs) * (1.0 + 1e-9), std::min(1.0, tail)) << "n " << n << " q " << q << " k " << k;
+      EXPECT_GE(mean_below_chernoff_p(mean, n, values, probs) * (1.0 + 1e-9), std::min(1.0, tail))
+          << "n " << n << " q " << q << " k " << k;
       term *= static_cast<double>(n - k) / static_cast<double>(k + 1) * q / (1.0 - q);
     }
   }

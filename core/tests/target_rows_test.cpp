@@ -21,18 +21,25 @@ TEST(TargetRows, NormalizesAndReportsLargestDeviation) {
 }
 
 TEST(TargetRows, RejectsBadRows) {
-  EXPECT_THROW(TargetRows::from_probabilities(std::vector<double>{0.5, 0.6}, 1, 2, 1e-3), std::invalid_argument);
-  EXPECT_THROW(TargetRows::from_probabilities(std::vector<double>{1.5, -0.5}, 1, 2), std::invalid_argument);
-  EXPECT_THROW(TargetRows::from_probabilities(std::vector<double>{std::nan(""), 1.0}, 1, 2), std::invalid_argument);
-  EXPECT_THROW(TargetRows::from_probabilities(std::vector<double>{1.0}, 1, 2), std::invalid_argument);  // wrong size
-  EXPECT_THROW(TargetRows::from_logits(std::vector<double>{0.0, 1.0}, 1, 2, 0.0), std::invalid_argument);
-  EXPECT_THROW(TargetRows::from_logits(std::vector<double>{0.0, std::numeric_limits<double>::infinity()}, 1, 2, 1.0),
+  EXPECT_THROW(TargetRows::from_probabilities(std::vector<double>{0.5, 0.6}, 1, 2, 1e-3),
+               std::invalid_argument);
+  EXPECT_THROW(TargetRows::from_probabilities(std::vector<double>{1.5, -0.5}, 1, 2),
+               std::invalid_argument);
+  EXPECT_THROW(TargetRows::from_probabilities(std::vector<double>{std::nan(""), 1.0}, 1, 2),
+               std::invalid_argument);
+  EXPECT_THROW(TargetRows::from_probabilities(std::vector<double>{1.0}, 1, 2),
+               std::invalid_argument);  // wrong size
+  EXPECT_THROW(TargetRows::from_logits(std::vector<double>{0.0, 1.0}, 1, 2, 0.0),
+               std::invalid_argument);
+  EXPECT_THROW(TargetRows::from_logits(
+                   std::vector<double>{0.0, std::numeric_limits<double>::infinity()}, 1, 2, 1.0),
                std::invalid_argument);
 }
 
 TEST(TargetRows, LogitsWithTemperature) {
   // softmax([0, ln 3] / 0.5) = softmax([0, ln 9]) = [0.1, 0.9].
-  const TargetRows rows = TargetRows::from_logits(std::vector<double>{0.0, std::log(3.0)}, 1, 2, 0.5);
+  const TargetRows rows =
+      TargetRows::from_logits(std::vector<double>{0.0, std::log(3.0)}, 1, 2, 0.5);
   EXPECT_NEAR(rows.row(0)[0], 0.1, 1e-15);
   EXPECT_NEAR(rows.row(0)[1], 0.9, 1e-15);
   // Huge logits stay finite thanks to the max shift.

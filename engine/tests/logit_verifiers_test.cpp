@@ -39,7 +39,9 @@ LogitCase make(std::uint32_t seed, double temperature) {
   c.logits.resize(static_cast<std::size_t>(c.tree.size()) * kVocab);
   for (float& l : c.logits) l = normal(engine);
   // Make drafted children likely, so paths go deep and children can cover most of a row.
-  for (NodeId v = 1; v < c.tree.size(); ++v) c.logits[static_cast<std::size_t>(c.tree.parent[v]) * kVocab + static_cast<std::size_t>(c.tree.token[v])] += 8.0f;
+  for (NodeId v = 1; v < c.tree.size(); ++v)
+    c.logits[static_cast<std::size_t>(c.tree.parent[v]) * kVocab +
+             static_cast<std::size_t>(c.tree.token[v])] += 8.0f;
   return c;
 }
 
@@ -47,28 +49,46 @@ using LogitVerifier = std::function<Block(const LogitCase&, DrawCounter&, LogitS
 
 TEST(LogitVerifiers, RealizeTheCanonicalLaw) {
   const std::vector<std::pair<std::string, LogitVerifier>> verifiers = {
-      {"tev", [](const LogitCase& c, DrawCounter& d, LogitScratch& s) { return tev_from_logits(c.tree, c.view(), d, s, 1); }},
-      {"walk", [](const LogitCase& c, DrawCounter& d, LogitScratch& s) { return walk_from_logits(c.tree, c.view(), d, s); }},
-      {"predraw eager", [](const LogitCase& c, DrawCounter& d, LogitScratch& s) { return predraw_eager_from_logits(c.tree, c.view(), d, s, 1); }},
-      {"predraw lazy", [](const LogitCase& c, DrawCounter& d, LogitScratch& s) { return predraw_lazy_from_logits(c.tree, c.view(), d, s); }},
-      {"sequential residual", [](const LogitCase& c, DrawCounter& d, LogitScratch& s) { return sequential_residual_from_logits(c.tree, c.view(), d, s); }},
+      {"tev", [](const LogitCase& c, DrawCounter& d,
+                 LogitScratch& s) { return tev_from_logits(c.tree, c.view(), d, s, 1); }},
+      {"walk", [](const LogitCase& c, DrawCounter& d,
+                  LogitScratch& s) { return walk_from_logits(c.tree, c.view(), d, s); }},
+      {"predraw eager",
+       [](const LogitCase& c, DrawCounter& d, LogitScratch& s) {
+         return predraw_eager_from_logits(c.tree, c.view(), d, s, 1);
+       }},
+      {"predraw lazy",
+       [](const LogitCase& c, DrawCounter& d, LogitScratch& s) {
+         return predraw_lazy_from_logits(c.tree, c.view(), d, s);
+       }},
+      {"sequential residual",
+       [](const LogitCase& c, DrawCounter& d, LogitScratch& s) {
+         return sequential_residual_from_logits(c.tree, c.view(), d, s);
+       }},
   };
   for (std::uint32_t seed : {1u, 2u, 3u}) {
     const LogitCase c = make(seed, seed == 2 ? 0.6 : 1.0);
     std::vector<double> as_double(c.logits.begin(), c.logits.end());
-    const TargetRows rows = TargetRows::from_logits(as_double, c.tree.size(), c.tree.vocab, c.temperature);
-    const std::vector<double> canonical = canonical_block_law(c.tree, rows, ExitLaw::compute(c.tree, rows));
+    const TargetRows rows =
+        TargetRows::from_logits(as_double, c.tree.size(), c.tree.vocab, c.temperature);
+    const std::vector<double> canonical =
+        canonical_block_law(c.tree, rows, ExitLaw::compute(c.tree, rows));
     for (const auto& [name, verify] : verifiers) {
-      const MonteCarloPlan plan{.seed = 77, .tree_id = seed, .samples = 30000, .first_sample = 0, .threads = 2};
+      const MonteCarloPlan plan{
+          .seed = 77, .tree_id = seed, .samples = 30000, .first_sample = 0, .threads = 2};
       // One scratch per worker thread: a verifier call writes into it.
-      oneapi::tbb::enumerable_thread_specific<LogitScratch> scratch([&] { return LogitScratch(c.tree.vocab, c.tree.size()); });
-      const BlockCounts counts = count_blocks(c.tree, rows, plan, [&](const DrawSite& site, PhiloxChooser&) {
-        DrawCounter draws(site);
-        return verify(c, draws, scratch.local());
-      });
-      const ChiSquareResult r = pearson_chi_square(counts.completed, canonical, node_groups(c.tree.size(), c.tree.vocab));
+      oneapi::tbb::enumerable_thread_specific<LogitScratch> scratch(
+          [&] { return LogitScratch(c.tree.vocab, c.tree.size()); });
+      const BlockCounts counts =
+          count_blocks(c.tree, rows, plan, [&](const DrawSite& site, PhiloxChooser&) {
+            DrawCounter draws(site);
+            return verify(c, draws, scratch.local());
+          });
+      const ChiSquareResult r =
+          pearson_chi_square(counts.completed, canonical, node_groups(c.tree.size(), c.tree.vocab));
       EXPECT_EQ(r.impossible, 0u) << name << " seed " << seed;
-      EXPECT_GT(r.p_value, 1e-3) << name << " seed " << seed << ": chi2 " << r.statistic << " on " << r.dof << " dof";
+      EXPECT_GT(r.p_value, 1e-3) << name << " seed " << seed << ": chi2 " << r.statistic << " on "
+                                 << r.dof << " dof";
       EXPECT_EQ(counts.completions, 0u) << name << " is saturated: no in-tree bonus";
     }
   }
@@ -79,9 +99,13 @@ TEST(LogitVerifiers, ThreadsDoNotChangeTheBlock) {
   LogitScratch one(c.tree.vocab, c.tree.size()), two(c.tree.vocab, c.tree.size());
   for (std::uint64_t s = 0; s < 300; ++s) {
     DrawCounter a({9, Stream::verifier, 0, s}), b({9, Stream::verifier, 0, s});
-    ASSERT_EQ(tev_from_logits(c.tree, c.view(), a, one, 1), tev_from_logits(c.tree, c.view(), b, two, 2)) << "sample " << s;
+    ASSERT_EQ(tev_from_logits(c.tree, c.view(), a, one, 1),
+              tev_from_logits(c.tree, c.view(), b, two, 2))
+        << "sample " << s;
     DrawCounter x({9, Stream::verifier, 0, s}), y({9, Stream::verifier, 0, s});
-    ASSERT_EQ(predraw_eager_from_logits(c.tree, c.view(), x, one, 1), predraw_eager_from_logits(c.tree, c.view(), y, two, 2)) << "sample " << s;
+    ASSERT_EQ(predraw_eager_from_logits(c.tree, c.view(), x, one, 1),
+              predraw_eager_from_logits(c.tree, c.view(), y, two, 2))
+        << "sample " << s;
   }
 }
 

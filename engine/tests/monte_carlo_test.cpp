@@ -8,13 +8,20 @@
 namespace tev::engine {
 namespace {
 
-std::vector<workloads::CheckCase> small_suite() { return workloads::make_suite({.trees = 8, .vocab = 12, .budget = 10, .seed = 404}).cases; }
+std::vector<workloads::CheckCase> small_suite() {
+  return workloads::make_suite({.trees = 8, .vocab = 12, .budget = 10, .seed = 404}).cases;
+}
 
 TEST(MonteCarlo, HistogramsDoNotDependOnTheThreadCount) {
   const auto suite = small_suite();
-  for (VerifierId id : {VerifierId::tree_exit, VerifierId::first_child_chain, VerifierId::mutant_bonus_from_full_row}) {
+  for (VerifierId id : {VerifierId::tree_exit, VerifierId::first_child_chain,
+                        VerifierId::mutant_bonus_from_full_row}) {
     for (std::size_t i = 0; i < suite.size(); i += 3) {
-      MonteCarloPlan plan{.seed = 17, .tree_id = static_cast<std::uint32_t>(i), .samples = 30001, .first_sample = 5, .threads = 1};
+      MonteCarloPlan plan{.seed = 17,
+                          .tree_id = static_cast<std::uint32_t>(i),
+                          .samples = 30001,
+                          .first_sample = 5,
+                          .threads = 1};
       const BlockCounts one = run_monte_carlo(id, suite[i].tree, suite[i].rows, plan);
       EXPECT_EQ(one.samples, 30001u);
       for (int threads : {2, 4}) {
@@ -28,7 +35,8 @@ TEST(MonteCarlo, HistogramsDoNotDependOnTheThreadCount) {
 
 TEST(MonteCarlo, DisjointSampleRangesAddUpToTheWholeRun) {
   const auto suite = small_suite();
-  const MonteCarloPlan whole{.seed = 3, .tree_id = 1, .samples = 20000, .first_sample = 0, .threads = 2};
+  const MonteCarloPlan whole{
+      .seed = 3, .tree_id = 1, .samples = 20000, .first_sample = 0, .threads = 2};
   MonteCarloPlan first = whole, second = whole;
   first.samples = 7000;
   second.first_sample = 7000;
@@ -57,14 +65,16 @@ TEST(FastPath, EqualsTheChooserPathSampleBySample) {
         const Block slow = run_verifier(info.id, c.tree, c.rows, chooser);
         const SampledBlock fast = sample_fast(info.fast_path, tables.view(), 99, tree_id, s);
         ASSERT_EQ(slow, fast.returned) << info.name << " tree " << i << " sample " << s;
-        ASSERT_EQ(complete_block(c.tree, c.rows, slow, completion), fast.completed) << info.name << " tree " << i << " sample " << s;
+        ASSERT_EQ(complete_block(c.tree, c.rows, slow, completion), fast.completed)
+            << info.name << " tree " << i << " sample " << s;
       }
     }
   }
 }
 
 // The plan's samples of sample_fast (the kernel the GPU runs) tallied one by one.
-BlockCounts tally_of_sample_fast(FastPath path, const DraftTree& tree, const TreeTablesView& view, const MonteCarloPlan& plan) {
+BlockCounts tally_of_sample_fast(FastPath path, const DraftTree& tree, const TreeTablesView& view,
+                                 const MonteCarloPlan& plan) {
   BlockCounts counts(tree.size(), tree.vocab);
   for (std::uint64_t s = plan.first_sample; s < plan.first_sample + plan.samples; ++s) {
     const SampledBlock b = sample_fast(path, view, plan.seed, plan.tree_id, s);
@@ -82,9 +92,15 @@ TEST(FastPath, EngineHistogramsTallySampleFastSampleBySample) {
     if (info.fast_path == FastPath::none) continue;
     for (std::size_t i = 0; i < suite.size(); i += 2) {
       const workloads::CheckCase& c = suite[i];
-      const MonteCarloPlan plan{.seed = 23, .tree_id = static_cast<std::uint32_t>(i), .samples = 12347, .first_sample = 9, .threads = 2};
+      const MonteCarloPlan plan{.seed = 23,
+                                .tree_id = static_cast<std::uint32_t>(i),
+                                .samples = 12347,
+                                .first_sample = 9,
+                                .threads = 2};
       const TreeTables tables(c.tree, c.rows, child_order_for(info.id, c.tree, c.rows));
-      EXPECT_EQ(run_monte_carlo(info.id, c.tree, c.rows, plan), tally_of_sample_fast(info.fast_path, c.tree, tables.view(), plan)) << info.name << " tree " << i;
+      EXPECT_EQ(run_monte_carlo(info.id, c.tree, c.rows, plan),
+                tally_of_sample_fast(info.fast_path, c.tree, tables.view(), plan))
+          << info.name << " tree " << i;
     }
   }
 }
@@ -97,7 +113,11 @@ TEST(FastPath, TevBatchesCompleteBlocksWhenATableIsBroken) {
   std::uint64_t completions = 0;
   for (std::size_t i = 0; i < suite.size(); i += 2) {
     const workloads::CheckCase& c = suite[i];
-    const MonteCarloPlan plan{.seed = 29, .tree_id = static_cast<std::uint32_t>(i), .samples = 5003, .first_sample = 3, .threads = 2};
+    const MonteCarloPlan plan{.seed = 29,
+                              .tree_id = static_cast<std::uint32_t>(i),
+                              .samples = 5003,
+                              .first_sample = 3,
+                              .threads = 2};
     const TreeTables tables(c.tree, c.rows, child_order_for(VerifierId::tree_exit, c.tree, c.rows));
     TreeTablesView broken = tables.view();
     broken.residual_cum = broken.row_cum;
@@ -106,7 +126,8 @@ TEST(FastPath, TevBatchesCompleteBlocksWhenATableIsBroken) {
     EXPECT_EQ(got, tally_of_sample_fast(FastPath::tree_exit, c.tree, broken, plan)) << "tree " << i;
     completions += got.completions;
   }
-  EXPECT_GT(completions, 0u) << "the broken table never drew a drafted token: this test exercises nothing";
+  EXPECT_GT(completions, 0u)
+      << "the broken table never drew a drafted token: this test exercises nothing";
 }
 
 }  // namespace

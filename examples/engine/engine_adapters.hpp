@@ -42,7 +42,9 @@ inline tevsuite::RequestBatchVerifier batch_verifier(BatchBug bug) {
     for (std::size_t k = 0; k < requests.size(); ++k) {
       Rng rng(bug == BatchBug::one_seed_for_the_batch ? batch_seed : round.bits());
       const Block b = verify_tree(engine_view(requests[k]), rng, TreeBug::none);
-      std::copy(b.accepted.begin(), b.accepted.end(), batch.accepted.begin() + static_cast<std::ptrdiff_t>(k * static_cast<std::size_t>(batch.width)));
+      std::copy(b.accepted.begin(), b.accepted.end(),
+                batch.accepted.begin() +
+                    static_cast<std::ptrdiff_t>(k * static_cast<std::size_t>(batch.width)));
       batch.bonus.push_back(b.bonus);
     }
     return batch;
@@ -58,7 +60,8 @@ inline tevsuite::RequestBatchVerifier batch_verifier(BatchBug bug) {
 // independent.
 enum class OffsetBug { none, advanced_every_other_sample };
 inline tevsuite::TreeBatchVerifier batched_tree_verifier(OffsetBug bug) {
-  return [bug](const tevsuite::TreeCase& c, std::uint64_t first, std::uint64_t count, std::uint64_t seed) {
+  return [bug](const tevsuite::TreeCase& c, std::uint64_t first, std::uint64_t count,
+               std::uint64_t seed) {
     tevsuite::BlockBatch batch;
     batch.width = c.nodes() - 1;
     batch.accepted.assign(count * static_cast<std::size_t>(batch.width), -1);
@@ -66,7 +69,9 @@ inline tevsuite::TreeBatchVerifier batched_tree_verifier(OffsetBug bug) {
     for (std::uint64_t i = 0; i < count; ++i) {
       Rng rng(seed + (offset << 32) * 0x9E3779B97F4A7C15ULL);
       const Block b = verify_tree(engine_view(c), rng, TreeBug::none);
-      std::copy(b.accepted.begin(), b.accepted.end(), batch.accepted.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(batch.width)));
+      std::copy(b.accepted.begin(), b.accepted.end(),
+                batch.accepted.begin() +
+                    static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(batch.width)));
       batch.bonus.push_back(b.bonus);
       offset += bug == OffsetBug::advanced_every_other_sample ? (first + i) % 2 : 1;
     }
@@ -75,9 +80,10 @@ inline tevsuite::TreeBatchVerifier batched_tree_verifier(OffsetBug bug) {
 }
 
 inline SamplingParams engine_params(const tevsuite::SamplingParams& s) {
-  const FilterOrder order = s.order == tevsuite::FilterOrder::min_p_last             ? FilterOrder::min_p_last
-                            : s.order == tevsuite::FilterOrder::top_p_full_and_top_k ? FilterOrder::top_p_full_and_top_k
-                                                                                     : FilterOrder::min_p_first;
+  const FilterOrder order = s.order == tevsuite::FilterOrder::min_p_last ? FilterOrder::min_p_last
+                            : s.order == tevsuite::FilterOrder::top_p_full_and_top_k
+                                ? FilterOrder::top_p_full_and_top_k
+                                : FilterOrder::min_p_first;
   return {s.temperature, s.top_k, s.top_p, s.min_p, order};
 }
 
@@ -87,7 +93,8 @@ inline SamplingParams engine_params(const tevsuite::SamplingParams& s) {
 inline tevsuite::TreeVerifier tree_verifier_on_logits(SamplingBug sampling_bug) {
   auto lock = std::make_shared<std::mutex>();
   auto processed = std::make_shared<std::map<std::string, std::vector<double>, std::less<>>>();
-  return [sampling_bug, lock, processed](const tevsuite::TreeCase& c, tevsuite::Randomness& randomness) {
+  return [sampling_bug, lock, processed](const tevsuite::TreeCase& c,
+                                         tevsuite::Randomness& randomness) {
     const std::vector<double>* probs = nullptr;
     {
       const std::lock_guard guard(*lock);
@@ -96,21 +103,25 @@ inline tevsuite::TreeVerifier tree_verifier_on_logits(SamplingBug sampling_bug) 
         std::vector<double> rows(c.logits.size());
         for (int v = 0; v < c.nodes(); ++v) {
           const std::size_t at = static_cast<std::size_t>(v) * static_cast<std::size_t>(c.vocab);
-          apply_sampling(c.logits.data() + at, c.vocab, engine_params(*c.sampling), rows.data() + at, sampling_bug);
+          apply_sampling(c.logits.data() + at, c.vocab, engine_params(*c.sampling),
+                         rows.data() + at, sampling_bug);
         }
         it = processed->emplace(std::string(c.id), std::move(rows)).first;
       }
       probs = &it->second;
     }
     Rng rng(randomness.bits());
-    return emitted(verify_tree({c.vocab, c.nodes(), c.parents.data(), c.tokens.data(), probs->data()}, rng));
+    return emitted(
+        verify_tree({c.vocab, c.nodes(), c.parents.data(), c.tokens.data(), probs->data()}, rng));
   };
 }
 
 inline tevsuite::ModelVerifier chain_verifier(ChainBug bug) {
   return [bug](const tevsuite::ModelCase& c, tevsuite::Randomness& randomness) {
-    const ChainModel model{c.vocab, c.depth, [&](const std::vector<std::int32_t>& prefix) { return c.p(prefix).data(); },
-                           [&](const std::vector<std::int32_t>& prefix) { return c.q(prefix).data(); }};
+    const ChainModel model{
+        c.vocab, c.depth,
+        [&](const std::vector<std::int32_t>& prefix) { return c.p(prefix).data(); },
+        [&](const std::vector<std::int32_t>& prefix) { return c.q(prefix).data(); }};
     Rng rng(randomness.bits());
     return emitted(speculative_sampling(model, rng, bug));
   };

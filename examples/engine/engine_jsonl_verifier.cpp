@@ -21,7 +21,8 @@ int main() {
       engine::Rng rng(++seed);
       const engine::Block b = engine::verify_tree(view, rng);
       out = "{\"case_id\": \"" + c.id + "\", \"accepted\": [";
-      for (std::size_t k = 0; k < b.accepted.size(); ++k) out += (k ? ", " : "") + std::to_string(b.accepted[k]);
+      for (std::size_t k = 0; k < b.accepted.size(); ++k)
+        out += (k ? ", " : "") + std::to_string(b.accepted[k]);
       out += "], \"bonus\": " + std::to_string(b.bonus) + "}\n";
       std::fwrite(out.data(), 1, out.size(), stdout);
     }

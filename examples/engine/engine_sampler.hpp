@@ -103,7 +103,8 @@ enum class SamplingBug {
 };
 
 // The engine's sampler front end: out = the distribution one row of logits is sampled from.
-inline void apply_sampling(const double* logits, int vocab, const SamplingParams& s, double* out, SamplingBug bug = SamplingBug::none) {
+inline void apply_sampling(const double* logits, int vocab, const SamplingParams& s, double* out,
+                           SamplingBug bug = SamplingBug::none) {
   const double top = *std::max_element(logits, logits + vocab);
   if (s.temperature < 1e-5) {  // vLLM's _SAMPLING_EPS
     std::fill(out, out + vocab, 0.0);
@@ -114,7 +115,8 @@ inline void apply_sampling(const double* logits, int vocab, const SamplingParams
   for (int a = 0; a < vocab; ++a) out[a] = std::exp((logits[a] - top) / t);
   if (s.top_k > 0 && s.top_k < vocab) {
     std::vector<double> sorted(logits, logits + vocab);
-    std::nth_element(sorted.begin(), sorted.begin() + (s.top_k - 1), sorted.end(), std::greater<>());
+    std::nth_element(sorted.begin(), sorted.begin() + (s.top_k - 1), sorted.end(),
+                     std::greater<>());
     for (int a = 0; a < vocab; ++a) {
       if (logits[a] < sorted[static_cast<std::size_t>(s.top_k - 1)]) out[a] = 0.0;
     }
@@ -130,11 +132,14 @@ inline void apply_sampling(const double* logits, int vocab, const SamplingParams
     // SGLang's order takes the cut on the full tempered row; vLLM's and Hugging Face's on the survivors.
     std::vector<double> seen(out, out + vocab);
     if (s.order == FilterOrder::top_p_full_and_top_k) {
-      for (int a = 0; a < vocab; ++a) seen[static_cast<std::size_t>(a)] = std::exp((logits[a] - top) / t);
+      for (int a = 0; a < vocab; ++a)
+        seen[static_cast<std::size_t>(a)] = std::exp((logits[a] - top) / t);
     }
     std::vector<int> order(static_cast<std::size_t>(vocab));
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return seen[static_cast<std::size_t>(a)] > seen[static_cast<std::size_t>(b)]; });
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return seen[static_cast<std::size_t>(a)] > seen[static_cast<std::size_t>(b)];
+    });
     const double total = std::accumulate(seen.begin(), seen.end(), 0.0);
     double before = 0.0;
     for (const int a : order) {
@@ -154,7 +159,7 @@ inline void apply_sampling(const double* logits, int vocab, const SamplingParams
 struct ChainModel {
   int vocab = 0;
   int depth = 0;  // tokens drafted per call
-  std::function<const double*(const std::vector<std::int32_t>& prefix)> p, q;
+  std::function<const double*(const std::vector<std::int32_t>&prefix)> p, q;
 };
 
 enum class ChainBug {
@@ -182,8 +187,10 @@ inline Block speculative_sampling(const ChainModel& m, Rng& rng, ChainBug bug = 
       prefix.push_back(x);
       continue;
     }
-    for (int a = 0; a < m.vocab; ++a) residual[static_cast<std::size_t>(a)] = p[a] > q[a] ? p[a] - q[a] : 0.0;
-    out.bonus = sample_weights(bug == ChainBug::bonus_from_target ? p : residual.data(), m.vocab, rng.uniform());
+    for (int a = 0; a < m.vocab; ++a)
+      residual[static_cast<std::size_t>(a)] = p[a] > q[a] ? p[a] - q[a] : 0.0;
+    out.bonus = sample_weights(bug == ChainBug::bonus_from_target ? p : residual.data(), m.vocab,
+                               rng.uniform());
     return out;
   }
   out.bonus = sample_weights(m.p(prefix), m.vocab, rng.uniform());

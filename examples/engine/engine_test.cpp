@@ -15,44 +15,55 @@ using engine::ChainBug;
 using engine::TreeBug;
 
 TEST(EngineTreeVerifier, IsExactAndSaturated) {
-  EXPECT_TREE_VERIFIER_EXACT_AND_SATURATED(engine::tree_verifier(TreeBug::none), tevsuite::TreeCheckOptions{});
+  EXPECT_TREE_VERIFIER_EXACT_AND_SATURATED(engine::tree_verifier(TreeBug::none),
+                                           tevsuite::TreeCheckOptions{});
 }
 
 // The failure is caught, and its message names the first failing case and its chi-square p.
 TEST(EngineTreeVerifier, FullRowBonusIsCaughtWithItsFirstFailingCase) {
   ::testing::TestPartResultArray failures;
   {
-    const ::testing::ScopedFakeTestPartResultReporter intercept(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-    EXPECT_TREE_VERIFIER_EXACT(engine::tree_verifier(TreeBug::full_row_bonus), tevsuite::TreeCheckOptions{});
+    const ::testing::ScopedFakeTestPartResultReporter intercept(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    EXPECT_TREE_VERIFIER_EXACT(engine::tree_verifier(TreeBug::full_row_bonus),
+                               tevsuite::TreeCheckOptions{});
   }
   ASSERT_EQ(failures.size(), 1);
   const std::string message = failures.GetTestPartResult(0).message();
-  EXPECT_TRUE(std::regex_search(message, std::regex(R"(first failing case: c[0-9]+[\s\S]*chi-square p)"))) << message;
+  EXPECT_TRUE(
+      std::regex_search(message, std::regex(R"(first failing case: c[0-9]+[\s\S]*chi-square p)")))
+      << message;
 }
 
 // Engine-shaped cases: the engine's sampler front end processes the logits; the default budgets.
 TEST(EngineTreeVerifier, OnLogitsWithSamplingParametersIsExactAndSaturated) {
   tevsuite::TreeCheckOptions options;
   options.engine_inputs = true;
-  EXPECT_TREE_VERIFIER_EXACT_AND_SATURATED(engine::tree_verifier_on_logits(engine::SamplingBug::none), options);
+  EXPECT_TREE_VERIFIER_EXACT_AND_SATURATED(
+      engine::tree_verifier_on_logits(engine::SamplingBug::none), options);
 }
 
 TEST(EngineTreeVerifier, TemperatureAfterSoftmaxIsCaught) {
   tevsuite::TreeCheckOptions options;
   options.engine_inputs = true;
-  EXPECT_NONFATAL_FAILURE(EXPECT_TREE_VERIFIER_EXACT(engine::tree_verifier_on_logits(engine::SamplingBug::temperature_after_softmax), options),
-                          "not exact");
+  EXPECT_NONFATAL_FAILURE(
+      EXPECT_TREE_VERIFIER_EXACT(
+          engine::tree_verifier_on_logits(engine::SamplingBug::temperature_after_softmax), options),
+      "not exact");
 }
 
 // A batch of requests verified together (2 batches of 4, 100,000 rounds): exact, independent; one
 // seed for the whole batch is caught by the independence of two requests, not by either alone.
 TEST(EngineBatchVerifier, RequestsVerifiedTogetherAreExactAndIndependent) {
-  EXPECT_BATCH_VERIFIER_EXACT_AND_SATURATED(engine::batch_verifier(engine::BatchBug::none), tevsuite::BatchCheckOptions{});
+  EXPECT_BATCH_VERIFIER_EXACT_AND_SATURATED(engine::batch_verifier(engine::BatchBug::none),
+                                            tevsuite::BatchCheckOptions{});
 }
 
 TEST(EngineBatchVerifier, OneSeedForTheBatchIsCaught) {
-  EXPECT_NONFATAL_FAILURE(EXPECT_BATCH_VERIFIER_EXACT(engine::batch_verifier(engine::BatchBug::one_seed_for_the_batch), tevsuite::BatchCheckOptions{}),
-                          "dependent (a leak)");
+  EXPECT_NONFATAL_FAILURE(
+      EXPECT_BATCH_VERIFIER_EXACT(engine::batch_verifier(engine::BatchBug::one_seed_for_the_batch),
+                                  tevsuite::BatchCheckOptions{}),
+      "dependent (a leak)");
 }
 
 // The vectorized path, 4,096 samples a call, on 40,000 samples a case and the sparse case over
@@ -68,25 +79,29 @@ tevsuite::TreeCheckOptions vectorized_options() {
 }
 
 TEST(EngineBatchedTreeVerifier, IsExactAndSaturated) {
-  const tevsuite::Report report =
-      tevsuite::check_tree_verifier_batched(engine::batched_tree_verifier(engine::OffsetBug::none), vectorized_options(), 4096);
+  const tevsuite::Report report = tevsuite::check_tree_verifier_batched(
+      engine::batched_tree_verifier(engine::OffsetBug::none), vectorized_options(), 4096);
   EXPECT_EQ(report.verdict, tevsuite::Verdict::exact_saturated) << report.description;
 }
 
 TEST(EngineBatchedTreeVerifier, AnOffsetAdvancedEveryOtherSampleIsCaught) {
-  const tevsuite::Report report =
-      tevsuite::check_tree_verifier_batched(engine::batched_tree_verifier(engine::OffsetBug::advanced_every_other_sample), vectorized_options(), 4096);
+  const tevsuite::Report report = tevsuite::check_tree_verifier_batched(
+      engine::batched_tree_verifier(engine::OffsetBug::advanced_every_other_sample),
+      vectorized_options(), 4096);
   EXPECT_EQ(report.verdict, tevsuite::Verdict::not_exact) << report.description;
   EXPECT_NE(report.description.find("pairs (2k, 2k+1) p"), std::string::npos) << report.description;
 }
 
 TEST(EngineChainVerifier, IsExactMarginally) {
-  EXPECT_MODEL_VERIFIER_EXACT(engine::chain_verifier(ChainBug::none), tevsuite::ModelCheckOptions{});
+  EXPECT_MODEL_VERIFIER_EXACT(engine::chain_verifier(ChainBug::none),
+                              tevsuite::ModelCheckOptions{});
 }
 
 TEST(EngineChainVerifier, BonusFromTargetIsCaught) {
-  EXPECT_NONFATAL_FAILURE(EXPECT_MODEL_VERIFIER_EXACT(engine::chain_verifier(ChainBug::bonus_from_target), tevsuite::ModelCheckOptions{}),
-                          "first failing case");
+  EXPECT_NONFATAL_FAILURE(
+      EXPECT_MODEL_VERIFIER_EXACT(engine::chain_verifier(ChainBug::bonus_from_target),
+                                  tevsuite::ModelCheckOptions{}),
+      "first failing case");
 }
 
 }  // namespace

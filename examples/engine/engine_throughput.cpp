@@ -22,7 +22,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void compare(const char* what, const tevsuite::TreeCheckOptions& options, const std::string& tevsuite, const std::string& verifier) {
+void compare(const char* what, const tevsuite::TreeCheckOptions& options,
+             const std::string& tevsuite, const std::string& verifier) {
   double samples = 0.0;  // as the cases ask: the sparse case large_vocab_factor times the others
   const std::string cases_file = "engine_throughput_cases.jsonl";
   std::ofstream(cases_file) << [&] {
@@ -35,17 +36,21 @@ void compare(const char* what, const tevsuite::TreeCheckOptions& options, const 
   }();
 
   auto start = std::chrono::steady_clock::now();
-  const tevsuite::Report report = tevsuite::check_tree_verifier(engine::tree_verifier(engine::TreeBug::none), options);
+  const tevsuite::Report report =
+      tevsuite::check_tree_verifier(engine::tree_verifier(engine::TreeBug::none), options);
   const double in_process = seconds_since(start);
 
-  const std::string command = tevsuite + " conformance run --verifier-cmd " + verifier + " " + cases_file + " > /dev/null 2>&1";
+  const std::string command = tevsuite + " conformance run --verifier-cmd " + verifier + " " +
+                              cases_file + " > /dev/null 2>&1";
   start = std::chrono::steady_clock::now();
   const int status = std::system(command.c_str());
   const double subprocess = seconds_since(start);
 
   std::printf("%s (%.0f samples):\n", what, samples);
-  std::printf("  in process:      %7.2f s  %9.3g samples/s  %s\n", in_process, samples / in_process, report.verdict_text.c_str());
-  std::printf("  conformance run: %7.2f s  %9.3g samples/s  exit %d\n", subprocess, samples / subprocess, status);
+  std::printf("  in process:      %7.2f s  %9.3g samples/s  %s\n", in_process, samples / in_process,
+              report.verdict_text.c_str());
+  std::printf("  conformance run: %7.2f s  %9.3g samples/s  exit %d\n", subprocess,
+              samples / subprocess, status);
   std::printf("  in process / conformance run: %.1fx\n", subprocess / in_process);
 }
 
@@ -57,8 +62,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   tevsuite::TreeCheckOptions options;
-  options.threads = argc > 3 ? std::atoi(argv[3]) : static_cast<int>(std::thread::hardware_concurrency());
-  std::printf("in-process threads: %d; conformance run: one verifier process beside the judging process\n", options.threads);
+  options.threads =
+      argc > 3 ? std::atoi(argv[3]) : static_cast<int>(std::thread::hardware_concurrency());
+  std::printf(
+      "in-process threads: %d; conformance run: one verifier process beside the judging process\n",
+      options.threads);
   compare("default cases", options, argv[1], argv[2]);
   options.large_vocab = 64;
   compare("sparse case at V = 64", options, argv[1], argv[2]);

@@ -14,7 +14,8 @@ namespace tev::exittrain {
 namespace {
 
 constexpr std::int32_t kVocab = 12;
-const std::vector<Token> kFrequent = {3, 7, 0, 9, 5};  // K = 5; words 1, 2, 4, 6, 8, 10, 11 share the other bucket
+const std::vector<Token> kFrequent = {
+    3, 7, 0, 9, 5};  // K = 5; words 1, 2, 4, 6, 8, 10, 11 share the other bucket
 
 FrequentWordsDrafter small_drafter() {
   FrequentWordsDrafter drafter(kVocab, kFrequent, {2, 2, 3}, 0.5, 7);
@@ -24,7 +25,8 @@ FrequentWordsDrafter small_drafter() {
   return drafter;
 }
 
-double loss_at(const FrequentWordsDrafter& drafter, std::span<const Token> context, std::span<const RowTerm> terms) {
+double loss_at(const FrequentWordsDrafter& drafter, std::span<const Token> context,
+               std::span<const RowTerm> terms) {
   std::vector<double> logits(static_cast<std::size_t>(drafter.horizon() * kVocab));  // (H, V)
   drafter.logits(context, logits);
   return weighted_cross_entropy(logits, kVocab, terms, {});
@@ -35,14 +37,17 @@ double loss_at(const FrequentWordsDrafter& drafter, std::span<const Token> conte
 TEST(FrequentWordsDrafter, GradientMatchesFiniteDifferences) {
   FrequentWordsDrafter drafter = small_drafter();
   const std::vector<Token> context = {1, 7, 4};  // lag 1 in the other bucket, lag 2 frequent
-  const std::vector<RowTerm> terms = {{0, 3, 0.7}, {0, 4, 0.2}, {1, 11, 0.5}, {1, 9, 0.3}, {1, 7, 0.1}};
-  std::vector<double> logits(static_cast<std::size_t>(drafter.horizon() * kVocab)), logit_gradient(logits.size(), 0.0);  // (H, V)
+  const std::vector<RowTerm> terms = {
+      {0, 3, 0.7}, {0, 4, 0.2}, {1, 11, 0.5}, {1, 9, 0.3}, {1, 7, 0.1}};
+  std::vector<double> logits(static_cast<std::size_t>(drafter.horizon() * kVocab)),
+      logit_gradient(logits.size(), 0.0);  // (H, V)
   drafter.logits(context, logits);
   weighted_cross_entropy(logits, kVocab, terms, logit_gradient);
   std::vector<double> gradient(drafter.parameters().size(), 0.0);
   drafter.backpropagate(context, logit_gradient, gradient);
 
-  const std::vector<double> numeric = central_differences(drafter.parameters(), [&] { return loss_at(drafter, context, terms); });
+  const std::vector<double> numeric =
+      central_differences(drafter.parameters(), [&] { return loss_at(drafter, context, terms); });
   std::size_t nonzero = 0;
   for (std::size_t i = 0; i < gradient.size(); ++i) {
     EXPECT_NEAR(gradient[i], numeric[i], 1e-7 + 1e-6 * std::abs(numeric[i])) << "parameter " << i;
@@ -119,7 +124,8 @@ TEST(NormalizedModel, NormalizesRowsWithinTheTolerance) {
     std::vector<Token> sequence = context;
     for (Token t : tree.path_tokens(v)) sequence.push_back(t);
     row = target.next_row(sequence);
-    for (std::size_t a = 0; a < 4; ++a) EXPECT_EQ(rows[static_cast<std::size_t>(v) * 4 + a], row[a]) << "node " << v;
+    for (std::size_t a = 0; a < 4; ++a)
+      EXPECT_EQ(rows[static_cast<std::size_t>(v) * 4 + a], row[a]) << "node " << v;
   }
 
   const models::NormalizedModel broken(std::make_shared<const SlightlyOffModel>(1.2), 0.05);
@@ -137,7 +143,8 @@ TEST(ExamplesFromSequences, CutsEveryContextWithItsContinuation) {
     EXPECT_EQ(e.continuation[1], e.context.back() + 2);
   }
   const auto again = examples_from_sequences(sequences, 2, 3, ExampleSet::training);
-  for (std::size_t i = 0; i < examples.size(); ++i) EXPECT_EQ(examples[i].context, again[i].context);
+  for (std::size_t i = 0; i < examples.size(); ++i)
+    EXPECT_EQ(examples[i].context, again[i].context);
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ TEST(ExitTrainRuns, LiveDefaultsApplyOnlyWhereNoFlagWasGiven) {
   ExitTrainOptions options;
   options.budget = 40;
   options.steps = 7;
-  const ExitTrainOptions live = with_live_defaults(options, [](std::string_view flag) { return flag == "--budget"; });
+  const ExitTrainOptions live =
+      with_live_defaults(options, [](std::string_view flag) { return flag == "--budget"; });
   EXPECT_EQ(live.budget, 40);  // given: kept
   EXPECT_EQ(live.steps, 100);
   EXPECT_EQ(live.warmup_steps, 500);

@@ -40,12 +40,16 @@ TEST(WeightedCrossEntropy, EqualsTheSumOfPerTermNegativeLogLikelihoods) {
 }
 
 TEST(WeightedCrossEntropy, GradientMatchesFiniteDifferences) {
-  std::vector<double> logits = {0.3, -1.2, 2.0, 0.0, 0.5, 0.5, -0.7, 1.1, 4.0, -3.0, 0.0, 0.2};  // (3, 4)
-  const std::vector<RowTerm> terms = {{0, 2, 0.5}, {0, 1, 0.25}, {2, 3, 2.0}, {0, 2, 0.125}};  // row 1 unused
+  std::vector<double> logits = {0.3,  -1.2, 2.0, 0.0,  0.5, 0.5,
+                                -0.7, 1.1,  4.0, -3.0, 0.0, 0.2};  // (3, 4)
+  const std::vector<RowTerm> terms = {
+      {0, 2, 0.5}, {0, 1, 0.25}, {2, 3, 2.0}, {0, 2, 0.125}};  // row 1 unused
   std::vector<double> gradient(logits.size(), 0.0);
   weighted_cross_entropy(logits, 4, terms, gradient);
-  const std::vector<double> numeric = central_differences(logits, [&] { return weighted_cross_entropy(logits, 4, terms, {}); });
-  for (std::size_t i = 0; i < logits.size(); ++i) EXPECT_NEAR(gradient[i], numeric[i], 1e-8) << "logit " << i;
+  const std::vector<double> numeric =
+      central_differences(logits, [&] { return weighted_cross_entropy(logits, 4, terms, {}); });
+  for (std::size_t i = 0; i < logits.size(); ++i)
+    EXPECT_NEAR(gradient[i], numeric[i], 1e-8) << "logit " << i;
 }
 
 // Central differences of the prepared-batch loss over every drafter parameter, for each objective.
@@ -53,15 +57,20 @@ TEST(BatchLoss, DrafterGradientMatchesFiniteDifferencesForEveryObjective) {
   for (Objective objective : kObjectives) {
     World world;
     const std::vector<std::size_t> batch = {0, 1, 2, 3, 4, 5};
-    const PreparedBatch prepared = prepare_batch(world.drafter, world.target, world.examples, batch, {objective, 10, 3.0});
+    const PreparedBatch prepared =
+        prepare_batch(world.drafter, world.target, world.examples, batch, {objective, 10, 3.0});
     std::vector<double> gradient(world.drafter.parameters().size(), 0.0);
     batch_loss(world.drafter, world.examples, prepared, gradient);
-    const std::vector<double> numeric =
-        central_differences(world.drafter.parameters(), [&] { return batch_loss(world.drafter, world.examples, prepared, {}); });
+    const std::vector<double> numeric = central_differences(world.drafter.parameters(), [&] {
+      return batch_loss(world.drafter, world.examples, prepared, {});
+    });
     double worst = 0.0;
-    for (std::size_t i = 0; i < numeric.size(); ++i) worst = std::max(worst, std::abs(gradient[i] - numeric[i]));
+    for (std::size_t i = 0; i < numeric.size(); ++i)
+      worst = std::max(worst, std::abs(gradient[i] - numeric[i]));
     EXPECT_LT(worst, 1e-8) << objective_name(objective);
-    EXPECT_GT(std::accumulate(gradient.begin(), gradient.end(), 0.0, [](double s, double g) { return s + std::abs(g); }), 0.0);
+    EXPECT_GT(std::accumulate(gradient.begin(), gradient.end(), 0.0,
+                              [](double s, double g) { return s + std::abs(g); }),
+              0.0);
   }
 }
 
@@ -69,7 +78,8 @@ TEST(TreeWeights, PrefixWeightsTotalEqualsExitWeightsTotal) {
   World world;
   for (const TrainingExample& example : world.examples) {
     for (std::int32_t budget : {1, 5, 10, 20}) {
-      const ContextTree t = build_context_tree(world.drafter, world.target, example.context, budget);
+      const ContextTree t =
+          build_context_tree(world.drafter, world.target, example.context, budget);
       const auto exit = exit_weights(t.law), prefix = prefix_weights(t.law);
       const double exit_total = std::accumulate(exit.begin(), exit.end(), 0.0);
       EXPECT_NEAR(exit_total, 1.0 - t.law.exit[0], 1e-12);
@@ -91,7 +101,9 @@ TEST(ContextTree, RowsAreTheTargetUnderTheRealTreeParentContext) {
     std::vector<Token> sequence = context;
     for (Token x : t.tree.path_tokens(v)) sequence.push_back(x);
     const std::vector<double> expected = world.target.next_row(sequence);
-    for (std::int32_t a = 0; a < kVocab; ++a) EXPECT_NEAR(t.rows.row(v)[static_cast<std::size_t>(a)], expected[static_cast<std::size_t>(a)], 1e-15);
+    for (std::int32_t a = 0; a < kVocab; ++a)
+      EXPECT_NEAR(t.rows.row(v)[static_cast<std::size_t>(a)], expected[static_cast<std::size_t>(a)],
+                  1e-15);
   }
   EXPECT_NEAR(t.law.coverage, t.law.coverage_by_depth, 1e-12);
 }
@@ -115,10 +127,12 @@ TEST(EvaluateCoverage, TevMeanLengthAgreesWithTheExactCeiling) {
   PhiloxEngine engine(DrawSite{11, Stream::generation, 3, 0});
   std::vector<std::vector<Token>> contexts;
   for (int i = 0; i < 16; ++i) contexts.push_back(sample_context(world.target, 4, engine));
-  const CoverageEvaluation e = evaluate_coverage(world.drafter, world.target, contexts, 10, 20000, 11, 2);
+  const CoverageEvaluation e =
+      evaluate_coverage(world.drafter, world.target, contexts, 10, 20000, 11, 2);
   EXPECT_EQ(e.tev_samples, 16u * 20000u);
   EXPECT_GT(e.mean_ceiling, 1.0);
-  EXPECT_GT(e.tev_p_value, 1e-3) << "seed 11, mean L " << e.tev_mean_length << " vs 1 + C_p " << e.mean_ceiling;
+  EXPECT_GT(e.tev_p_value, 1e-3) << "seed 11, mean L " << e.tev_mean_length << " vs 1 + C_p "
+                                 << e.mean_ceiling;
 }
 
 TEST(Models, BadShapesAreCaught) {

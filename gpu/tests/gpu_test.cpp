@@ -33,9 +33,14 @@ std::uint64_t samples_per_tree() {
 }
 
 TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
-  const std::vector<workloads::CheckCase> suite = workloads::make_suite({.trees = 8, .vocab = 24, .budget = 20, .seed = 4242}).cases;
-  const engine::MonteCarloPlan plan{.seed = 77, .tree_id = 3, .samples = samples_per_tree(), .first_sample = (std::uint64_t{1} << 32) - 1000,
-                            .threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
+  const std::vector<workloads::CheckCase> suite =
+      workloads::make_suite({.trees = 8, .vocab = 24, .budget = 20, .seed = 4242}).cases;
+  const engine::MonteCarloPlan plan{
+      .seed = 77,
+      .tree_id = 3,
+      .samples = samples_per_tree(),
+      .first_sample = (std::uint64_t{1} << 32) - 1000,
+      .threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.fast_path == FastPath::none) continue;
     const std::vector<engine::BlockCounts> on_gpu = gpu::monte_carlo_batch(info.id, suite, plan);
@@ -43,17 +48,21 @@ TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
     for (std::size_t i = 0; i < suite.size(); ++i) {
       engine::MonteCarloPlan one = plan;
       one.tree_id = plan.tree_id + static_cast<std::uint32_t>(i);
-      EXPECT_EQ(on_gpu[i], engine::run_monte_carlo(info.id, suite[i].tree, suite[i].rows, one)) << info.name << " tree " << i;
+      EXPECT_EQ(on_gpu[i], engine::run_monte_carlo(info.id, suite[i].tree, suite[i].rows, one))
+          << info.name << " tree " << i;
       EXPECT_EQ(on_gpu[i].samples, plan.samples);
     }
   }
 }
 
 TEST_F(Gpu, EngineRunsVerifiersWithoutKernelsOnTheCpu) {
-  const std::vector<workloads::CheckCase> suite = workloads::make_suite({.trees = 1, .vocab = 12, .budget = 8, .seed = 5}).cases;
-  const engine::MonteCarloPlan plan{.seed = 1, .tree_id = 0, .samples = 5000, .first_sample = 0, .threads = 1};
+  const std::vector<workloads::CheckCase> suite =
+      workloads::make_suite({.trees = 1, .vocab = 12, .budget = 8, .seed = 5}).cases;
+  const engine::MonteCarloPlan plan{
+      .seed = 1, .tree_id = 0, .samples = 5000, .first_sample = 0, .threads = 1};
   for (VerifierId id : {VerifierId::first_child_chain, VerifierId::tree_exit}) {
-    EXPECT_EQ(gpu::run_monte_carlo(id, suite[0].tree, suite[0].rows, plan), engine::run_monte_carlo(id, suite[0].tree, suite[0].rows, plan))
+    EXPECT_EQ(gpu::run_monte_carlo(id, suite[0].tree, suite[0].rows, plan),
+              engine::run_monte_carlo(id, suite[0].tree, suite[0].rows, plan))
         << verifier_info(id).name;
   }
 }
@@ -65,19 +74,26 @@ TEST_F(Gpu, EngineRunsVerifiersWithoutKernelsOnTheCpu) {
 // Saturation is part of it: a bonus that is a drafted child's token is never an answer.
 TEST_F(Gpu, VerifierStageBlocksAreTheCpuVerifiersUpToRounding) {
   constexpr std::int32_t kCalls = 200;
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));  // the CPU's blocks do not depend on it
+  const int threads = static_cast<int>(
+      std::max(1u, std::thread::hardware_concurrency()));  // the CPU's blocks do not depend on it
   for (double temperature : {0.6, 1.0}) {
     const bench::LiveWorkload w = bench::make_live_workload(64, temperature);
     const gpu::StageTimings t = gpu::time_verifier_stage(w.tree, w.view(), kCalls);
     EXPECT_GT(t.tev_micros, 0.0);
     EXPECT_GT(t.predraw_micros, 0.0);
-    for (const auto& [verifier, blocks] : {std::pair{gpu::StageVerifier::tev, &t.tev_blocks}, std::pair{gpu::StageVerifier::predraw_eager, &t.predraw_blocks}}) {
+    for (const auto& [verifier, blocks] :
+         {std::pair{gpu::StageVerifier::tev, &t.tev_blocks},
+          std::pair{gpu::StageVerifier::predraw_eager, &t.predraw_blocks}}) {
       ASSERT_EQ(blocks->size(), static_cast<std::size_t>(kCalls));
-      const gpu::StageAgreement a = gpu::compare_stage_blocks(verifier, w.tree, w.view(), *blocks,
-                                                              gpu::cpu_stage_blocks(verifier, w.tree, w.view(), kCalls, threads));
-      std::cout << (verifier == gpu::StageVerifier::tev ? "tev" : "predraw") << " T = " << temperature << ": " << a.identical
-                << " blocks identical to the CPU's, " << a.ties << " rounding ties, " << a.failures.size() << " wrong, of " << a.calls << '\n';
-      EXPECT_TRUE(a.failures.empty()) << a.failures.size() << " wrong blocks; first: " << a.failures.front();
+      const gpu::StageAgreement a = gpu::compare_stage_blocks(
+          verifier, w.tree, w.view(), *blocks,
+          gpu::cpu_stage_blocks(verifier, w.tree, w.view(), kCalls, threads));
+      std::cout << (verifier == gpu::StageVerifier::tev ? "tev" : "predraw")
+                << " T = " << temperature << ": " << a.identical
+                << " blocks identical to the CPU's, " << a.ties << " rounding ties, "
+                << a.failures.size() << " wrong, of " << a.calls << '\n';
+      EXPECT_TRUE(a.failures.empty())
+          << a.failures.size() << " wrong blocks; first: " << a.failures.front();
     }
   }
 }

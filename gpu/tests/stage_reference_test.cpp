@@ -33,9 +33,11 @@ const std::vector<Block>& cpu_blocks(StageVerifier verifier) {
   return at->second;
 }
 
-StageAgreement judge(StageVerifier verifier, const std::vector<Block>& device, double device_error = kGpuRowError) {
+StageAgreement judge(StageVerifier verifier, const std::vector<Block>& device,
+                     double device_error = kGpuRowError) {
   const bench::LiveWorkload& w = workload();
-  return compare_stage_blocks(verifier, w.tree, w.view(), device, cpu_blocks(verifier), device_error);
+  return compare_stage_blocks(verifier, w.tree, w.view(), device, cpu_blocks(verifier),
+                              device_error);
 }
 
 std::size_t caught(const char* story, const StageAgreement& a) {
@@ -50,7 +52,9 @@ Token tev_bonus(NodeId exit, double u, bool residual) {
   RowExps row(w.tree.vocab);
   row.compute(w.view().row(exit), w.temperature);
   std::vector<Token> children;
-  for (NodeId c = w.tree.first_child[exit]; residual && c < w.tree.first_child[exit] + w.tree.child_count[exit]; ++c) children.push_back(w.tree.token[c]);
+  for (NodeId c = w.tree.first_child[exit];
+       residual && c < w.tree.first_child[exit] + w.tree.child_count[exit]; ++c)
+    children.push_back(w.tree.token[c]);
   return row.draw(u, children, row.total_without(children));
 }
 
@@ -70,8 +74,10 @@ TEST(StageReference, RoundingSizedChangesAreTiesNotFailures) {
   for (float& l : nudged) l = std::nextafter(l, INFINITY);
   const LogitRows rows{nudged.data(), w.tree.size(), w.tree.vocab, w.temperature};
   for (StageVerifier verifier : {StageVerifier::tev, StageVerifier::predraw_eager}) {
-    const StageAgreement a = judge(verifier, cpu_stage_blocks(verifier, w.tree, rows, kCalls), kCpuRowError);
-    std::cout << "one ulp up: " << a.identical << " identical, " << a.ties << " ties of " << a.calls << '\n';
+    const StageAgreement a =
+        judge(verifier, cpu_stage_blocks(verifier, w.tree, rows, kCalls), kCpuRowError);
+    std::cout << "one ulp up: " << a.identical << " identical, " << a.ties << " ties of " << a.calls
+              << '\n';
     EXPECT_EQ(a.identical + a.ties, kCalls);
     EXPECT_TRUE(a.failures.empty()) << a.failures.front();
   }
@@ -86,7 +92,9 @@ TEST(StageReference, MutantBlocksAreCaught) {
     EXPECT_GT(caught("next call's draws", judge(verifier, shifted)), 0u);
     // A kernel that ignores the temperature (P, ρ and every draw at T = 1).
     const LogitRows at_one{w.logits.data(), w.tree.size(), w.tree.vocab, 1.0};
-    EXPECT_GT(caught("temperature ignored", judge(verifier, cpu_stage_blocks(verifier, w.tree, at_one, kCalls))), 0u);
+    EXPECT_GT(caught("temperature ignored",
+                     judge(verifier, cpu_stage_blocks(verifier, w.tree, at_one, kCalls))),
+              0u);
     // An off-by-one token index in the draw's scan.
     std::vector<Block> off_by_one = cpu_blocks(verifier);
     for (Block& b : off_by_one) b.bonus = (b.bonus + 1) % w.tree.vocab;
@@ -97,13 +105,16 @@ TEST(StageReference, MutantBlocksAreCaught) {
   for (std::int32_t i = 0; i < kCalls; ++i) {
     const DrawCounter draws(stage_draw_site(static_cast<std::uint64_t>(i)));
     DrawCounter tev_draws = draws;
-    const Block b = tev_from_logits(w.tree, w.view(), tev_draws, scratch);  // leaves w in scratch.exit
+    const Block b =
+        tev_from_logits(w.tree, w.view(), tev_draws, scratch);  // leaves w in scratch.exit
     // TEV's bonus from the exit's full row instead of its residual.
     full_row.push_back({b.exit, tev_bonus(b.exit, draws.at(1), false)});
     // The exit drawn against w cumulated in reverse node order.
-    std::vector<double> reversed(scratch.exit.rbegin(), scratch.exit.rend()), cumulative(reversed.size());
+    std::vector<double> reversed(scratch.exit.rbegin(), scratch.exit.rend()),
+        cumulative(reversed.size());
     cumulate(reversed.data(), w.tree.size(), cumulative.data());
-    const NodeId exit = w.tree.size() - 1 - pick_cumulative(cumulative.data(), w.tree.size(), draws.at(0));
+    const NodeId exit =
+        w.tree.size() - 1 - pick_cumulative(cumulative.data(), w.tree.size(), draws.at(0));
     reversed_exits.push_back({exit, tev_bonus(exit, draws.at(1), true)});
     // Predraw drawing with the depth as the draw index instead of the node.
     DrawCounter lazy_draws = draws;
@@ -111,7 +122,8 @@ TEST(StageReference, MutantBlocksAreCaught) {
   }
   EXPECT_GT(caught("TEV bonus from the full row", judge(StageVerifier::tev, full_row)), 0u);
   EXPECT_GT(caught("TEV exit order reversed", judge(StageVerifier::tev, reversed_exits)), 0u);
-  EXPECT_GT(caught("predraw draw index = depth", judge(StageVerifier::predraw_eager, by_depth)), 0u);
+  EXPECT_GT(caught("predraw draw index = depth", judge(StageVerifier::predraw_eager, by_depth)),
+            0u);
 }
 
 // A right device block beside a wrong CPU block is a failure too: the disagreement is no tie.

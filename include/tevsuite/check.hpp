@@ -62,7 +62,8 @@ struct SamplingParams {
 
 // tevsuite's reference processing: out = the distribution an engine samples from (out may alias
 // logits). Throws std::invalid_argument on parameters out of range or a row without a finite entry.
-void process_logits(std::span<const double> logits, const SamplingParams& params, std::span<double> out);
+void process_logits(std::span<const double> logits, const SamplingParams& params,
+                    std::span<double> out);
 
 // One fixed-tree case as the verifier sees it: plain arrays in level order (a parent before its
 // children, siblings in any order), node 0 the root. An engine-shaped case
@@ -74,16 +75,19 @@ struct TreeCase {
   std::int32_t vocab = 0;
   std::span<const std::int32_t> parents;  // (N) parent of node i; −1 for the root
   std::span<const std::int32_t> tokens;   // (N) token of node i; −1 for the root
-  std::span<const double> probs;          // (N, V) target p(· | path to node i); sparse rows arrive dense
-  std::span<const double> logits;         // engine-shaped cases: (N, V) the target's logits; probs is then empty
-  std::optional<SamplingParams> sampling; // engine-shaped cases: what to apply to logits
+  std::span<const double> probs;  // (N, V) target p(· | path to node i); sparse rows arrive dense
+  std::span<const double>
+      logits;  // engine-shaped cases: (N, V) the target's logits; probs is then empty
+  std::optional<SamplingParams> sampling;  // engine-shaped cases: what to apply to logits
 
   std::int32_t nodes() const { return static_cast<std::int32_t>(parents.size()); }
   std::span<const double> row(std::int32_t node) const {
-    return probs.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+    return probs.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab),
+                         static_cast<std::size_t>(vocab));
   }
   std::span<const double> logit_row(std::int32_t node) const {
-    return logits.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+    return logits.subspan(static_cast<std::size_t>(node) * static_cast<std::size_t>(vocab),
+                          static_cast<std::size_t>(vocab));
   }
 };
 
@@ -138,8 +142,12 @@ struct ModelCase {
 
   std::span<const double> p(std::span<const std::int32_t> prefix) const { return rows->p(prefix); }
   std::span<const double> q(std::span<const std::int32_t> prefix) const { return rows->q(prefix); }
-  std::span<const double> p_logits(std::span<const std::int32_t> prefix) const { return rows->p_logits(prefix); }
-  std::span<const double> q_logits(std::span<const std::int32_t> prefix) const { return rows->q_logits(prefix); }
+  std::span<const double> p_logits(std::span<const std::int32_t> prefix) const {
+    return rows->p_logits(prefix);
+  }
+  std::span<const double> q_logits(std::span<const std::int32_t> prefix) const {
+    return rows->q_logits(prefix);
+  }
 };
 
 // What a verifier returns: the accepted draft tokens from the root down, then the bonus token.
@@ -153,9 +161,9 @@ struct Block {
 // engine's own generator from bits() to keep its own RNG.
 class Randomness {
  public:
-  virtual double uniform() = 0;               // in [0, 1)
-  virtual std::uint64_t bits() = 0;           // 64 random bits (two uniforms)
-  virtual std::uint64_t sample() const = 0;   // the sample of the case this randomness belongs to
+  virtual double uniform() = 0;              // in [0, 1)
+  virtual std::uint64_t bits() = 0;          // 64 random bits (two uniforms)
+  virtual std::uint64_t sample() const = 0;  // the sample of the case this randomness belongs to
 
  protected:
   ~Randomness() = default;
@@ -182,7 +190,9 @@ using ModelVerifier = std::function<Block(const ModelCase&, Randomness&)>;
 struct DrawingVerifier {
   std::function<Block(const TreeCase&, Draws&)> verify;
 };
-inline DrawingVerifier drawing(std::function<Block(const TreeCase&, Draws&)> f) { return {std::move(f)}; }
+inline DrawingVerifier drawing(std::function<Block(const TreeCase&, Draws&)> f) {
+  return {std::move(f)};
+}
 
 // A batch of blocks for samples first .. first + count − 1 of one case: row i holds sample
 // first + i's accepted tokens from the root, then −1 up to `width`, and its bonus token.
@@ -194,14 +204,17 @@ struct BlockBatch {
 // A verifier that answers a whole batch of samples at once (a vectorized kernel), seeded once
 // per batch: `seed` is 64 bits of the verifier stream keyed by the check's seed, the case and
 // the batch's first sample, so a run is reproducible for a given batch size, on any thread count.
-using TreeBatchVerifier = std::function<BlockBatch(const TreeCase&, std::uint64_t first, std::uint64_t count, std::uint64_t seed)>;
-using ModelBatchVerifier = std::function<BlockBatch(const ModelCase&, std::uint64_t first, std::uint64_t count, std::uint64_t seed)>;
+using TreeBatchVerifier = std::function<BlockBatch(const TreeCase&, std::uint64_t first,
+                                                   std::uint64_t count, std::uint64_t seed)>;
+using ModelBatchVerifier = std::function<BlockBatch(const ModelCase&, std::uint64_t first,
+                                                    std::uint64_t count, std::uint64_t seed)>;
 
 // A verifier that verifies a batch of requests together, as an engine's kernel does (`tevsuite
 // conformance emit --batch`): called once per round with every request of the batch, in the
 // batch's order, and that round's randomness (keyed by the check's seed, the batch and the round;
 // sample() is the round); row k of the returned BlockBatch is request k's block.
-using RequestBatchVerifier = std::function<BlockBatch(std::span<const TreeCase> requests, Randomness& round)>;
+using RequestBatchVerifier =
+    std::function<BlockBatch(std::span<const TreeCase> requests, Randomness& round)>;
 
 inline constexpr std::uint32_t kDefaultSeed = 20261130;
 
@@ -238,12 +251,12 @@ inline constexpr std::int32_t kMaxRequests = 64;
 // times as many, for its long tails).
 struct TreeCheckOptions {
   std::int32_t cases = 8;
-  std::uint64_t samples = 100000;      // per case
-  std::int32_t large_vocab = 50000;    // V of the sparse-row case
+  std::uint64_t samples = 100000;    // per case
+  std::int32_t large_vocab = 50000;  // V of the sparse-row case
   std::uint64_t large_vocab_factor = 4;
-  double alpha = 1e-3;                 // family-wise false-alarm level of the whole check
-  std::uint32_t seed = kDefaultSeed;   // the verifier's and the completions' randomness
-  int threads = 0;                     // 0: every hardware thread
+  double alpha = 1e-3;                // family-wise false-alarm level of the whole check
+  std::uint32_t seed = kDefaultSeed;  // the verifier's and the completions' randomness
+  int threads = 0;                    // 0: every hardware thread
   // `conformance emit --engine-inputs`'s cases instead: logit rows and sampling parameters
   // (temperature, top-k below a node's drafted children, top-p between them, min-p in either
   // order, greedy, all at once, a V = large_vocab case whose tail min-p removes).
@@ -279,19 +292,21 @@ struct CaseResult {
   std::string label;
   Verdict verdict = Verdict::error;
   std::uint64_t samples = 0;
-  std::uint64_t impossible = 0;                 // blocks off the tree or the vocabulary, or of zero target probability
-  double p_value = 0.0;                         // the case's χ² identity test against the canonical law
-  double p_holm = 0.0;                          // its Holm-adjusted exactness p
-  std::optional<double> saturation_p_holm;      // fixed-tree cases: the Holm-adjusted saturation p
+  std::uint64_t impossible =
+      0;                 // blocks off the tree or the vocabulary, or of zero target probability
+  double p_value = 0.0;  // the case's χ² identity test against the canonical law
+  double p_holm = 0.0;   // its Holm-adjusted exactness p
+  std::optional<double> saturation_p_holm;  // fixed-tree cases: the Holm-adjusted saturation p
   // What the case's tests guarantee at their levels: every law at least this far, in any direction,
   // is rejected with 99 % power. Fixed-tree cases: its blocks' law from the canonical one, either
   // half of its sample stream's (over its pair bins), or two consecutive blocks' joint bins from
   // the product; a pair of requests: their joint bins from the product.
   std::optional<double> detectable_tv;
-  std::optional<double> exact_tv;               // a drawing verifier's exact TV from the canonical law (enumeration)
-  std::optional<double> mean_length;            // E[L] observed (fixed-tree cases)
-  std::optional<double> ceiling;                // 1 + C_p (fixed-tree cases)
-  std::string not_enumerated;                   // why a case has no exact_tv, where it has none
+  std::optional<double>
+      exact_tv;  // a drawing verifier's exact TV from the canonical law (enumeration)
+  std::optional<double> mean_length;  // E[L] observed (fixed-tree cases)
+  std::optional<double> ceiling;      // 1 + C_p (fixed-tree cases)
+  std::string not_enumerated;         // why a case has no exact_tv, where it has none
 };
 
 struct Report {
@@ -300,7 +315,7 @@ struct Report {
   double alpha = 0.0;
   double exact_tolerance = 0.0;  // enumeration calls laws and E[L] equal within this (rounding)
   std::vector<CaseResult> cases;
-  std::string description;   // the verdict in a few lines, the first failing case spelled out
+  std::string description;  // the verdict in a few lines, the first failing case spelled out
 
   // The first case whose verdict is the overall one; null when exact and saturated.
   const CaseResult* first_failing() const;
@@ -322,8 +337,10 @@ Report check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptio
 // a case's samples in one call), batches in order. A batch of the wrong size, a
 // token outside [0, V) or a row whose −1 padding is followed by a token is refused
 // (std::invalid_argument naming the case and sample), never judged.
-Report check_tree_verifier_batched(const TreeBatchVerifier& verifier, const TreeCheckOptions& options = {}, std::uint64_t batch = 0);
-Report check_model_verifier_batched(const ModelBatchVerifier& verifier, const ModelCheckOptions& options = {}, std::uint64_t batch = 0);
+Report check_tree_verifier_batched(const TreeBatchVerifier& verifier,
+                                   const TreeCheckOptions& options = {}, std::uint64_t batch = 0);
+Report check_model_verifier_batched(const ModelBatchVerifier& verifier,
+                                    const ModelCheckOptions& options = {}, std::uint64_t batch = 0);
 // Batches of requests, round by round: each request is judged as a case (its CaseResult id
 // "batch/request"), and every two requests of a batch are tested for independence within a round
 // (the joint law of their completed exit nodes against the product of their exit laws), one
@@ -331,7 +348,8 @@ Report check_model_verifier_batched(const ModelBatchVerifier& verifier, const Mo
 // p_value, p_holm and detectable_tv as a case's). Requests and pairs form one exactness family. A
 // BlockBatch of other than one row per request, a token outside [0, V) or a row whose −1 padding
 // is followed by a token is refused (std::invalid_argument naming the batch, round and request).
-Report check_batch_verifier(const RequestBatchVerifier& verifier, const BatchCheckOptions& options = {});
+Report check_batch_verifier(const RequestBatchVerifier& verifier,
+                            const BatchCheckOptions& options = {});
 
 // A drawing verifier's exact law on one case of your own, by enumeration: its TV from the
 // canonical law (a block off the tree, outside the vocabulary or of zero target probability is

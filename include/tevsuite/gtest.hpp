@@ -24,36 +24,54 @@ namespace tevsuite::testing {
 enum class Requirement { exact, exact_and_saturated };
 
 // The assertions behind the macros: the check's verdict meets the requirement.
-::testing::AssertionResult tree_verifier_meets(Requirement requirement, const TreeVerifier& verifier, const TreeCheckOptions& options);
-::testing::AssertionResult tree_verifier_meets(Requirement requirement, const DrawingVerifier& verifier, const TreeCheckOptions& options);
+::testing::AssertionResult tree_verifier_meets(Requirement requirement,
+                                               const TreeVerifier& verifier,
+                                               const TreeCheckOptions& options);
+::testing::AssertionResult tree_verifier_meets(Requirement requirement,
+                                               const DrawingVerifier& verifier,
+                                               const TreeCheckOptions& options);
 // The batch check: every request meets the requirement and no two requests of a batch depend on
 // each other within a round.
-::testing::AssertionResult batch_verifier_meets(Requirement requirement, const RequestBatchVerifier& verifier, const BatchCheckOptions& options);
+::testing::AssertionResult batch_verifier_meets(Requirement requirement,
+                                                const RequestBatchVerifier& verifier,
+                                                const BatchCheckOptions& options);
 // The model-case check passes only on "exact (marginally)".
-::testing::AssertionResult model_verifier_meets(const ModelVerifier& verifier, const ModelCheckOptions& options);
+::testing::AssertionResult model_verifier_meets(const ModelVerifier& verifier,
+                                                const ModelCheckOptions& options);
 
 // RapidCheck's search (fixed seed: the same answer every run) for the smallest case on which a
 // drawing verifier's exact law fails the requirement, within `tolerance`: the case in words, or ""
 // when its 100 cases find none.
-std::string shrunk_counterexample(const DrawingVerifier& verifier, Requirement requirement, double tolerance);
+std::string shrunk_counterexample(const DrawingVerifier& verifier, Requirement requirement,
+                                  double tolerance);
 
 }  // namespace tevsuite::testing
 
-#define EXPECT_TREE_VERIFIER_EXACT(verifier, options) \
-  EXPECT_TRUE(::tevsuite::testing::tree_verifier_meets(::tevsuite::testing::Requirement::exact, (verifier), (options)))
+#define EXPECT_TREE_VERIFIER_EXACT(verifier, options)                                           \
+  EXPECT_TRUE(::tevsuite::testing::tree_verifier_meets(::tevsuite::testing::Requirement::exact, \
+                                                       (verifier), (options)))
 #define EXPECT_TREE_VERIFIER_EXACT_AND_SATURATED(verifier, options) \
-  EXPECT_TRUE(::tevsuite::testing::tree_verifier_meets(::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
-#define ASSERT_TREE_VERIFIER_EXACT(verifier, options) \
-  ASSERT_TRUE(::tevsuite::testing::tree_verifier_meets(::tevsuite::testing::Requirement::exact, (verifier), (options)))
+  EXPECT_TRUE(::tevsuite::testing::tree_verifier_meets(             \
+      ::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
+#define ASSERT_TREE_VERIFIER_EXACT(verifier, options)                                           \
+  ASSERT_TRUE(::tevsuite::testing::tree_verifier_meets(::tevsuite::testing::Requirement::exact, \
+                                                       (verifier), (options)))
 #define ASSERT_TREE_VERIFIER_EXACT_AND_SATURATED(verifier, options) \
-  ASSERT_TRUE(::tevsuite::testing::tree_verifier_meets(::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
-#define EXPECT_MODEL_VERIFIER_EXACT(verifier, options) EXPECT_TRUE(::tevsuite::testing::model_verifier_meets((verifier), (options)))
-#define ASSERT_MODEL_VERIFIER_EXACT(verifier, options) ASSERT_TRUE(::tevsuite::testing::model_verifier_meets((verifier), (options)))
-#define EXPECT_BATCH_VERIFIER_EXACT(verifier, options) \
-  EXPECT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact, (verifier), (options)))
+  ASSERT_TRUE(::tevsuite::testing::tree_verifier_meets(             \
+      ::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
+#define EXPECT_MODEL_VERIFIER_EXACT(verifier, options) \
+  EXPECT_TRUE(::tevsuite::testing::model_verifier_meets((verifier), (options)))
+#define ASSERT_MODEL_VERIFIER_EXACT(verifier, options) \
+  ASSERT_TRUE(::tevsuite::testing::model_verifier_meets((verifier), (options)))
+#define EXPECT_BATCH_VERIFIER_EXACT(verifier, options)                                           \
+  EXPECT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact, \
+                                                        (verifier), (options)))
 #define EXPECT_BATCH_VERIFIER_EXACT_AND_SATURATED(verifier, options) \
-  EXPECT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
-#define ASSERT_BATCH_VERIFIER_EXACT(verifier, options) \
-  ASSERT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact, (verifier), (options)))
+  EXPECT_TRUE(::tevsuite::testing::batch_verifier_meets(             \
+      ::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
+#define ASSERT_BATCH_VERIFIER_EXACT(verifier, options)                                           \
+  ASSERT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact, \
+                                                        (verifier), (options)))
 #define ASSERT_BATCH_VERIFIER_EXACT_AND_SATURATED(verifier, options) \
-  ASSERT_TRUE(::tevsuite::testing::batch_verifier_meets(::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))
+  ASSERT_TRUE(::tevsuite::testing::batch_verifier_meets(             \
+      ::tevsuite::testing::Requirement::exact_and_saturated, (verifier), (options)))

@@ -18,8 +18,12 @@ namespace {
 // two row families (a flat Dirichlet and sharp Gaussian logits), so zero-q and zero-p tokens occur.
 std::vector<drafts::LanguagePairSpec> instances() {
   std::vector<drafts::LanguagePairSpec> specs;
-  for (const workloads::RowFamilySpec family : {workloads::RowFamilySpec{workloads::RowFamily::dirichlet, 1.0, 1.0}, workloads::RowFamilySpec{workloads::RowFamily::gaussian_logits, 2.0, 0.7}}) {
-    for (drafts::DrafterKind drafter : {drafts::DrafterKind::perturbed, drafts::DrafterKind::misses_target_tokens, drafts::DrafterKind::drafts_forbidden_tokens}) {
+  for (const workloads::RowFamilySpec family :
+       {workloads::RowFamilySpec{workloads::RowFamily::dirichlet, 1.0, 1.0},
+        workloads::RowFamilySpec{workloads::RowFamily::gaussian_logits, 2.0, 0.7}}) {
+    for (drafts::DrafterKind drafter :
+         {drafts::DrafterKind::perturbed, drafts::DrafterKind::misses_target_tokens,
+          drafts::DrafterKind::drafts_forbidden_tokens}) {
       specs.push_back({family, 4, 0.8, drafter, 7, 3});
     }
   }
@@ -32,7 +36,9 @@ std::vector<drafts::LanguagePairSpec> instances() {
 // without the min does too.
 drafts::LanguagePair pair_for_statistics() { return drafts::LanguagePair(instances()[2]); }
 
-bool is_exact_kind(drafts::SampledKind kind) { return kind == drafts::SampledKind::target_only || kind == drafts::SampledKind::q_based; }
+bool is_exact_kind(drafts::SampledKind kind) {
+  return kind == drafts::SampledKind::target_only || kind == drafts::SampledKind::q_based;
+}
 
 TEST(SampledDrafting, PoliciesDrawWhatTheySay) {
   const std::vector<double> q = {0.1, 0.4, 0.0, 0.5};
@@ -44,27 +50,36 @@ TEST(SampledDrafting, PoliciesDrawWhatTheySay) {
     EXPECT_EQ(drafts::distinct_drafts(d).size(), d.size());
     EXPECT_EQ(std::count(d.begin(), d.end(), 2), 0);
   } while (chooser.advance());
-  EXPECT_EQ(drafts::draft_tokens(drafts::DraftPolicy::top_k, q, 2, chooser), (std::vector<Token>{3, 1}));
-  EXPECT_EQ(drafts::draft_tokens(drafts::DraftPolicy::top_k, q, 4, chooser), (std::vector<Token>{3, 1, 0}));
+  EXPECT_EQ(drafts::draft_tokens(drafts::DraftPolicy::top_k, q, 2, chooser),
+            (std::vector<Token>{3, 1}));
+  EXPECT_EQ(drafts::draft_tokens(drafts::DraftPolicy::top_k, q, 4, chooser),
+            (std::vector<Token>{3, 1, 0}));
   // With replacement, k = 2 over three positive tokens: 9 ordered draws, repeats included.
   std::size_t branches = 0;
-  enumerate_outcomes([&](EnumeratingChooser& c) { return drafts::draft_tokens(drafts::DraftPolicy::iid_children, q, 2, c); },
-                     [&](const std::vector<Token>&, const Branch&) { ++branches; });
+  enumerate_outcomes(
+      [&](EnumeratingChooser& c) {
+        return drafts::draft_tokens(drafts::DraftPolicy::iid_children, q, 2, c);
+      },
+      [&](const std::vector<Token>&, const Branch&) { ++branches; });
   EXPECT_EQ(branches, 9u);
 }
 
 TEST(SampledDrafting, IndependentChainsContinueOnlyTheirOwnTokens) {
   // Every chain's drafts at a child equal the number of chains that drew that child's token.
-  const drafts::LanguagePair pair({{workloads::RowFamily::dirichlet, 1.0, 1.0}, 4, 0.8, drafts::DrafterKind::perturbed, 3, 4});
+  const drafts::LanguagePair pair(
+      {{workloads::RowFamily::dirichlet, 1.0, 1.0}, 4, 0.8, drafts::DrafterKind::perturbed, 3, 4});
   for (std::uint64_t s = 0; s < 50; ++s) {
-    const drafts::DraftedTree tree = sampled_tree(pair, {drafts::DraftPolicy::independent_chains, 3, 3}, {11, 0, 0, 1}, s);
+    const drafts::DraftedTree tree =
+        sampled_tree(pair, {drafts::DraftPolicy::independent_chains, 3, 3}, {11, 0, 0, 1}, s);
     for (const auto& [prefix, node] : tree.nodes()) {
       if (prefix.empty()) {
         EXPECT_EQ(node.drafts.size(), 3u);
         continue;
       }
-      const auto& parent = tree.node(std::span<const Token>(prefix).first(prefix.size() - 1)).drafts;
-      const auto chains = static_cast<std::size_t>(std::count(parent.begin(), parent.end(), prefix.back()));
+      const auto& parent =
+          tree.node(std::span<const Token>(prefix).first(prefix.size() - 1)).drafts;
+      const auto chains =
+          static_cast<std::size_t>(std::count(parent.begin(), parent.end(), prefix.back()));
       EXPECT_EQ(node.drafts.size(), prefix.size() < 3 ? chains : 0u);
     }
   }
@@ -90,7 +105,8 @@ TEST(SampledExactness, EveryMutantAndTypicalAcceptanceIsCaughtByEnumeration) {
   for (const drafts::SampledCase& c : drafts::default_sampled_cases(2, 2)) {
     if (is_exact_kind(drafts::sampled_verifier_info(c.verifier).kind)) continue;
     std::printf("%-70s", c.label().c_str());
-    for (const drafts::LanguagePair& pair : pairs) std::printf(" %.1e", enumerate_marginal(pair, c).tv);
+    for (const drafts::LanguagePair& pair : pairs)
+      std::printf(" %.1e", enumerate_marginal(pair, c).tv);
     std::printf("\n");
     EXPECT_GT(enumerate_marginal(pair_for_statistics(), c).tv, 1e-6) << c.label();
   }
@@ -100,7 +116,10 @@ TEST(SampledExactness, EveryMutantAndTypicalAcceptanceIsCaughtByEnumeration) {
 // speculative sampling on a deterministic top-k chain is not exact.
 TEST(SampledExactness, QBasedVerifiersNeedDraftsSampledFromQ) {
   const drafts::LanguagePair pair(instances().front());
-  EXPECT_GT(enumerate_marginal(pair, {drafts::SampledVerifierId::rejection_with_replacement, {drafts::DraftPolicy::top_k, 2, 2}}).tv, 1e-6);
+  EXPECT_GT(enumerate_marginal(pair, {drafts::SampledVerifierId::rejection_with_replacement,
+                                      {drafts::DraftPolicy::top_k, 2, 2}})
+                .tv,
+            1e-6);
 }
 
 TEST(SampledExactness, ConditionalExactnessSeparatesTargetOnlyFromQBased) {
@@ -110,7 +129,9 @@ TEST(SampledExactness, ConditionalExactnessSeparatesTargetOnlyFromQBased) {
     if (!is_exact_kind(kind)) continue;
     const ConditionalExactness cond = enumerate_conditional(pair, c);
     // The two enumerations (lazy, and eager tree by tree) agree on the marginal law.
-    EXPECT_LE(total_variation(cond.marginal, enumerate_marginal(pair, c).law), kSampledExactTolerance) << c.label();
+    EXPECT_LE(total_variation(cond.marginal, enumerate_marginal(pair, c).law),
+              kSampledExactTolerance)
+        << c.label();
     if (kind == drafts::SampledKind::target_only) {
       EXPECT_LE(cond.max_tv, kSampledExactTolerance) << c.label();
       // and so E[L] = E_T[1 + C_p(T)], the ceiling averaged over the drafter's trees.
@@ -125,7 +146,8 @@ TEST(SampledExactness, ConditionalExactnessSeparatesTargetOnlyFromQBased) {
 
 TEST(SampledMonteCarlo, SameCountsForAnyThreadCount) {
   const drafts::LanguagePair pair(instances().front());
-  const drafts::SampledCase c{drafts::SampledVerifierId::rejection_with_replacement, {drafts::DraftPolicy::independent_chains, 2, 2}};
+  const drafts::SampledCase c{drafts::SampledVerifierId::rejection_with_replacement,
+                              {drafts::DraftPolicy::independent_chains, 2, 2}};
   const SampledCounts one = sample_case(pair, c, {5, 1, 20000, 1});
   EXPECT_EQ(one, sample_case(pair, c, {5, 1, 20000, 2}));
   EXPECT_EQ(one.samples, 20000u);
@@ -159,7 +181,8 @@ TEST(SampledMonteCarlo, LazyAndEagerDraftingRealizeTheSameTree) {
 // exact, or a sampler that disagrees with the enumeration about E[L].
 TEST(SampledDecision, RequiredCatchesAndKindsAreEnforced) {
   SampledEvidence mutant;
-  mutant.c = {drafts::SampledVerifierId::mutant_bonus_from_target_row, {drafts::DraftPolicy::iid_children, 2, 2}};
+  mutant.c = {drafts::SampledVerifierId::mutant_bonus_from_target_row,
+              {drafts::DraftPolicy::iid_children, 2, 2}};
   mutant.kind = drafts::SampledKind::mutant;
   mutant.exact.tv = 1e-3;
   mutant.conditional.max_tv = 1e-3;
@@ -167,7 +190,8 @@ TEST(SampledDecision, RequiredCatchesAndKindsAreEnforced) {
   mutant.chi_square.p_value = 0.5;
   mutant.counts.samples = 10000;  // a χ² enters the exactness family only for a case with samples
   SampledEvidence q_based;
-  q_based.c = {drafts::SampledVerifierId::rejection_with_replacement, {drafts::DraftPolicy::iid_children, 2, 2}};
+  q_based.c = {drafts::SampledVerifierId::rejection_with_replacement,
+               {drafts::DraftPolicy::iid_children, 2, 2}};
   q_based.kind = drafts::SampledKind::q_based;
   q_based.counts.samples = 10000;
   std::vector<SampledEvidence> evidence = {mutant, q_based};
@@ -212,9 +236,10 @@ TEST(SampledStatistical, DecisionsOnTheDefaultPairing) {
   ASSERT_EQ(verdicts.size(), cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
     EXPECT_EQ(verdicts[i].case_label, cases[i].label());
-    EXPECT_TRUE(verdicts[i].as_expected) << cases[i].label() << ": " << verdicts[i].verdict << ", chi2 p "
-                                         << evidence[i].chi_square.p_value << ", E[L] p " << evidence[i].length_p_value
-                                         << ", power " << evidence[i].predicted_power << " (seed 20261201, alpha " << alpha << ")";
+    EXPECT_TRUE(verdicts[i].as_expected)
+        << cases[i].label() << ": " << verdicts[i].verdict << ", chi2 p "
+        << evidence[i].chi_square.p_value << ", E[L] p " << evidence[i].length_p_value << ", power "
+        << evidence[i].predicted_power << " (seed 20261201, alpha " << alpha << ")";
   }
 }
 

@@ -72,7 +72,10 @@ TEST(VerdictPolicy, SaturationWithoutPowerIsInconclusive) {
   EXPECT_EQ(v.verdict, Verdict::exact_saturation_inconclusive);
   ASSERT_TRUE(v.cases[0].detectable_shortfall.has_value());
   EXPECT_GT(*v.cases[0].detectable_shortfall, 0.05);
-  EXPECT_LT(*decide(std::vector<TreeEvidence>{clean_case()}, VerdictPolicy{}).cases[0].detectable_shortfall, 0.05);
+  EXPECT_LT(*decide(std::vector<TreeEvidence>{clean_case()}, VerdictPolicy{})
+                 .cases[0]
+                 .detectable_shortfall,
+            0.05);
   // A tree whose L takes one value (no drafted child has mass): no shortfall is possible.
   std::vector<TreeEvidence> root_only = {clean_case(10)};
   root_only[0].lengths = {1.0};
@@ -100,13 +103,15 @@ TEST(VerdictPolicy, OutOfRangeSettingsAreRefused) {
 TEST(VerdictPolicy, TestsOfIndependenceDecideAndMustBePowered) {
   TreeEvidence e = clean_case();
   e.iid_tests.assign(kIidTests, IidTest{"t", 1000, {}, 0.01});
-  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::exact_saturated);
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict,
+            Verdict::exact_saturated);
   // p at its share of the case's level: rejected once p / share falls below α/2.
   const double share = VerdictPolicy::iid_test_share(true);
   e.iid_tests[3].result.p_value = 0.9 * share * VerdictPolicy{}.exactness_alpha();
   EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::not_exact);
   e.iid_tests[3].result.p_value = 1.1 * share * VerdictPolicy{}.exactness_alpha();
-  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::exact_saturated);
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict,
+            Verdict::exact_saturated);
   e.iid_tests[1].detectable_tv = 0.2;  // not powered at the policy's TV: never a pass
   EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::inconclusive);
   e.enumerated = true;  // enumeration sees one block's law, not the independence of two

@@ -7,7 +7,9 @@
 namespace tev::judging {
 namespace {
 
-workloads::SuiteConfig tiny_suite() { return {.trees = 2, .vocab = 4, .budget = 4, .seed = 5, .draft_noise = 0.5}; }
+workloads::SuiteConfig tiny_suite() {
+  return {.trees = 2, .vocab = 4, .budget = 4, .seed = 5, .draft_noise = 0.5};
+}
 
 TEST(CheckEveryVerifier, RunsTheChosenVerifiersInCatalogOrderAndTellsProgress) {
   const std::vector<workloads::CheckCase> suite = workloads::make_suite(tiny_suite()).cases;
@@ -16,9 +18,12 @@ TEST(CheckEveryVerifier, RunsTheChosenVerifiersInCatalogOrderAndTellsProgress) {
   std::vector<std::string> told;
   VerifierProgress progress;
   progress.started = [&](std::size_t k, std::size_t n, const VerifierInfo& info) {
-    told.push_back("start " + std::to_string(k) + "/" + std::to_string(n) + " " + std::string(info.name));
+    told.push_back("start " + std::to_string(k) + "/" + std::to_string(n) + " " +
+                   std::string(info.name));
   };
-  progress.finished = [&](const VerifierReport& r) { told.push_back("done " + std::string(r.info.name)); };
+  progress.finished = [&](const VerifierReport& r) {
+    told.push_back("done " + std::string(r.info.name));
+  };
   const std::vector<VerifierReport> reports = check_every_verifier(
       suite,
       [&](const VerifierInfo& info) -> std::optional<JudgingConfig> {
@@ -30,7 +35,8 @@ TEST(CheckEveryVerifier, RunsTheChosenVerifiersInCatalogOrderAndTellsProgress) {
   EXPECT_EQ(reports[0].info.id, VerifierId::tree_exit);
   EXPECT_EQ(reports[1].info.id, VerifierId::predraw);
   EXPECT_EQ(reports[0].trees.size(), suite.size());
-  EXPECT_EQ(told, (std::vector<std::string>{"start 0/2 tev", "done tev", "start 1/2 predraw", "done predraw"}));
+  EXPECT_EQ(told, (std::vector<std::string>{"start 0/2 tev", "done tev", "start 1/2 predraw",
+                                            "done predraw"}));
 }
 
 TEST(CheckEveryVerifier, PassRules) {

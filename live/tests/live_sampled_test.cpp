@@ -31,11 +31,14 @@ TEST(LiveLanguagePair, DraftRowsKeepTheDraftersTopKWordsAndLeavesDraftNothing) {
   std::vector<double> full = s.drafter.next_row(s.context);
   std::vector<Token> order(full.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<Token>(i);
-  std::stable_sort(order.begin(), order.end(), [&](Token a, Token b) { return full[static_cast<std::size_t>(a)] > full[static_cast<std::size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(), [&](Token a, Token b) {
+    return full[static_cast<std::size_t>(a)] > full[static_cast<std::size_t>(b)];
+  });
   EXPECT_EQ(std::count_if(q.begin(), q.end(), [](double x) { return x > 0.0; }), 4);
   EXPECT_NEAR(compensated_total(q), 1.0, 1e-15);
   double top = 0.0;
-  for (int i = 0; i < 4; ++i) top += full[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+  for (int i = 0; i < 4; ++i)
+    top += full[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
   for (int i = 0; i < 4; ++i) {
     const auto t = static_cast<std::size_t>(order[static_cast<std::size_t>(i)]);
     EXPECT_NEAR(q[t], full[t] / top, 1e-15);
@@ -49,7 +52,8 @@ TEST(LiveLanguagePair, DraftRowsKeepTheDraftersTopKWordsAndLeavesDraftNothing) {
     EXPECT_TRUE(s.pair.q(std::vector<Token>{x}).size() == full.size());
     const std::span<const double> child_q = s.pair.q(std::vector<Token>{x});
     for (Token y = 0; y < static_cast<Token>(child_q.size()); ++y) {
-      if (child_q[static_cast<std::size_t>(y)] > 0.0) ids.insert(s.pair.index(std::vector<Token>{x, y}));
+      if (child_q[static_cast<std::size_t>(y)] > 0.0)
+        ids.insert(s.pair.index(std::vector<Token>{x, y}));
     }
     EXPECT_TRUE(s.pair.q(std::vector<Token>{x, x}).empty());  // depth D: a leaf
   }
@@ -58,7 +62,8 @@ TEST(LiveLanguagePair, DraftRowsKeepTheDraftersTopKWordsAndLeavesDraftNothing) {
   // p is the target's row at context ‖ prefix, normalized.
   std::vector<double> p = s.target.next_row(s.context);
   const double total = compensated_total(p);
-  for (std::size_t a : {std::size_t{0}, static_cast<std::size_t>(order[0])}) EXPECT_NEAR(s.pair.p({})[a], p[a] / total, 1e-15);
+  for (std::size_t a : {std::size_t{0}, static_cast<std::size_t>(order[0])})
+    EXPECT_NEAR(s.pair.p({})[a], p[a] / total, 1e-15);
 }
 
 // The first word is decided at the root; its exact law over the root's drafts and tests equals
@@ -68,15 +73,22 @@ TEST(FirstWordLaw, IsTheTargetsRowForQBasedVerifiersAndNotForRootMutants) {
   Sphinx& s = sphinx();
   using Id = drafts::SampledVerifierId;
   const std::span<const double> target = s.pair.p({});
-  const drafts::Drafting chain{drafts::DraftPolicy::chain, 1, 2}, iid{drafts::DraftPolicy::iid_children, 2, 2}, distinct{drafts::DraftPolicy::without_replacement, 2, 2};
-  for (const drafts::SampledCase& c : {drafts::SampledCase{Id::speculative_sampling, chain}, drafts::SampledCase{Id::rejection_with_replacement, iid},
-                               drafts::SampledCase{Id::rejection_without_replacement, distinct}, drafts::SampledCase{Id::rejection_with_replacement, chain}}) {
+  const drafts::Drafting chain{drafts::DraftPolicy::chain, 1, 2},
+      iid{drafts::DraftPolicy::iid_children, 2, 2},
+      distinct{drafts::DraftPolicy::without_replacement, 2, 2};
+  for (const drafts::SampledCase& c :
+       {drafts::SampledCase{Id::speculative_sampling, chain},
+        drafts::SampledCase{Id::rejection_with_replacement, iid},
+        drafts::SampledCase{Id::rejection_without_replacement, distinct},
+        drafts::SampledCase{Id::rejection_with_replacement, chain}}) {
     const auto law = first_word_law(s.pair, c);
     ASSERT_TRUE(law.has_value());
     EXPECT_NEAR(compensated_total(*law), 1.0, 1e-13) << c.label();
     EXPECT_LE(total_variation(*law, target), 1e-12) << c.label();
   }
-  for (const drafts::SampledCase& c : {drafts::SampledCase{Id::mutant_bonus_from_target_row, iid}, drafts::SampledCase{Id::mutant_draft_uniform_reused, chain}}) {
+  for (const drafts::SampledCase& c :
+       {drafts::SampledCase{Id::mutant_bonus_from_target_row, iid},
+        drafts::SampledCase{Id::mutant_draft_uniform_reused, chain}}) {
     const auto law = first_word_law(s.pair, c);
     ASSERT_TRUE(law.has_value());
     EXPECT_GT(total_variation(*law, target), 1e-3) << c.label();
@@ -105,7 +117,8 @@ TEST(SampledLive, SmallRunIsTheSameForAnyThreadCount) {
   std::ostringstream progress;
   const LiveSampledResult one = run_live_sampled(models, tiny(1), progress);
   const LiveSampledResult two = run_live_sampled(models, tiny(2), progress);
-  ASSERT_EQ(one.first_word.size(), 8u);  // TEV and the q-based verifier on three policies, two mutants
+  ASSERT_EQ(one.first_word.size(),
+            8u);  // TEV and the q-based verifier on three policies, two mutants
   ASSERT_EQ(one.rounds.size(), 3u);
   EXPECT_EQ(one.context.size(), 4u);
   for (std::size_t i = 0; i < one.first_word.size(); ++i) {

@@ -41,25 +41,30 @@ TEST_P(LiveTreeOnSphinx, RowsAreTheTargetAtEveryNodesRealContext) {
   EXPECT_GT(live.row_deviation, 0.0);
   EXPECT_LT(live.row_deviation, 2e-2);
   for (NodeId v = 0; v < live.tree.size(); ++v) {
-    std::vector<double> expected = s.target.next_row(models::context_with_path(s.context, live.tree, v));
+    std::vector<double> expected =
+        s.target.next_row(models::context_with_path(s.context, live.tree, v));
     const double total = compensated_total(expected);
     for (Token a : {live.tree.token[live.tree.size() - 1], s.file->id("to"), s.file->id("the")}) {
-      EXPECT_NEAR(live.rows.row(v)[static_cast<std::size_t>(a)], expected[static_cast<std::size_t>(a)] / total, 1e-15);
+      EXPECT_NEAR(live.rows.row(v)[static_cast<std::size_t>(a)],
+                  expected[static_cast<std::size_t>(a)] / total, 1e-15);
     }
   }
   // The root's first child is the drafter's favourite next word after the context.
   const std::vector<double> q = s.drafter.next_row(s.context);
   const Token best = static_cast<Token>(std::max_element(q.begin(), q.end()) - q.begin());
   EXPECT_EQ(live.tree.token[1], best);
-  EXPECT_NEAR(live.draft_log_q[1], std::log(q[static_cast<std::size_t>(best)] / compensated_total(q)), 1e-12);
+  EXPECT_NEAR(live.draft_log_q[1],
+              std::log(q[static_cast<std::size_t>(best)] / compensated_total(q)), 1e-12);
 }
 
-INSTANTIATE_TEST_SUITE_P(Builders, LiveTreeOnSphinx, testing::Values(TreeBuilder::ddtree, TreeBuilder::dynamic),
+INSTANTIATE_TEST_SUITE_P(Builders, LiveTreeOnSphinx,
+                         testing::Values(TreeBuilder::ddtree, TreeBuilder::dynamic),
                          [](const auto& info) { return builder_name(info.param); });
 
 TEST(LiveDump, RoundTripsTreeRowsContextAndScores) {
   Sphinx& s = sphinx();
-  const LiveTree live = build_live_tree(s.target, s.drafter, s.context, {4, 0.7, TreeBuilder::dynamic});
+  const LiveTree live =
+      build_live_tree(s.target, s.drafter, s.context, {4, 0.7, TreeBuilder::dynamic});
   const models::ScratchDir scratch;
   const std::filesystem::path path = scratch.file("live-tree.json");
   write_live_dump(path, live, {"t0", s.target.name(), "bigram", "dynamic", 0.7}, s.target, 1000);
@@ -70,20 +75,27 @@ TEST(LiveDump, RoundTripsTreeRowsContextAndScores) {
   EXPECT_EQ(back.info.drafter, "bigram");
   EXPECT_DOUBLE_EQ(back.info.temperature, 0.7);
   for (NodeId v = 0; v < live.tree.size(); ++v) {
-    EXPECT_NEAR(back.live.draft_log_q[static_cast<std::size_t>(v)], live.draft_log_q[static_cast<std::size_t>(v)], 1e-15);
-    for (std::size_t a = 0; a < 100; ++a) EXPECT_NEAR(back.live.rows.row(v)[a], live.rows.row(v)[a], 1e-15);
+    EXPECT_NEAR(back.live.draft_log_q[static_cast<std::size_t>(v)],
+                live.draft_log_q[static_cast<std::size_t>(v)], 1e-15);
+    for (std::size_t a = 0; a < 100; ++a)
+      EXPECT_NEAR(back.live.rows.row(v)[a], live.rows.row(v)[a], 1e-15);
   }
 }
 
 TEST(SpeculativeGeneration, AppendsEachRoundsBlockAndCountsItsLength) {
   Sphinx& s = sphinx();
-  const Generation g = speculative_generate(s.target, s.drafter, s.context, {4, 1.0, TreeBuilder::ddtree}, VerifierId::tree_exit, 3, 9);
+  const Generation g = speculative_generate(
+      s.target, s.drafter, s.context, {4, 1.0, TreeBuilder::ddtree}, VerifierId::tree_exit, 3, 9);
   EXPECT_EQ(g.rounds, 3);
-  EXPECT_EQ(static_cast<std::int64_t>(g.tokens.size()), static_cast<std::int64_t>(s.context.size()) + g.emitted);
+  EXPECT_EQ(static_cast<std::int64_t>(g.tokens.size()),
+            static_cast<std::int64_t>(s.context.size()) + g.emitted);
   EXPECT_GE(g.mean_length(), 1.0);
   EXPECT_GE(g.mean_ceiling(), 1.0);
   // Same seed, same text: rounds draw from their own verifier substreams.
-  EXPECT_EQ(speculative_generate(s.target, s.drafter, s.context, {4, 1.0, TreeBuilder::ddtree}, VerifierId::tree_exit, 3, 9).tokens, g.tokens);
+  EXPECT_EQ(speculative_generate(s.target, s.drafter, s.context, {4, 1.0, TreeBuilder::ddtree},
+                                 VerifierId::tree_exit, 3, 9)
+                .tokens,
+            g.tokens);
 }
 
 TEST(SampleContexts, StartAtTheBeginningAndNeverDrawTheAvoidedToken) {
@@ -105,10 +117,12 @@ TEST(SampleContexts, StartAtTheBeginningAndNeverDrawTheAvoidedToken) {
 // the canonical law to 1e-12 and every mutant differs from it.
 TEST(LiveTreeEnumeration, HoldsEveryVerifierToTheCanonicalLaw) {
   Sphinx& s = sphinx();
-  const LiveTree live = build_live_tree(s.target, s.drafter, s.context, {16, 1.0, TreeBuilder::dynamic});
+  const LiveTree live =
+      build_live_tree(s.target, s.drafter, s.context, {16, 1.0, TreeBuilder::dynamic});
   // Internal nodes below the root are where exit-mass-from-parent-row reads a wrong row.
   ASSERT_GE(live.tree.max_depth(), 2);
-  const std::vector<double> canonical = canonical_block_law(live.tree, live.rows, ExitLaw::compute(live.tree, live.rows));
+  const std::vector<double> canonical =
+      canonical_block_law(live.tree, live.rows, ExitLaw::compute(live.tree, live.rows));
   for (const VerifierInfo& info : verifier_catalog()) {
     const ExactOutcome exact = enumerate_verifier(info.id, live.tree, live.rows);
     EXPECT_EQ(exact.token_draws, TokenDraws::lumped) << info.name;

@@ -54,7 +54,8 @@ TEST_P(TreeAttention, EveryNodeMatchesTheSequentialForward) {
   float worst = 0.0f;
   for (NodeId v = 0; v < tree.size(); ++v) {
     const Eigen::MatrixXf sequential = model.sequential_logits(context_with_path(context, tree, v));
-    worst = std::max(worst, (tree_logits.row(v) - sequential.row(sequential.rows() - 1)).cwiseAbs().maxCoeff());
+    worst = std::max(
+        worst, (tree_logits.row(v) - sequential.row(sequential.rows() - 1)).cwiseAbs().maxCoeff());
   }
   EXPECT_LE(worst, 1e-4f);
   // The logits are not trivially equal: nodes differ from one another.
@@ -67,7 +68,9 @@ TEST_P(TreeAttention, EveryNodeMatchesTheSequentialForward) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TreeAttention, testing::Values(mha(), gqa()),
-                         [](const auto& info) { return info.param.n_kv_heads == info.param.n_heads ? "MHA" : "GQA"; });
+                         [](const auto& info) {
+                           return info.param.n_kv_heads == info.param.n_heads ? "MHA" : "GQA";
+                         });
 
 TEST(Llama2Checkpoint, RoundTripsThroughAFile) {
   const Llama2Checkpoint original = random_llama2c(gqa(), 3);

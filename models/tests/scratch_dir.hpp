@@ -15,8 +15,10 @@ namespace tev::models {
 class ScratchDir {
  public:
   ScratchDir() {
-    std::string pattern = (std::filesystem::path(testing::TempDir()) / "tevsuite-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot make a folder " + pattern + ": " + std::strerror(errno));
+    std::string pattern =
+        (std::filesystem::path(testing::TempDir()) / "tevsuite-test-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("cannot make a folder " + pattern + ": " + std::strerror(errno));
     path_ = pattern;
   }
   ~ScratchDir() {

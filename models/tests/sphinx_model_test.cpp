@@ -58,7 +58,8 @@ TEST(SphinxModel, TrigramRowMatchesTheLibrarysStringLookup) {
 TEST(SphinxModel, RowsAreNextWordLawsWithinTheModelsRounding) {
   const auto file = shared_file();
   const SphinxModel target(file, SphinxView::trigram);
-  for (auto context : {words(*file, {"<s>", "once", "upon"}), words(*file, {"<s>", "i", "want"}), words(*file, {"of", "the"})}) {
+  for (auto context : {words(*file, {"<s>", "once", "upon"}), words(*file, {"<s>", "i", "want"}),
+                       words(*file, {"of", "the"})}) {
     const std::vector<double> row = target.next_row(context);
     EXPECT_LT(std::abs(compensated_total(row) - 1.0), 2e-3);
   }
@@ -68,7 +69,8 @@ TEST(SphinxModel, RowsAreNextWordLawsWithinTheModelsRounding) {
   EXPECT_GT(once_upon[static_cast<std::size_t>(file->id("a"))], 0.9);
   EXPECT_EQ(argmax(target.next_row(words(*file, {"<s>", "i", "want"}))), file->id("to"));
   double entropy = 0.0;
-  for (double p : target.next_row(words(*file, {"of", "the"}))) entropy -= p > 0.0 ? p * std::log(p) : 0.0;
+  for (double p : target.next_row(words(*file, {"of", "the"})))
+    entropy -= p > 0.0 ? p * std::log(p) : 0.0;
   EXPECT_GT(entropy, 6.0);  // many nouns can follow "of the"
   EXPECT_LT(entropy, 9.0);
 }
@@ -78,10 +80,13 @@ TEST(SphinxModel, ViewsAreDifferentModels) {
   const SphinxModel trigram(file, SphinxView::trigram), bigram(file, SphinxView::bigram),
       interpolated(file, SphinxView::interpolated);
   const std::vector<Token> context = words(*file, {"<s>", "once", "upon"});
-  const std::vector<double> p = trigram.next_row(context), q = bigram.next_row(context), r = interpolated.next_row(context);
-  const double kl_bigram = workloads::kl_divergence(p, q), kl_interpolated = workloads::kl_divergence(p, r);
+  const std::vector<double> p = trigram.next_row(context), q = bigram.next_row(context),
+                            r = interpolated.next_row(context);
+  const double kl_bigram = workloads::kl_divergence(p, q),
+               kl_interpolated = workloads::kl_divergence(p, r);
   EXPECT_GT(kl_bigram, 0.01);
-  EXPECT_GT(kl_interpolated, kl_bigram);  // mixing in the unigram moves further from the trigram here
+  EXPECT_GT(kl_interpolated,
+            kl_bigram);  // mixing in the unigram moves further from the trigram here
   // The bigram view reads only the last word.
   EXPECT_EQ(bigram.next_row(words(*file, {"<s>", "upon"})), q);
   EXPECT_THROW(trigram.next_row(std::vector<Token>{}), std::invalid_argument);

@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    tev::models::write_llama2c(argv[1], tev::models::random_llama2c({32, 64, 4, 4, 2, 48, 128, false}, tev::kDefaultSeed));
+    tev::models::write_llama2c(
+        argv[1], tev::models::random_llama2c({32, 64, 4, 4, 2, 48, 128, false}, tev::kDefaultSeed));
   } catch (const std::exception& e) {
     std::cerr << e.what() << '\n';
     return 2;

@@ -21,19 +21,23 @@ namespace {
 using nlohmann::json;
 
 TEST(ResultsKind, ReadsKindAndFallsBackToCommand) {
-  EXPECT_EQ(results_kind({{"kind", "conformance"}, {"command", "check"}}), ResultsKind::conformance);
+  EXPECT_EQ(results_kind({{"kind", "conformance"}, {"command", "check"}}),
+            ResultsKind::conformance);
   EXPECT_EQ(results_kind({{"command", "live"}}), ResultsKind::live);
   EXPECT_EQ(results_kind({{"command", "check"}}), ResultsKind::check);
-  EXPECT_EQ(results_kind({{"command", "check"}, {"drafts", "sampled"}}), ResultsKind::sampled_check);
+  EXPECT_EQ(results_kind({{"command", "check"}, {"drafts", "sampled"}}),
+            ResultsKind::sampled_check);
   EXPECT_EQ(results_kind({{"command", "theorem1"}, {"format_version", 1}}), ResultsKind::theorem1);
-  for (ResultsKind k : {ResultsKind::theorem1, ResultsKind::exittrain, ResultsKind::check, ResultsKind::sampled_check, ResultsKind::live,
-                        ResultsKind::live_sampled, ResultsKind::conformance}) {
+  for (ResultsKind k : {ResultsKind::theorem1, ResultsKind::exittrain, ResultsKind::check,
+                        ResultsKind::sampled_check, ResultsKind::live, ResultsKind::live_sampled,
+                        ResultsKind::conformance}) {
     EXPECT_EQ(results_kind({{"kind", results_kind_name(k)}}), k);
   }
 }
 
 TEST(ResultsKind, RejectsOtherFilesNamingTheKindsAccepted) {
-  for (const json& bad : {json{{"command", "bench"}}, json::array({1, 2}), json{{"format_version", 2}}}) {
+  for (const json& bad :
+       {json{{"command", "bench"}}, json::array({1, 2}), json{{"format_version", 2}}}) {
     try {
       results_kind(bad);
       FAIL() << "accepted " << bad.dump();
@@ -57,7 +61,8 @@ TEST(LargestDeviations, SquaresOfEveryBinAddUpToTheChiSquare) {
   double squares = 0.0;
   for (const BinDeviation& d : all) squares += d.residual * d.residual;
   EXPECT_NEAR(squares, chi.statistic, 1e-12);
-  for (std::size_t i = 1; i < all.size(); ++i) EXPECT_GE(std::abs(all[i - 1].residual), std::abs(all[i].residual));
+  for (std::size_t i = 1; i < all.size(); ++i)
+    EXPECT_GE(std::abs(all[i - 1].residual), std::abs(all[i].residual));
   // Cell 0: 20 observed against 12 expected, the largest deviation: (20 − 12)/√12.
   EXPECT_EQ(all[0].cell, 0);
   EXPECT_EQ(all[0].group, 0);
@@ -65,7 +70,8 @@ TEST(LargestDeviations, SquaresOfEveryBinAddUpToTheChiSquare) {
   EXPECT_DOUBLE_EQ(all[0].expected, 12.0);
   EXPECT_NEAR(all[0].residual, 8.0 / std::sqrt(12.0), 1e-12);
   // Group 0's tail pools cells 1, 2 and 3 (expected 2, 2, 4): no single cell, three of them.
-  const auto tail = std::find_if(all.begin(), all.end(), [](const BinDeviation& d) { return d.cells == 3; });
+  const auto tail =
+      std::find_if(all.begin(), all.end(), [](const BinDeviation& d) { return d.cells == 3; });
   ASSERT_NE(tail, all.end());
   EXPECT_EQ(tail->cell, -1);
   EXPECT_EQ(tail->group, 0);
@@ -103,11 +109,20 @@ json small_check() {
   judging::JudgingConfig config;
   config.samples = 20000;
   config.verifiers_sharing_alpha = 2;
-  json j = {{"format_version", 2}, {"kind", results_kind_name(ResultsKind::check)}, {"command", "check"}, {"seconds", 0.0}};
-  j["config"] = {{"samples", config.samples}, {"seed", config.seed}, {"alpha", config.alpha}, {"verdict_policy", policy_json(config.policy(), suite.size())}};
+  json j = {{"format_version", 2},
+            {"kind", results_kind_name(ResultsKind::check)},
+            {"command", "check"},
+            {"seconds", 0.0}};
+  j["config"] = {{"samples", config.samples},
+                 {"seed", config.seed},
+                 {"alpha", config.alpha},
+                 {"verdict_policy", policy_json(config.policy(), suite.size())}};
   for (const workloads::CheckCase& c : suite) {
     const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
-    j["trees"].push_back({{"label", c.label}, {"nodes", c.tree.size()}, {"ceiling", law.ceiling()}, {"prefix", law.prefix}});
+    j["trees"].push_back({{"label", c.label},
+                          {"nodes", c.tree.size()},
+                          {"ceiling", law.ceiling()},
+                          {"prefix", law.prefix}});
   }
   bool passed = true;
   for (VerifierId id : {VerifierId::tree_exit, VerifierId::mutant_bonus_from_full_row}) {
@@ -133,9 +148,11 @@ TEST(VerdictReport, CheckSpellsOutTheFirstCatchAndItsFarthestCells) {
   const RenderResult written = render_report(results, {dir, "/nonexistent/python3"});
   EXPECT_NE(written.warning.find("figures were not drawn"), std::string::npos);
   const std::string md = read(dir / "report.md");
-  for (const char* part : {"## Verdict per verifier", "## Verdict per tree", "## First failing case", "How a catch looks",
-                           "## Largest standardized deviations", "(o - e) / sqrt(e)", "## Per-node acceptance against P(u)",
-                           "binomial z (descriptive)", "figures/acceptance_vs_prefix.png"}) {
+  for (const char* part :
+       {"## Verdict per verifier", "## Verdict per tree", "## First failing case",
+        "How a catch looks", "## Largest standardized deviations", "(o - e) / sqrt(e)",
+        "## Per-node acceptance against P(u)", "binomial z (descriptive)",
+        "figures/acceptance_vs_prefix.png"}) {
     EXPECT_NE(md.find(part), std::string::npos) << part << "\n" << md;
   }
   EXPECT_NE(md.find(mutant.at("name").get<std::string>()), std::string::npos);

@@ -16,7 +16,9 @@
 namespace tev::reports {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(ResultsWriter, WritesTheJsonAndSaysWhere) {
   const models::ScratchDir dir;
@@ -81,12 +83,14 @@ TEST(VerdictTable, OneRowPerVerifierWithItsWeakestTreeAndUnexpectedMarked) {
 }
 
 TEST(Selftest, FailuresArePrintedAndFailTheBuild) {
-  const std::vector<judging::KnownAnswer> answers = {{"one", true, "1 = 1"}, {"two", false, "2 != 3"}};
+  const std::vector<judging::KnownAnswer> answers = {{"one", true, "1 = 1"},
+                                                     {"two", false, "2 != 3"}};
   std::ostringstream quiet, verbose;
   EXPECT_EQ(print_selftest(answers, false, quiet), 1);
   EXPECT_FALSE(contains(quiet.str(), "one"));
   EXPECT_TRUE(contains(quiet.str(), "FAIL  two: 2 != 3"));
-  EXPECT_TRUE(contains(quiet.str(), "1 of 2 known-answer tests") && contains(quiet.str(), "cannot be trusted"));
+  EXPECT_TRUE(contains(quiet.str(), "1 of 2 known-answer tests") &&
+              contains(quiet.str(), "cannot be trusted"));
   print_selftest(answers, true, verbose);
   EXPECT_TRUE(contains(verbose.str(), "ok    one"));
 }

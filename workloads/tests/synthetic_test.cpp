@@ -10,8 +10,9 @@ namespace tev::workloads {
 namespace {
 
 TEST(Synthetic, RowsAreDistributionsAndDeterministic) {
-  for (const RowFamilySpec spec : {RowFamilySpec{RowFamily::dirichlet, 0.05, 1.0}, RowFamilySpec{RowFamily::zipf, 1.1, 1.0},
-                                   RowFamilySpec{RowFamily::gaussian_logits, 3.0, 0.6}}) {
+  for (const RowFamilySpec spec :
+       {RowFamilySpec{RowFamily::dirichlet, 0.05, 1.0}, RowFamilySpec{RowFamily::zipf, 1.1, 1.0},
+        RowFamilySpec{RowFamily::gaussian_logits, 3.0, 0.6}}) {
     PhiloxEngine a(DrawSite{4, Stream::generation, 5, 6}), b(DrawSite{4, Stream::generation, 5, 6});
     const auto row = sample_row(spec, 32, a);
     EXPECT_EQ(row, sample_row(spec, 32, b)) << spec.label();
@@ -39,7 +40,8 @@ TEST(Synthetic, PerturbationControlsTheKL) {
   EXPECT_GT(small, 0.0);
   EXPECT_GT(large, small);
   // KL(p ‖ q) with q missing p's mass is infinite.
-  EXPECT_TRUE(std::isinf(kl_divergence(std::vector<double>{.5, .5}, std::vector<double>{1.0, 0.0})));
+  EXPECT_TRUE(
+      std::isinf(kl_divergence(std::vector<double>{.5, .5}, std::vector<double>{1.0, 0.0})));
 }
 
 TEST(Synthetic, LanguageRowsDependOnlyOnThePrefix) {

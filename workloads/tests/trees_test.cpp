@@ -52,10 +52,12 @@ TEST(RankRow, KeepsTheTopTokensWithTiesByTokenId) {
 
 TEST(BuildTree, EveryShapeIsValidWithTheRequestedBudget) {
   const SyntheticLanguage language({RowFamily::dirichlet, 0.5, 1.0}, 6, 0.5, 99);
-  for (TreeShape shape : {TreeShape::random_recursive, TreeShape::chain, TreeShape::star, TreeShape::full_kary, TreeShape::ddtree}) {
+  for (TreeShape shape : {TreeShape::random_recursive, TreeShape::chain, TreeShape::star,
+                          TreeShape::full_kary, TreeShape::ddtree}) {
     PhiloxEngine engine(DrawSite{1, Stream::generation, 2, 3});
     const DraftTree t = build_tree(shape, 6, language, engine).tree;
-    EXPECT_FALSE(t.validate().has_value()) << shape_name(shape) << ": " << t.validate().value_or("");
+    EXPECT_FALSE(t.validate().has_value())
+        << shape_name(shape) << ": " << t.validate().value_or("");
     EXPECT_EQ(t.size(), 7) << shape_name(shape);
   }
   PhiloxEngine engine(DrawSite{1, Stream::generation, 2, 3});
