@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake
+  build-essential cmake clang-format-14
   librapidcheck-dev libboost-math-dev libeigen3-dev libtbb-dev libgtest-dev
   librandom123-dev libcli11-dev nlohmann-json3-dev python3-matplotlib
   libbenchmark-dev libopenmpi-dev openmpi-bin
