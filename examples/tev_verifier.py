@@ -103,9 +103,9 @@ class Row:
         first_unlisted = next((t for t in range(self.vocab) if t not in self.listed), None)
         return tokens, cumulative, total, unlisted_mass, id_limit, first_unlisted
 
-    def sampler(self, excluded, rng, bug=None):
-        """A function drawing a token from this row without the excluded tokens (renormalized)."""
-        tokens, cumulative, total, unlisted_mass, id_limit, first_unlisted = self.residual(excluded, bug)
+    def sampler(self, residual, rng, bug=None):
+        """A function drawing a token from this row's residual (residual()'s answer)."""
+        tokens, cumulative, total, unlisted_mass, id_limit, first_unlisted = residual
 
         def draw(shared=None):
             """A token; `shared`, when given, stands for this draw's first uniform."""
@@ -122,9 +122,9 @@ class Row:
 
         return draw
 
-    def sample(self, excluded, rng, first, bug=None):
-        """The draws of sampler(excluded) for the array of first uniforms `first`, at once (numpy)."""
-        tokens, cumulative, total, unlisted_mass, id_limit, first_unlisted = self.residual(excluded, bug)
+    def sample(self, residual, rng, first, bug=None):
+        """The draws of sampler(residual) for the array of first uniforms `first`, at once (numpy)."""
+        tokens, cumulative, total, unlisted_mass, id_limit, first_unlisted = residual
         u = first * (total + unlisted_mass)
         out = np.empty(len(u), dtype=np.int64)
         listed = u < total
@@ -176,15 +176,15 @@ class Tev:
                 prefix[c] = prefix[v] * rows[v].prob(tokens[c])
                 order.append(c)
         self.exit_cumulative, self.total = [], 0.0
-        self.rows, self.excluded, self.bug, self.bonus = rows, [], bug, []
+        self.rows, self.residuals, self.bug, self.bonus = rows, [], bug, []
         for v in range(n):
             child_tokens = {tokens[c] for c in children[v]}
             row = rows[v]
             rho = sum(p for t, p in row.listed.items() if t not in child_tokens) + row.rest_each * (vocab - len(row.listed))
             self.total += prefix[v] * rho
             self.exit_cumulative.append(self.total)
-            self.excluded.append(set() if bug == "full-row-bonus" else child_tokens)
-            self.bonus.append(row.sampler(self.excluded[v], rng, bug))
+            self.residuals.append(row.residual(set() if bug == "full-row-bonus" else child_tokens, bug))
+            self.bonus.append(row.sampler(self.residuals[v], rng, bug))
         self.paths = []
         for v in range(n):
             path, u = [], v
@@ -215,7 +215,7 @@ class Tev:
         bonus = np.empty(len(exits), dtype=np.int64)
         for v in np.unique(exits).tolist():
             at = np.flatnonzero(exits == v)
-            bonus[at] = self.rows[v].sample(self.excluded[v], rng, first[at], self.bug)
+            bonus[at] = self.rows[v].sample(self.residuals[v], rng, first[at], self.bug)
         return exits, bonus
 
     def lines(self, exits, bonus, head):
