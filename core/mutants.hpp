@@ -168,8 +168,14 @@ inline std::vector<std::size_t> tail_tokens(std::span<const double> residual) {
                    [&](std::size_t a, std::size_t b) {
                      return residual[a] != residual[b] ? residual[a] > residual[b] : a < b;
                    });
-  std::vector<std::size_t> tail(order.begin() + static_cast<std::ptrdiff_t>(head), order.end());
-  std::sort(tail.begin(), tail.end());
+  // In increasing id by one pass over the ids, not a sort: this runs once per sample, O(V).
+  std::vector<char> in_head(residual.size(), 0);
+  for (std::size_t i = 0; i < head; ++i) in_head[order[i]] = 1;
+  std::vector<std::size_t> tail;
+  tail.reserve(residual.size() - head);
+  for (std::size_t t = 0; t < residual.size(); ++t) {
+    if (!in_head[t]) tail.push_back(t);
+  }
   return tail;
 }
 

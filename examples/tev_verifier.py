@@ -7,7 +7,9 @@ For a batch case (format_version 5) each line is one round, a block per request 
     {"case_id": "k0", "blocks": [{"request": "c0", "accepted": [...], "bonus": y}, ...]}
 Engine-shaped cases (format_version 3) give logit rows and sampling parameters: the rows are
 processed as an engine does (engine_sampling.py) before the tree is verified.
-Standard library only. Run it through the suite with
+A case's samples are drawn at once with numpy (exits from w, each exit's bonuses from its
+residual row); --per-sample, the default where numpy is missing, draws them one at a time with the
+standard library only, the same law. Run it through the suite with
     tevsuite conformance run --verifier-cmd "python3 examples/tev_verifier.py"
 
 --bug NAME plants a known mistake, so the suite can be seen to catch it:
@@ -54,6 +56,11 @@ import time
 
 from engine_sampling import logit_row, process
 
+try:
+    import numpy as np
+except ImportError:  # --per-sample needs the standard library only
+    np = None
+
 TOP_K = 20  # top-k-bonus: tokens the filtered residual keeps
 ALTERNATING_TV = 0.05  # alternating-laws: each block's TV from the canonical law
 ID_LIMIT = 32768  # truncated-ids: the first id a 16-bit index cannot hold
@@ -76,8 +83,10 @@ class Row:
     def prob(self, token):
         return self.listed.get(token, self.rest_each)
 
-    def sampler(self, excluded, rng, bug=None):
-        """A function drawing a token from this row without the excluded tokens (renormalized)."""
+    def residual(self, excluded, bug=None):
+        """The law a bonus is drawn from, without the excluded tokens (renormalized): the listed
+        tokens kept and their cumulative mass, the unlisted mass, the ids the unlisted ones are
+        drawn below, and the first unlisted token."""
         tokens = [t for t in self.listed if t not in excluded]
         id_limit = self.vocab
         if bug == "top-k-bonus":
@@ -92,6 +101,11 @@ class Row:
         unlisted = sum(1 for t in self.listed if t < id_limit)
         unlisted_mass = 0.0 if bug == "top-k-bonus" else self.rest_each * (id_limit - unlisted)
         first_unlisted = next((t for t in range(self.vocab) if t not in self.listed), None)
+        return tokens, cumulative, total, unlisted_mass, id_limit, first_unlisted
+
+    def sampler(self, residual, rng, bug=None):
+        """A function drawing a token from this row's residual (residual()'s answer)."""
+        tokens, cumulative, total, unlisted_mass, id_limit, first_unlisted = residual
 
         def draw(shared=None):
             """A token; `shared`, when given, stands for this draw's first uniform."""
@@ -107,6 +121,25 @@ class Row:
                     return t
 
         return draw
+
+    def sample(self, residual, rng, first, bug=None):
+        """The draws of sampler(residual) for the array of first uniforms `first`, at once (numpy)."""
+        tokens, cumulative, total, unlisted_mass, id_limit, first_unlisted = residual
+        u = first * (total + unlisted_mass)
+        out = np.empty(len(u), dtype=np.int64)
+        listed = u < total
+        at = np.minimum(np.searchsorted(np.array(cumulative), u[listed], side="right"), len(tokens) - 1)
+        out[listed] = np.array(tokens, dtype=np.int64)[at]
+        rest = np.flatnonzero(~listed)
+        if bug == "first-unlisted" and len(rest):
+            out[rest] = first_unlisted
+            return out
+        listed_ids = np.fromiter(self.listed, dtype=np.int64, count=len(self.listed))
+        while len(rest):  # uniform over the unlisted tokens: redraw the listed ones
+            t = rng.integers(0, id_limit, size=len(rest))
+            out[rest] = t
+            rest = rest[np.isin(t, listed_ids)]
+        return out
 
 
 def case_rows(case, bug):
@@ -143,15 +176,15 @@ class Tev:
                 prefix[c] = prefix[v] * rows[v].prob(tokens[c])
                 order.append(c)
         self.exit_cumulative, self.total = [], 0.0
-        self.bonus = []
+        self.rows, self.residuals, self.bug, self.bonus = rows, [], bug, []
         for v in range(n):
             child_tokens = {tokens[c] for c in children[v]}
             row = rows[v]
             rho = sum(p for t, p in row.listed.items() if t not in child_tokens) + row.rest_each * (vocab - len(row.listed))
             self.total += prefix[v] * rho
             self.exit_cumulative.append(self.total)
-            excluded = set() if bug == "full-row-bonus" else child_tokens
-            self.bonus.append(row.sampler(excluded, rng, bug))
+            self.residuals.append(row.residual(set() if bug == "full-row-bonus" else child_tokens, bug))
+            self.bonus.append(row.sampler(self.residuals[v], rng, bug))
         self.paths = []
         for v in range(n):
             path, u = [], v
@@ -169,6 +202,27 @@ class Tev:
             v -= 1  # never land on a zero-weight node through a rounding tie
         return self.paths[v], self.bonus[v](bonus_u)
 
+    def blocks(self, rng, exit_u, bonus_u=None):
+        """block() for arrays of uniforms at once (numpy): the exit nodes and their bonuses."""
+        cumulative = self.exit_cumulative
+        weighted_at = []  # node v, or the last node before it with a positive weight (the tie rule)
+        for v in range(len(cumulative)):
+            tie = v and cumulative[v] == cumulative[v - 1]
+            weighted_at.append(weighted_at[v - 1] if tie else v)
+        at = np.searchsorted(np.array(cumulative), exit_u * self.total, side="right")
+        exits = np.array(weighted_at)[np.minimum(at, len(cumulative) - 1)]
+        first = rng.random(len(exits)) if bonus_u is None else bonus_u
+        bonus = np.empty(len(exits), dtype=np.int64)
+        for v in np.unique(exits).tolist():
+            at = np.flatnonzero(exits == v)
+            bonus[at] = self.rows[v].sample(self.residuals[v], rng, first[at], self.bug)
+        return exits, bonus
+
+    def lines(self, exits, bonus, head):
+        """The blocks as JSON text, one per exit: head(v) is node v's text up to its bonus."""
+        heads = [head(v) for v in range(len(self.paths))]
+        return [heads[v] + str(b) + "}" for v, b in zip(exits.tolist(), bonus.tolist())]
+
 
 def exit_uniform(s, rng, bug, state):
     """Sample s's exit uniform. The serial bugs keep `state` across the calls of one case."""
@@ -184,16 +238,38 @@ def exit_uniform(s, rng, bug, state):
     return u
 
 
-def verify(case, rng, bug):
+def exit_uniforms(count, rng, bug):
+    """exit_uniform for samples 0 .. count - 1 at once (numpy)."""
+    if bug == "counter-every-other-call":
+        return np.repeat(rng.random((count + 1) // 2), 2)[:count]
+    u = rng.random(count)
+    if bug == "alternating-laws":
+        moved = rng.random(count) < 2 * ALTERNATING_TV
+        even = np.arange(count) % 2 == 0
+        u = np.where(moved, np.where(even, u / 2, 0.5 + u / 2), u)
+    return u
+
+
+def block_text(fields, accepted):
+    """A block's JSON text up to its bonus: json.dumps(fields + accepted + bonus) is this, the
+    bonus and "}"."""
+    return json.dumps(dict(fields, accepted=accepted))[:-1] + ', "bonus": '
+
+
+def verify(case, rng, bug, per_sample):
     tev = Tev(case, case_rows(case, bug), rng, bug)
+    fields = {"case_id": case["case_id"]}
+    if not per_sample:
+        exits, bonus = tev.blocks(rng, exit_uniforms(case["samples"], rng, bug))
+        return tev.lines(exits, bonus, lambda v: block_text(fields, tev.paths[v]))
     out, state = [], {}
     for s in range(case["samples"]):
         accepted, bonus = tev.block(exit_uniform(s, rng, bug, state))
-        out.append(json.dumps({"case_id": case["case_id"], "accepted": accepted, "bonus": bonus}))
+        out.append(block_text(fields, accepted) + str(bonus) + "}")
     return out
 
 
-def verify_batch(batch, rng, bug):
+def verify_batch(batch, rng, bug, per_sample):
     """A batch case (format_version 5): the requests' rows laid out flat, as an engine batches
     them ([total nodes, V], request k's node v at offsets[k] + v), and one block per request per
     round. The batch bugs misuse that layout or the batch's randomness."""
@@ -202,7 +278,7 @@ def verify_batch(batch, rng, bug):
     for request in requests:
         offsets.append(len(flat))
         flat += case_rows(request, bug)
-    tevs = []
+    tevs, fields = [], []
     for k, request in enumerate(requests):
         n = len(request["parents"])
         start = offsets[k]
@@ -212,21 +288,31 @@ def verify_batch(batch, rng, bug):
             start += 1
         rows = [flat[(start + v) % len(flat)] for v in range(n)]
         tevs.append(Tev(request, rows, rng, bug))
-    out = []
-    for _ in range(batch["samples"]):
-        shared = rng.random()  # shared-uniforms: one uniform for every request's exit
-        shared_bonus = rng.random() if bug == "shared-bonus-uniform" else None  # ... or bonus
+        fields.append({"request": "nobody" if bug == "unknown-request" and k == 0 else request["case_id"]})
+    rounds = batch["samples"]
+    if per_sample:
+        blocks = [[] for _ in tevs]
+        for _ in range(rounds):
+            shared = rng.random()  # shared-uniforms: one uniform for every request's exit
+            shared_bonus = rng.random() if bug == "shared-bonus-uniform" else None  # ... or bonus
+            for k, tev in enumerate(tevs):
+                accepted, bonus = tev.block(shared if bug == "shared-uniforms" else rng.random(), shared_bonus)
+                blocks[k].append(block_text(fields[k], accepted) + str(bonus) + "}")
+    else:
+        shared = rng.random(rounds)
+        shared_bonus = rng.random(rounds) if bug == "shared-bonus-uniform" else None
         blocks = []
-        for request, tev in zip(requests, tevs):
-            accepted, bonus = tev.block(shared if bug == "shared-uniforms" else rng.random(), shared_bonus)
-            blocks.append({"request": request["case_id"], "accepted": accepted, "bonus": bonus})
+        for k, tev in enumerate(tevs):
+            exits, bonus = tev.blocks(rng, shared if bug == "shared-uniforms" else rng.random(rounds), shared_bonus)
+            blocks.append(tev.lines(exits, bonus, lambda v: block_text(fields[k], tev.paths[v])))
+    out = []
+    for round_blocks in zip(*blocks):
+        round_blocks = list(round_blocks)
         if bug == "short-round":
-            blocks.pop()
-        if bug == "swapped-requests" and len(blocks) > 1:
-            blocks[0], blocks[1] = blocks[1], blocks[0]
-        if bug == "unknown-request":
-            blocks[0]["request"] = "nobody"
-        out.append(json.dumps({"case_id": batch["case_id"], "blocks": blocks}))
+            round_blocks.pop()
+        if bug == "swapped-requests" and len(round_blocks) > 1:
+            round_blocks[0], round_blocks[1] = round_blocks[1], round_blocks[0]
+        out.append(json.dumps({"case_id": batch["case_id"]})[:-1] + ', "blocks": [' + ", ".join(round_blocks) + "]}")
     return out
 
 
@@ -238,8 +324,11 @@ def main():
                                           "position-off-by-one", "shared-uniforms", "shared-bonus-uniform", "short-round",
                                           "swapped-requests", "unknown-request", "crash", "hang", "garbage"])
     parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--per-sample", action="store_true",
+                        help="draw the samples one at a time, standard library only (the default without numpy)")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    per_sample = args.per_sample or np is None
+    rng = random.Random(args.seed) if per_sample else np.random.default_rng(args.seed)
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -252,7 +341,7 @@ def main():
             print("this is not a sample", flush=True)
             continue
         answer = verify_batch if case["format_version"] == 5 else verify
-        print("\n".join(answer(case, rng, args.bug)), flush=True)
+        print("\n".join(answer(case, rng, args.bug, per_sample)), flush=True)
 
 
 if __name__ == "__main__":

@@ -152,6 +152,9 @@ def tree_walk(candidates, retrive_next_token, retrive_next_sibling, retrive_inde
         accept_token_num[b] = count
 
 
+PROCESSED = {}  # processed_walk's rows: (logits, shape, parameters) -> probabilities
+
+
 def processed_walk(target_logits, sampling_metadata, candidates, retrive_next_token, retrive_next_sibling, retrive_index, uniform_samples,
                    uniform_samples_for_final_sampling, predicts, accept_index, accept_token_num, bug=None):
     """tree_walk after tevsuite's reference processing of each request's rows with its own
@@ -161,10 +164,14 @@ def processed_walk(target_logits, sampling_metadata, candidates, retrive_next_to
                  order=s.order[b]) for b in range(target_logits.shape[0])]
     if bug == "first_request_parameters":
         rows = [rows[0]] * len(rows)
-    probs = torch.tensor(np.stack([[tevsuite.process_logits(r, **rows[b]) for r in target_logits[b].double().numpy()]
-                                   for b in range(len(rows))]))
-    tree_walk(candidates, retrive_next_token, retrive_next_sibling, retrive_index, probs, uniform_samples, uniform_samples_for_final_sampling,
-              predicts, accept_index, accept_token_num)
+    # Every round of a batch brings the same requests: the same logits and parameters are
+    # processed once.
+    key = (target_logits.numpy().tobytes(), target_logits.shape, repr(rows))
+    if key not in PROCESSED:
+        PROCESSED[key] = torch.tensor(np.stack([[tevsuite.process_logits(r, **rows[b]) for r in target_logits[b].double().numpy()]
+                                                for b in range(len(rows))]))
+    tree_walk(candidates, retrive_next_token, retrive_next_sibling, retrive_index, PROCESSED[key], uniform_samples,
+              uniform_samples_for_final_sampling, predicts, accept_index, accept_token_num)
 
 
 def test_tree_sampler_on_batches_of_requests_with_their_own_parameters():
