@@ -28,14 +28,6 @@ std::uint64_t SampleRandomness::bits() {
 
 namespace {
 
-template <class CaseT, CaseT (*Parse)(std::string_view, const std::string&, const CaseLimits&)>
-std::deque<CaseT> read_back(const std::vector<std::string>& lines) {
-  std::deque<CaseT> cases;
-  for (std::size_t k = 0; k < lines.size(); ++k)
-    cases.push_back(Parse(lines[k], "emitted case " + std::to_string(k), {}));
-  return cases;
-}
-
 int arena_threads(int threads) {
   return threads > 0 ? threads : oneapi::tbb::task_arena::automatic;
 }
@@ -45,7 +37,7 @@ int arena_threads(int threads) {
 // own judge of the case with add_one(judge, s) (sample s keyed by s alone, so the counts do not
 // depend on the threads); then the judges merge. `where` names the case in messages.
 template <class Judge, class CaseT, class Fill>
-std::vector<Judge> judge_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads,
+std::vector<Judge> judge_cases(const std::vector<CaseT>& cases, std::uint32_t seed, int threads,
                                Fill&& fill) {
   std::vector<Judge> judges;
   oneapi::tbb::task_arena arena(arena_threads(threads));
@@ -75,7 +67,7 @@ std::vector<Judge> judge_cases(const std::deque<CaseT>& cases, std::uint32_t see
 // Every case's samples drawn one at a time: add(judge, case, site, where) draws the sample of
 // `site` (site.tree: the case's index) and adds it.
 template <class Judge, class CaseT, class Add>
-std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads,
+std::vector<Judge> sample_cases(const std::vector<CaseT>& cases, std::uint32_t seed, int threads,
                                 Add&& add) {
   return judge_cases<Judge>(
       cases, seed, threads,
@@ -90,7 +82,7 @@ std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t se
 // case's samples (batches in order, one call each), whose blocks are then added by
 // add(judge, block, sample, where), each keyed by its own sample as sample_cases keys them.
 template <class Judge, class CaseT, class Fetch, class Add>
-std::vector<Judge> sample_cases_batched(const std::deque<CaseT>& cases, std::uint32_t seed,
+std::vector<Judge> sample_cases_batched(const std::vector<CaseT>& cases, std::uint32_t seed,
                                         int threads, std::uint64_t batch, Fetch&& fetch,
                                         Add&& add) {
   return judge_cases<Judge>(
@@ -230,19 +222,18 @@ judging::VerdictPolicy policy(double alpha, std::uint32_t seed) {
   return judging::VerdictPolicy{.alpha = alpha, .seed = seed};
 }
 
-std::deque<Case> checked_tree_cases(const tevsuite::TreeCheckOptions& options) {
+std::vector<Case> checked_tree_cases(const tevsuite::TreeCheckOptions& options) {
   check_case_options(options);
-  return read_back<Case, parse_case>(emit_configured(emit_config(options)));
+  return tree_case_values(emit_config(options));
 }
 
-std::deque<ModelCase> checked_model_cases(const tevsuite::ModelCheckOptions& options) {
+std::vector<ModelCase> checked_model_cases(const tevsuite::ModelCheckOptions& options) {
   check_case_options(options);
-  return read_back<ModelCase, parse_model_case>(
-      emit_configured(ModelEmitConfig{options.cases, options.samples, options.engine_inputs}));
+  return model_case_values(ModelEmitConfig{options.cases, options.samples, options.engine_inputs});
 }
 
 // Each case as the verifier sees it, built once.
-std::vector<tevsuite::TreeCase> views_of(const std::deque<Case>& cases) {
+std::vector<tevsuite::TreeCase> views_of(const std::vector<Case>& cases) {
   std::vector<tevsuite::TreeCase> views;
   for (const Case& c : cases) views.push_back(view_of(c));
   return views;
@@ -291,7 +282,7 @@ struct ModelViews {
   std::deque<CaseRows> rows;
   std::vector<tevsuite::ModelCase> views;
 
-  explicit ModelViews(const std::deque<ModelCase>& cases) {
+  explicit ModelViews(const std::vector<ModelCase>& cases) {
     for (const ModelCase& c : cases) {
       const CaseRows& r = rows.emplace_back(c);
       tevsuite::ModelCase view{c.id, c.label, c.pair.vocab(), c.depth, public_hint(c.drafting), &r,
@@ -392,7 +383,7 @@ std::vector<tevsuite::Block> fetch_batch(const Verifier& verifier, const View& v
 
 // The cases' judges into a report, with each case's exact law where `verifier` is given (else
 // `no_enumeration` says why there is none).
-TreeReport judge_tree_cases(const std::deque<Case>& cases,
+TreeReport judge_tree_cases(const std::vector<Case>& cases,
                             const std::vector<tevsuite::TreeCase>& views,
                             const std::vector<CaseJudge>& judges,
                             const tevsuite::DrawingVerifier* verifier,
@@ -432,7 +423,7 @@ template <class Sample>
 TreeReport run_tree_check(const Sample& sample, const tevsuite::DrawingVerifier* verifier,
                           const tevsuite::TreeCheckOptions& options,
                           const std::string& no_enumeration) {
-  const std::deque<Case> cases = checked_tree_cases(options);
+  const std::vector<Case> cases = checked_tree_cases(options);
   const std::vector<tevsuite::TreeCase> views = views_of(cases);
   const auto judges = sample_cases<CaseJudge>(
       cases, options.seed, options.threads,
@@ -463,8 +454,7 @@ EmitConfig emit_config(const tevsuite::TreeCheckOptions& options) {
 }
 
 std::vector<Case> tree_cases(const tevsuite::TreeCheckOptions& options) {
-  std::deque<Case> cases = checked_tree_cases(options);
-  return {std::make_move_iterator(cases.begin()), std::make_move_iterator(cases.end())};
+  return checked_tree_cases(options);
 }
 
 tevsuite::TreeCase view_of(const Case& c) {
@@ -501,7 +491,7 @@ TreeReport check_tree_verifier(const tevsuite::DrawingVerifier& verifier,
 
 ModelReport check_model_verifier(const tevsuite::ModelVerifier& verifier,
                                  const tevsuite::ModelCheckOptions& options) {
-  const std::deque<ModelCase> cases = checked_model_cases(options);
+  const std::vector<ModelCase> cases = checked_model_cases(options);
   const ModelViews views(cases);
   const auto judges = sample_cases<ModelCaseJudge>(
       cases, options.seed, options.threads,
@@ -515,7 +505,7 @@ ModelReport check_model_verifier(const tevsuite::ModelVerifier& verifier,
 TreeReport check_tree_verifier_batched(const tevsuite::TreeBatchVerifier& verifier,
                                        const tevsuite::TreeCheckOptions& options,
                                        std::uint64_t batch) {
-  const std::deque<Case> cases = checked_tree_cases(options);
+  const std::vector<Case> cases = checked_tree_cases(options);
   const std::vector<tevsuite::TreeCase> views = views_of(cases);
   const auto judges = sample_cases_batched<CaseJudge>(
       cases, options.seed, options.threads, batch,
@@ -530,7 +520,7 @@ TreeReport check_tree_verifier_batched(const tevsuite::TreeBatchVerifier& verifi
 ModelReport check_model_verifier_batched(const tevsuite::ModelBatchVerifier& verifier,
                                          const tevsuite::ModelCheckOptions& options,
                                          std::uint64_t batch) {
-  const std::deque<ModelCase> cases = checked_model_cases(options);
+  const std::vector<ModelCase> cases = checked_model_cases(options);
   const ModelViews views(cases);
   const auto judges = sample_cases_batched<ModelCaseJudge>(
       cases, options.seed, options.threads, batch,
@@ -589,8 +579,7 @@ BatchReport check_batch_verifier(const tevsuite::RequestBatchVerifier& verifier,
   config.batch = options.requests;
   config.samples = options.rounds;
   config.engine_inputs = options.engine_inputs;
-  const std::deque<BatchCase> batches =
-      read_back<BatchCase, parse_batch_case>(emit_configured(config));
+  const std::vector<BatchCase> batches = batch_case_values(config);
   std::vector<BatchJudge> judges;
   for (std::size_t i = 0; i < batches.size(); ++i) {
     const BatchCase& b = batches[i];

@@ -2,11 +2,12 @@
 // The in-process conformance check behind the public library, written in the public API's
 // vocabulary (include/tevsuite/check.hpp: its cases, blocks, randomness, draws, verifiers and
 // options): the check of `tevsuite conformance run`, with the verifier under test called in
-// process instead of spawned. The cases are the ones `conformance emit` writes (the same
-// generators), every sample is validated, completed and counted by the same judges, and the
-// verdict comes from the one verdict policy (judging/verdict_policy.hpp): χ² per case (α/2, Holm),
-// E[L] and per-node acceptance against the ceiling (α/2, Holm), "inconclusive" where a case cannot
-// detect the policy's TV at its level. It returns the judges' own reports, which the public
+// process instead of spawned. The cases are the ones `conformance emit` writes, built as the
+// typed values its lines read back as (emit.hpp's tree_case_values and the like: the same
+// generators, no JSON in between), every sample is validated, completed and counted by the same
+// judges, and the verdict comes from the one verdict policy (judging/verdict_policy.hpp): χ² per
+// case (α/2, Holm), E[L] and per-node acceptance against the ceiling (α/2, Holm), "inconclusive"
+// where a case cannot detect the policy's TV at its level. It returns the judges' own reports, which the public
 // library copies into tevsuite::Report (api/check.cpp).
 //
 // The verifier is called from several threads at once (oneTBB; the options' threads), once per
