@@ -143,6 +143,79 @@ std::string write_case(const std::string& id, const std::string& label, const Dr
   return j.dump();
 }
 
+void fill_unlisted(std::span<double> row, const std::set<Token>& listed, double listed_mass) {
+  if (listed.size() >= row.size()) return;
+  const double each =
+      std::max(1.0 - listed_mass, 0.0) / static_cast<double>(row.size() - listed.size());
+  for (std::size_t a = 0; a < row.size(); ++a) {
+    if (!listed.count(static_cast<Token>(a))) row[a] = each;
+  }
+}
+
+namespace {
+
+// A case's tree and rows as parse_case builds them from its line: the tree rebuilt from its
+// parents in level order, row(i, out) filling the (V) row of the line's node i.
+template <class Row>
+Case built_case(std::int64_t version, const std::string& id, const std::string& label,
+                const DraftTree& tree, std::uint64_t samples, Row&& row) {
+  std::vector<Token> tokens = tree.token;
+  tokens[0] = kNoToken;
+  BuiltTree built = tree_from_parents(tree.parent, tokens, tree.vocab);
+  const auto vocab = static_cast<std::size_t>(tree.vocab);
+  std::vector<double> dense(built.order.size() * vocab);  // (N, V) in the built tree's order
+  for (std::size_t i = 0; i < built.order.size(); ++i)
+    row(built.order[i], std::span<double>(dense).subspan(i * vocab, vocab));
+  Case c;
+  c.id = id;
+  c.label = label;
+  c.samples = samples;
+  c.format_version = version;
+  c.tree = std::move(built.tree);
+  c.order = std::move(built.order);
+  c.rows = TargetRows::from_probabilities(dense, c.tree.size(), tree.vocab, kRowTolerance);
+  return c;
+}
+
+}  // namespace
+
+Case make_case(const std::string& id, const std::string& label, const DraftTree& tree,
+               const TargetRows& rows, std::uint64_t samples,
+               const std::vector<std::vector<Token>>* sparse_listed) {
+  return built_case(kFormatVersion, id, label, tree, samples, [&](NodeId v, std::span<double> out) {
+    const auto row = rows.row(v);
+    if (sparse_listed == nullptr) {
+      std::copy(row.begin(), row.end(), out.begin());
+      return;
+    }
+    std::fill(out.begin(), out.end(), 0.0);
+    std::set<Token> listed;
+    CompensatedSum listed_mass;
+    for (const Token t : (*sparse_listed)[static_cast<std::size_t>(v)]) {
+      listed.insert(t);
+      out[static_cast<std::size_t>(t)] = row[static_cast<std::size_t>(t)];
+      listed_mass.add(row[static_cast<std::size_t>(t)]);
+    }
+    fill_unlisted(out, listed, listed_mass.value());
+  });
+}
+
+Case make_engine_case(const std::string& id, const std::string& label, const DraftTree& tree,
+                      std::span<const double> logits, const SamplingParams& sampling,
+                      std::uint64_t samples) {
+  const auto vocab = static_cast<std::size_t>(tree.vocab);
+  std::vector<double> ordered;  // (N, V) the logits in the built tree's order
+  Case c = built_case(kEngineFormatVersion, id, label, tree, samples,
+                      [&](NodeId v, std::span<double> out) {
+                        const auto row = logits.subspan(static_cast<std::size_t>(v) * vocab, vocab);
+                        ordered.insert(ordered.end(), row.begin(), row.end());
+                        process_logits(row, sampling, out);
+                      });
+  c.sampling = sampling;
+  c.logits = std::move(ordered);
+  return c;
+}
+
 json sampling_json(const SamplingParams& params) {
   json j = json::object();
   if (params.temperature != 1.0) j["temperature"] = params.temperature;

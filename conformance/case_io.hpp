@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -150,6 +151,20 @@ inline std::int64_t held_cells(const Case& c) {
   return (c.logits.empty() ? 1 : 2) * static_cast<std::int64_t>(c.tree.size()) * c.tree.vocab;
 }
 using CaseReader = BasicCaseReader<Case, parse_case>;
+
+// A sparse row's tail: the mass the listed tokens leave of 1 (listed_mass, their compensated sum
+// in the order listed), spread uniformly over the tokens not listed (none when every one is).
+void fill_unlisted(std::span<double> row, const std::set<Token>& listed, double listed_mass);
+
+// The cases write_case and write_engine_case write, as the lines read back (parse_case of the line
+// equals the case, field for field), built directly from the same arguments: the in-process check
+// takes its cases so, without the JSON.
+Case make_case(const std::string& id, const std::string& label, const DraftTree& tree,
+               const TargetRows& rows, std::uint64_t samples,
+               const std::vector<std::vector<Token>>* sparse_listed = nullptr);
+Case make_engine_case(const std::string& id, const std::string& label, const DraftTree& tree,
+                      std::span<const double> logits, const SamplingParams& sampling,
+                      std::uint64_t samples);
 
 // Writes a case as one JSON line in the tree's numbering. Rows are dense unless sparse_listed is
 // given: then row v lists sparse_listed[v] (which must include v's child tokens) and the rest of

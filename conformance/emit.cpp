@@ -16,6 +16,62 @@ namespace tev::conformance {
 
 namespace {
 
+// Where the generators put their cases: the lines `emit` writes, or the typed cases those lines
+// read back as (make_case and the like), built without the JSON.
+struct Lines {
+  std::vector<std::string> out;
+  template <class... Args>
+  void tree(Args&&... args) {
+    out.push_back(write_case(args...));
+  }
+  template <class... Args>
+  void engine(Args&&... args) {
+    out.push_back(write_engine_case(args...));
+  }
+  template <class... Args>
+  void model(Args&&... args) {
+    out.push_back(write_model_case(args...));
+  }
+  template <class... Args>
+  void engine_model(Args&&... args) {
+    out.push_back(write_engine_model_case(args...));
+  }
+};
+
+struct TreeValues {
+  std::vector<Case> out;
+  template <class... Args>
+  void tree(Args&&... args) {
+    out.push_back(make_case(args...));
+  }
+  // Every unlisted logit of a sparse row is the one its line writes as "fill": the rows are whole.
+  void engine(const std::string& id, const std::string& label, const DraftTree& tree,
+              std::span<const double> logits, const SamplingParams& sampling, std::uint64_t samples,
+              const std::vector<std::vector<Token>>*) {
+    out.push_back(make_engine_case(id, label, tree, logits, sampling, samples));
+  }
+};
+
+struct ModelValues {
+  std::vector<ModelCase> out;
+  template <class... Args>
+  void model(Args&&... args) {
+    out.push_back(make_model_case(args...));
+  }
+  template <class... Args>
+  void engine_model(Args&&... args) {
+    out.push_back(make_engine_model_case(args...));
+  }
+};
+
+// What generate(config, out) puts in an Out.
+template <class Out, class Config>
+auto collected(void (*generate)(const Config&, Out&), const Config& config) {
+  Out out;
+  generate(config, out);
+  return std::move(out.out);
+}
+
 constexpr double kNearDeterministicGap = 1e-10;  // mass left outside the drafted children
 constexpr double kSparseRemainder = 0.05;        // mass spread uniformly over unlisted tokens
 constexpr double kModelDraftNoise =
@@ -80,9 +136,8 @@ SparseCase embed_in_large_vocab(const workloads::CheckCase& small, std::int32_t 
   return out;
 }
 
-}  // namespace
-
-std::vector<std::string> emit_cases(const EmitConfig& config) {
+template <class Out>
+void generate_cases(const EmitConfig& config, Out& out) {
   if (config.cases < 1) throw std::invalid_argument("at least one case");
   if (config.vocab < 4)
     throw std::invalid_argument("vocab must be at least 4 (the star case has 4 or more children)");
@@ -149,7 +204,6 @@ std::vector<std::string> emit_cases(const EmitConfig& config) {
        Rows::as_drawn,
        "DDTree, near one-hot rows"},
   };
-  std::vector<std::string> lines;
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
     const workloads::SuiteConfig base{.trees = 1,
@@ -163,25 +217,23 @@ std::vector<std::string> emit_cases(const EmitConfig& config) {
     const std::string label = std::string(r.label) + " / " + c.label;
     switch (r.rows) {
       case Rows::as_drawn:
-        lines.push_back(write_case(id, label, c.tree, c.rows, config.samples));
+        out.tree(id, label, c.tree, c.rows, config.samples, nullptr);
         break;
       case Rows::near_deterministic:
-        lines.push_back(
-            write_case(id, label, c.tree, near_deterministic(c.tree, c.rows), config.samples));
+        out.tree(id, label, c.tree, near_deterministic(c.tree, c.rows), config.samples, nullptr);
         break;
       case Rows::sparse_large_vocab: {
         const SparseCase large = embed_in_large_vocab(c, config.large_vocab);
-        lines.push_back(write_case(
-            id, label + ", V = " + std::to_string(config.large_vocab), large.tree, large.rows,
-            config.samples * config.large_vocab_sample_factor, &large.listed));
+        out.tree(id, label + ", V = " + std::to_string(config.large_vocab), large.tree, large.rows,
+                 config.samples * config.large_vocab_sample_factor, &large.listed);
         break;
       }
     }
   }
-  return lines;
 }
 
-std::vector<std::string> emit_model_cases(const ModelEmitConfig& config) {
+template <class Out>
+void generate_model_cases(const ModelEmitConfig& config, Out& out) {
   if (config.cases < 1) throw std::invalid_argument("at least one case");
   if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
   constexpr std::int32_t kVocab = 4, kDepth = 2;
@@ -223,18 +275,13 @@ std::vector<std::string> emit_model_cases(const ModelEmitConfig& config) {
        {drafts::DraftPolicy::top_k, 2, kDepth},
        "deterministic top-2, drafter misses target mass"},
   };
-  std::vector<std::string> lines;
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
     const drafts::LanguagePair language(r.pair);
-    lines.push_back(write_model_case("m" + std::to_string(i),
-                                     std::string(r.label) + " / " + r.pair.label(), language,
-                                     r.drafting, config.samples));
+    out.model("m" + std::to_string(i), std::string(r.label) + " / " + r.pair.label(), language,
+              std::optional<drafts::Drafting>(r.drafting), config.samples);
   }
-  return lines;
 }
-
-namespace {
 
 double smallest_margin(std::span<const double> logits, std::size_t vocab,
                        const SamplingParams& params) {
@@ -390,7 +437,10 @@ bool binds(const DraftTree& tree, std::span<const double> logits, const Sampling
   return false;
 }
 
-std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
+namespace {
+
+template <class Out>
+void generate_engine_cases(const EmitConfig& config, Out& out) {
   if (config.cases < 1) throw std::invalid_argument("at least one case");
   if (config.vocab < 4)
     throw std::invalid_argument("vocab must be at least 4 (the star case has 4 or more children)");
@@ -476,7 +526,14 @@ std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
        true,
        "large vocabulary, sparse logits, min-p drops the tail"},
   };
-  std::vector<std::string> lines;
+  // The tree an engine case keeps, with its logit rows (N, V) and parameters.
+  struct Kept {
+    std::string label;
+    DraftTree tree;
+    std::vector<double> logits;
+    SamplingParams sampling;
+    std::optional<std::vector<std::vector<Token>>> listed;  // sparse rows' listed tokens
+  };
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
     const workloads::SuiteConfig base{.trees = 1,
@@ -487,7 +544,7 @@ std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
     // The first tree on which every parameter the recipe names binds or, failing that within
     // kEngineCaseTries trees (other seeds and case counts draw other trees), the first on which the
     // most do.
-    std::string best;
+    std::optional<Kept> best;
     std::ptrdiff_t best_bound = -1;
     for (int attempt = 0; attempt < kEngineCaseTries && best_bound < std::ssize(r.must_bind);
          ++attempt) {
@@ -514,46 +571,53 @@ std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
       std::string label = std::string(r.label) + " / " + c.label + ", logit scale " +
                           std::to_string(scale).substr(0, 4);
       if (large) label += ", V = " + std::to_string(config.large_vocab);
-      best = write_engine_case(id, label, tree, logits, sampling, config.samples,
-                               large ? &large->listed : nullptr);
+      best =
+          Kept{label, tree, logits, sampling, large ? std::optional(large->listed) : std::nullopt};
     }
-    if (best.empty())
+    if (!best)
       throw std::runtime_error("emit: no tree for \"" + std::string(r.label) +
                                "\" kept its filters well separated");
-    lines.push_back(std::move(best));
+    out.engine(id, best->label, best->tree, best->logits, best->sampling, config.samples,
+               best->listed ? &*best->listed : nullptr);
   }
-  return lines;
 }
 
-std::vector<std::string> emit_batch_cases(const EmitConfig& config) {
+// The request cases of config's batches: one kind in 8 has the large vocabulary, so 8 cases for
+// every 7 requests, and one cycle to spare.
+EmitConfig batch_requests(const EmitConfig& config) {
   if (config.cases < 1) throw std::invalid_argument("at least one batch");
   if (config.batch < 1 || config.batch > kMaxBatchRequests)
     throw std::invalid_argument("a batch holds 1 to " + std::to_string(kMaxBatchRequests) +
                                 " requests");
   EmitConfig requests = config;
   requests.batch = 0;
-  // One kind in 8 has the large vocabulary: 8 cases for every 7 requests, and one cycle to spare.
   requests.cases = (config.cases * config.batch + 6) / 7 * 8 + 8;
-  std::vector<std::string> lines;
-  std::vector<std::string> batch;
-  std::string kinds;
-  for (const std::string& line : emit_configured(requests)) {
-    const nlohmann::json j = nlohmann::json::parse(line);
-    if (j["vocab"].get<std::int64_t>() != config.vocab) continue;
-    batch.push_back(line);
-    kinds += (kinds.empty() ? "" : "; ") + j["label"].get<std::string>();
-    if (static_cast<std::int32_t>(batch.size()) < config.batch) continue;
-    lines.push_back(write_batch_case("k" + std::to_string(lines.size()),
-                                     std::to_string(config.batch) + " requests: " + kinds, batch,
-                                     config.samples));
-    batch.clear();
-    kinds.clear();
-    if (static_cast<std::int32_t>(lines.size()) == config.cases) break;
-  }
-  return lines;
+  return requests;
 }
 
-std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config) {
+// config.cases batches of config.batch requests of V = config.vocab, in order:
+// make(id, label, members) makes batch `id` of the requests at indices `members`.
+template <class Make>
+auto grouped(const EmitConfig& config, const std::vector<Case>& requests, Make&& make) {
+  std::vector<decltype(make(std::string(), std::string(), std::vector<std::size_t>()))> batches;
+  std::vector<std::size_t> members;
+  std::string kinds;
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    if (requests[k].tree.vocab != config.vocab) continue;
+    members.push_back(k);
+    kinds += (kinds.empty() ? "" : "; ") + requests[k].label;
+    if (static_cast<std::int32_t>(members.size()) < config.batch) continue;
+    batches.push_back(make("k" + std::to_string(batches.size()),
+                           std::to_string(config.batch) + " requests: " + kinds, members));
+    members.clear();
+    kinds.clear();
+    if (static_cast<std::int32_t>(batches.size()) == config.cases) break;
+  }
+  return batches;
+}
+
+template <class Out>
+void generate_engine_model_cases(const ModelEmitConfig& config, Out& out) {
   if (config.cases < 1) throw std::invalid_argument("at least one case");
   if (config.samples < 1) throw std::invalid_argument("samples must be at least 1");
   constexpr std::int32_t kVocab = 4, kDepth = 2;
@@ -597,7 +661,6 @@ std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config) 
        {.temperature = 0.5},
        "hot target, cold drafter"},
   };
-  std::vector<std::string> lines;
   for (std::int32_t i = 0; i < config.cases; ++i) {
     const Recipe& r = recipes[static_cast<std::size_t>(i) % std::size(recipes)];
     for (std::uint32_t seed = 7;; ++seed) {
@@ -629,15 +692,69 @@ std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config) 
       if (std::min(smallest_margin(p_logits, kVocab, target),
                    smallest_margin(q_logits, kVocab, drafter)) < kMinFilterMargin)
         continue;
-      lines.push_back(write_engine_model_case(
-          "n" + std::to_string(i),
-          std::string(r.label) + " / " + spec.label() + ", logit scale " +
-              std::to_string(scale).substr(0, 4),
-          pair, r.drafting, p_logits, q_logits, target, drafter, config.samples));
+      out.engine_model("n" + std::to_string(i),
+                       std::string(r.label) + " / " + spec.label() + ", logit scale " +
+                           std::to_string(scale).substr(0, 4),
+                       pair, std::optional<drafts::Drafting>(r.drafting),
+                       std::span<const double>(p_logits), std::span<const double>(q_logits), target,
+                       drafter, config.samples);
       break;
     }
   }
-  return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> emit_cases(const EmitConfig& config) {
+  return collected(generate_cases<Lines>, config);
+}
+
+std::vector<std::string> emit_model_cases(const ModelEmitConfig& config) {
+  return collected(generate_model_cases<Lines>, config);
+}
+
+std::vector<std::string> emit_engine_cases(const EmitConfig& config) {
+  return collected(generate_engine_cases<Lines>, config);
+}
+
+std::vector<std::string> emit_engine_model_cases(const ModelEmitConfig& config) {
+  return collected(generate_engine_model_cases<Lines>, config);
+}
+
+std::vector<std::string> emit_batch_cases(const EmitConfig& config) {
+  const EmitConfig requests = batch_requests(config);
+  const std::vector<std::string> lines = emit_configured(requests);
+  return grouped(config, tree_case_values(requests),
+                 [&](const std::string& id, const std::string& label,
+                     const std::vector<std::size_t>& members) {
+                   std::vector<std::string> batch;
+                   for (const std::size_t k : members) batch.push_back(lines[k]);
+                   return write_batch_case(id, label, batch, config.samples);
+                 });
+}
+
+std::vector<Case> tree_case_values(const EmitConfig& config) {
+  return config.engine_inputs ? collected(generate_engine_cases<TreeValues>, config)
+                              : collected(generate_cases<TreeValues>, config);
+}
+
+std::vector<ModelCase> model_case_values(const ModelEmitConfig& config) {
+  return config.engine_inputs ? collected(generate_engine_model_cases<ModelValues>, config)
+                              : collected(generate_model_cases<ModelValues>, config);
+}
+
+std::vector<BatchCase> batch_case_values(const EmitConfig& config) {
+  const std::vector<Case> requests = tree_case_values(batch_requests(config));
+  return grouped(config, requests,
+                 [&](const std::string& id, const std::string& label,
+                     const std::vector<std::size_t>& members) {
+                   BatchCase b{id, label, config.samples, {}};
+                   for (const std::size_t k : members) {
+                     b.requests.push_back(requests[k]);
+                     b.requests.back().samples = config.samples;
+                   }
+                   return b;
+                 });
 }
 
 }  // namespace tev::conformance

@@ -6,6 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "conformance/batch_case.hpp"
+#include "conformance/case_io.hpp"
+#include "conformance/model_case.hpp"
 #include "core/draft_tree.hpp"
 #include "core/philox.hpp"
 #include "core/sampling_params.hpp"
@@ -102,5 +105,12 @@ inline std::vector<std::string> emit_configured(const EmitConfig& config) {
 inline std::vector<std::string> emit_configured(const ModelEmitConfig& config) {
   return config.engine_inputs ? emit_engine_model_cases(config) : emit_model_cases(config);
 }
+
+// The cases emit_configured's lines read back as (parse_case, parse_model_case, parse_batch_case
+// of each line, in order), built directly: the in-process check's cases, without the JSON.
+// tree_case_values gives the fixed-tree cases (config.batch is not read).
+std::vector<Case> tree_case_values(const EmitConfig& config);
+std::vector<ModelCase> model_case_values(const ModelEmitConfig& config);
+std::vector<BatchCase> batch_case_values(const EmitConfig& config);
 
 }  // namespace tev::conformance

@@ -7,14 +7,19 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
+#include <span>
 #include <sstream>
+#include <stdexcept>
 
+#include "conformance/batch_case.hpp"
+#include "core/choosers.hpp"
 #include "core/format.hpp"
 #include "core/interrupt.hpp"
 
 namespace tev::conformance {
 
-std::uint64_t Randomness::bits() {
+std::uint64_t SampleRandomness::bits() {
   // The top 32 bits of each uniform in [0, 1) are uniform over 32-bit values.
   const auto high = static_cast<std::uint64_t>(uniform() * 4294967296.0);
   const auto low = static_cast<std::uint64_t>(uniform() * 4294967296.0);
@@ -22,14 +27,6 @@ std::uint64_t Randomness::bits() {
 }
 
 namespace {
-
-template <class CaseT, CaseT (*Parse)(std::string_view, const std::string&, const CaseLimits&)>
-std::deque<CaseT> read_back(const std::vector<std::string>& lines) {
-  std::deque<CaseT> cases;
-  for (std::size_t k = 0; k < lines.size(); ++k)
-    cases.push_back(Parse(lines[k], "emitted case " + std::to_string(k), {}));
-  return cases;
-}
 
 int arena_threads(int threads) {
   return threads > 0 ? threads : oneapi::tbb::task_arena::automatic;
@@ -40,7 +37,7 @@ int arena_threads(int threads) {
 // own judge of the case with add_one(judge, s) (sample s keyed by s alone, so the counts do not
 // depend on the threads); then the judges merge. `where` names the case in messages.
 template <class Judge, class CaseT, class Fill>
-std::vector<Judge> judge_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads,
+std::vector<Judge> judge_cases(const std::vector<CaseT>& cases, std::uint32_t seed, int threads,
                                Fill&& fill) {
   std::vector<Judge> judges;
   oneapi::tbb::task_arena arena(arena_threads(threads));
@@ -68,9 +65,9 @@ std::vector<Judge> judge_cases(const std::deque<CaseT>& cases, std::uint32_t see
 }
 
 // Every case's samples drawn one at a time: add(judge, case, site, where) draws the sample of
-// `site` and adds it.
+// `site` (site.tree: the case's index) and adds it.
 template <class Judge, class CaseT, class Add>
-std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t seed, int threads,
+std::vector<Judge> sample_cases(const std::vector<CaseT>& cases, std::uint32_t seed, int threads,
                                 Add&& add) {
   return judge_cases<Judge>(
       cases, seed, threads,
@@ -85,7 +82,7 @@ std::vector<Judge> sample_cases(const std::deque<CaseT>& cases, std::uint32_t se
 // case's samples (batches in order, one call each), whose blocks are then added by
 // add(judge, block, sample, where), each keyed by its own sample as sample_cases keys them.
 template <class Judge, class CaseT, class Fetch, class Add>
-std::vector<Judge> sample_cases_batched(const std::deque<CaseT>& cases, std::uint32_t seed,
+std::vector<Judge> sample_cases_batched(const std::vector<CaseT>& cases, std::uint32_t seed,
                                         int threads, std::uint64_t batch, Fetch&& fetch,
                                         Add&& add) {
   return judge_cases<Judge>(
@@ -94,7 +91,7 @@ std::vector<Judge> sample_cases_batched(const std::deque<CaseT>& cases, std::uin
         const std::uint64_t step = batch > 0 ? batch : std::max<std::uint64_t>(c.samples, 1);
         for (std::uint64_t first = 0; first < c.samples; first += step) {
           const std::uint64_t count = std::min(step, c.samples - first);
-          const std::vector<TokenBlock> blocks =
+          const std::vector<tevsuite::Block> blocks =
               fetch(c, first, count, DrawSite{seed, Stream::verifier, index, first});
           if (blocks.size() != count) {
             throw std::invalid_argument(where + ", samples " + std::to_string(first) + ".." +
@@ -163,7 +160,7 @@ void append_case(std::ostringstream& out, const CaseResult& r) {
 
 // A block's accepted tokens as the JSON numbers the judge reads, in this thread's buffer (valid
 // until the thread's next call; no allocation per sample).
-std::span<const std::int64_t> json_path(const TokenBlock& block) {
+std::span<const std::int64_t> json_path(const tevsuite::Block& block) {
   thread_local std::vector<std::int64_t> path;
   path.assign(block.accepted.begin(), block.accepted.end());
   return path;
@@ -179,166 +176,359 @@ std::string sequence_name(std::int64_t cell, std::int32_t vocab, std::int32_t ho
   return name;
 }
 
-}  // namespace
+static_assert(tevsuite::kDefaultSeed == kDefaultSeed);
+static_assert(tevsuite::kGreedyTemperature == kGreedyTemperature);
+static_assert(tevsuite::kMaxRequests == kMaxBatchRequests);
+static_assert(tevsuite::TreeCheckOptions{}.cases == EmitConfig{}.cases &&
+              tevsuite::TreeCheckOptions{}.samples == EmitConfig{}.samples &&
+              tevsuite::TreeCheckOptions{}.large_vocab == EmitConfig{}.large_vocab &&
+              tevsuite::TreeCheckOptions{}.large_vocab_factor ==
+                  EmitConfig{}.large_vocab_sample_factor);
+static_assert(tevsuite::ModelCheckOptions{}.cases == ModelEmitConfig{}.cases &&
+              tevsuite::ModelCheckOptions{}.samples == ModelEmitConfig{}.samples);
+static_assert(tevsuite::BatchCheckOptions{}.batches == kDefaultBatches);
+static_assert(static_cast<int>(tevsuite::DraftPolicy::top_k) ==
+                  static_cast<int>(drafts::DraftPolicy::top_k) &&
+              static_cast<int>(tevsuite::DraftPolicy::independent_chains) ==
+                  static_cast<int>(drafts::DraftPolicy::independent_chains));
+static_assert(static_cast<int>(tevsuite::FilterOrder::top_p_full_and_top_k) ==
+                  static_cast<int>(FilterOrder::top_p_full_and_top_k) &&
+              static_cast<int>(tevsuite::FilterOrder::min_p_last) ==
+                  static_cast<int>(FilterOrder::min_p_last));
 
-TreeCaseView view_of(const Case& c) {
-  if (c.format_version == kEngineFormatVersion)
-    return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, {}, c.logits, c.sampling};
-  return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, c.rows.data()};
+std::optional<tevsuite::DraftingHint> public_hint(const std::optional<drafts::Drafting>& d) {
+  if (!d) return std::nullopt;
+  return tevsuite::DraftingHint{static_cast<tevsuite::DraftPolicy>(d->policy), d->width, d->depth};
 }
 
-ModelCaseView view_of(const ModelCase& c) {
-  ModelCaseView view{c.id, c.label, c.pair.vocab(), c.depth, c.drafting, &c.pair};
-  if (c.format_version == kEngineModelFormatVersion) {
-    view.logits = &c.logits;
-    view.target_sampling = c.target_sampling;
-    view.drafter_sampling = c.drafter_sampling;
+// Refuses an option outside its range (check.hpp's), naming it; NaN is outside every range.
+template <class T>
+void check_range(const char* name, T value, T low, T high) {
+  if (value >= low && value <= high) return;
+  std::ostringstream message;
+  message << name << " must lie in [" << low << ", " << high << "], not " << value;
+  throw std::invalid_argument(message.str());
+}
+
+// The ranges both kinds of case options share.
+template <class Options>
+void check_case_options(const Options& o) {
+  check_range<std::int32_t>("cases", o.cases, 1, tevsuite::kMaxCases);
+  check_range<std::uint64_t>("samples", o.samples, 1, tevsuite::kMaxSamples);
+  check_range<double>("alpha", o.alpha, tevsuite::kMinAlpha, tevsuite::kMaxAlpha);
+}
+
+judging::VerdictPolicy policy(double alpha, std::uint32_t seed) {
+  return judging::VerdictPolicy{.alpha = alpha, .seed = seed};
+}
+
+std::vector<Case> checked_tree_cases(const tevsuite::TreeCheckOptions& options) {
+  check_case_options(options);
+  return tree_case_values(emit_config(options));
+}
+
+std::vector<ModelCase> checked_model_cases(const tevsuite::ModelCheckOptions& options) {
+  check_case_options(options);
+  return model_case_values(ModelEmitConfig{options.cases, options.samples, options.engine_inputs});
+}
+
+// Each case as the verifier sees it, built once.
+std::vector<tevsuite::TreeCase> views_of(const std::vector<Case>& cases) {
+  std::vector<tevsuite::TreeCase> views;
+  for (const Case& c : cases) views.push_back(view_of(c));
+  return views;
+}
+
+// A model case's rows (tevsuite::ModelRows): its pair's p and q, or an engine-shaped case's logits.
+class CaseRows final : public tevsuite::ModelRows {
+ public:
+  explicit CaseRows(const ModelCase& c) : c_(c) {}
+  std::span<const double> p(std::span<const std::int32_t> prefix) const override {
+    if (engine_shaped())
+      throw std::logic_error("an engine-shaped case gives p_logits and target_sampling, not p");
+    return c_.pair.p(prefix);
   }
-  return view;
-}
+  std::span<const double> q(std::span<const std::int32_t> prefix) const override {
+    if (engine_shaped())
+      throw std::logic_error("an engine-shaped case gives q_logits and drafter_sampling, not q");
+    return c_.pair.q(prefix);
+  }
+  std::span<const double> p_logits(std::span<const std::int32_t> prefix) const override {
+    if (!engine_shaped()) throw std::logic_error("not an engine-shaped case: read p");
+    return prefix_row(c_.logits.p, prefix);
+  }
+  std::span<const double> q_logits(std::span<const std::int32_t> prefix) const override {
+    if (!engine_shaped()) throw std::logic_error("not an engine-shaped case: read q");
+    return prefix_row(c_.logits.q, prefix);
+  }
 
-namespace {
+ private:
+  bool engine_shaped() const { return c_.format_version == kEngineModelFormatVersion; }
+  std::span<const double> prefix_row(const std::vector<double>& rows,
+                                     std::span<const std::int32_t> prefix) const {
+    const std::int32_t vocab = c_.pair.vocab();
+    const std::size_t index =
+        drafts::LanguagePair::prefix_count(vocab, static_cast<std::int32_t>(prefix.size())) +
+        drafts::sequence_cell(prefix, vocab);
+    return std::span<const double>(rows).subspan(index * static_cast<std::size_t>(vocab),
+                                                 static_cast<std::size_t>(vocab));
+  }
 
-std::span<const double> prefix_row(const drafts::LanguagePair& pair,
-                                   const std::vector<double>& rows,
-                                   std::span<const std::int32_t> prefix) {
-  const auto vocab = static_cast<std::size_t>(pair.vocab());
-  const std::size_t index =
-      drafts::LanguagePair::prefix_count(pair.vocab(), static_cast<std::int32_t>(prefix.size())) +
-      drafts::sequence_cell(prefix, pair.vocab());
-  return std::span<const double>(rows).subspan(index * vocab, vocab);
-}
+  const ModelCase& c_;
+};
 
-}  // namespace
+// The model cases as the verifier sees them, built once: the views point into `rows`.
+struct ModelViews {
+  std::deque<CaseRows> rows;
+  std::vector<tevsuite::ModelCase> views;
 
-std::span<const double> ModelCaseView::p(std::span<const std::int32_t> prefix) const {
-  if (logits != nullptr)
-    throw std::logic_error("an engine-shaped case gives p_logits and target_sampling, not p");
-  return pair->p(prefix);
-}
-std::span<const double> ModelCaseView::q(std::span<const std::int32_t> prefix) const {
-  if (logits != nullptr)
-    throw std::logic_error("an engine-shaped case gives q_logits and drafter_sampling, not q");
-  return pair->q(prefix);
-}
-std::span<const double> ModelCaseView::p_logits(std::span<const std::int32_t> prefix) const {
-  if (logits == nullptr) throw std::logic_error("not an engine-shaped case: read p");
-  return prefix_row(*pair, logits->p, prefix);
-}
-std::span<const double> ModelCaseView::q_logits(std::span<const std::int32_t> prefix) const {
-  if (logits == nullptr) throw std::logic_error("not an engine-shaped case: read q");
-  return prefix_row(*pair, logits->q, prefix);
-}
+  explicit ModelViews(const std::vector<ModelCase>& cases) {
+    for (const ModelCase& c : cases) {
+      const CaseRows& r = rows.emplace_back(c);
+      tevsuite::ModelCase view{c.id, c.label, c.pair.vocab(), c.depth, public_hint(c.drafting), &r,
+                               {},   {}};
+      if (c.format_version == kEngineModelFormatVersion) {
+        view.target_sampling = public_params(c.target_sampling);
+        view.drafter_sampling = public_params(c.drafter_sampling);
+      }
+      views.push_back(view);
+    }
+  }
+};
 
-std::vector<Case> tree_cases(const EmitConfig& config) {
-  std::deque<Case> cases = read_back<Case, parse_case>(emit_configured(config));
-  return {std::make_move_iterator(cases.begin()), std::make_move_iterator(cases.end())};
-}
+// tevsuite's chooser (the Philox sampler or the enumerator) behind the public Draws.
+template <class Chooser>
+class ChooserDraws final : public tevsuite::Draws {
+ public:
+  ChooserDraws(Chooser& chooser, const DraftTree& tree) : chooser_(chooser), tree_(tree) {}
+  std::size_t categorical(std::span<const double> weights) override {
+    return chooser_.categorical(weights);
+  }
+  std::int32_t next_token(std::int32_t node, std::span<const double> weights) override {
+    return chooser_.next_token(tree_, node, weights);
+  }
 
-namespace detail {
+ private:
+  Chooser& chooser_;
+  const DraftTree& tree_;
+};
 
-CountedBlock block_cell(const Case& c, const TokenBlock& block) {
+// The block as the enumeration counts it: its (exit node, bonus) cell (a bonus of zero target
+// probability included: the canonical law has 0 there), none when its path leaves the tree or its
+// bonus is outside the vocabulary.
+CountedBlock block_cell(const Case& c, const tevsuite::Block& block) {
   return {resolve_block(c, json_path(block), block.bonus).cell,
           static_cast<double>(block.accepted.size()) + 1.0};
 }
 
-namespace {
+ExactOutcome enumerate_view(const tevsuite::DrawingVerifier& verifier, const Case& c,
+                            const tevsuite::TreeCase& view) {
+  return enumerate_verifier(c.tree, c.rows, [&](EnumeratingChooser& chooser) {
+    ChooserDraws draws(chooser, c.tree);
+    return block_cell(c, verifier.verify(view, draws));
+  });
+}
 
-// The cases' judges into a report, with each case's exact law where `enumerate` is given (else
+// A batch's rows as blocks, each checked: the batch's size, tokens in [0, V), −1 padding only
+// after a row's last accepted token. `rows` names the batch's rows in messages, `row(i)` row i.
+template <class RowName>
+std::vector<tevsuite::Block> checked_blocks(const tevsuite::BlockBatch& batch, std::int32_t vocab,
+                                            std::uint64_t count, const std::string& rows,
+                                            RowName&& row) {
+  const auto where = [&](std::uint64_t i) { return row(i) + ": "; };
+  const auto width = static_cast<std::size_t>(std::max(batch.width, 0));
+  if (batch.bonus.size() != count || batch.accepted.size() != count * width) {
+    throw std::invalid_argument(
+        rows + ": a batch of " + std::to_string(count) + " needs " + std::to_string(count) +
+        " bonus tokens and " + std::to_string(count) + " x width accepted entries, got " +
+        std::to_string(batch.bonus.size()) + " and " + std::to_string(batch.accepted.size()));
+  }
+  const auto in_vocab = [&](std::int32_t t) { return t >= 0 && t < vocab; };
+  std::vector<tevsuite::Block> blocks(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::int32_t* tokens = batch.accepted.data() + i * width;
+    std::size_t length = 0;
+    while (length < width && tokens[length] != -1) {
+      if (!in_vocab(tokens[length]))
+        throw std::invalid_argument(where(i) + "accepted token " + std::to_string(tokens[length]) +
+                                    " outside [0, V)");
+      ++length;
+    }
+    for (std::size_t j = length; j < width; ++j) {
+      if (tokens[j] != -1)
+        throw std::invalid_argument(where(i) + "accepted token " + std::to_string(tokens[j]) +
+                                    " after the -1 padding");
+    }
+    if (!in_vocab(batch.bonus[i]))
+      throw std::invalid_argument(where(i) + "bonus token " + std::to_string(batch.bonus[i]) +
+                                  " outside [0, V)");
+    blocks[i] = {std::vector<std::int32_t>(tokens, tokens + length), batch.bonus[i]};
+  }
+  return blocks;
+}
+
+// A batched verifier's answer for samples first .. first + count − 1 of a case, checked: its seed
+// is 64 bits of the first sample's randomness.
+template <class Verifier, class View>
+std::vector<tevsuite::Block> fetch_batch(const Verifier& verifier, const View& view,
+                                         std::uint64_t first, std::uint64_t count,
+                                         const DrawSite& site) {
+  const std::string id(view.id);
+  return checked_blocks(
+      verifier(view, first, count, SampleRandomness(site).bits()), view.vocab, count,
+      "case " + id + ", samples " + std::to_string(first) + ".." +
+          std::to_string(first + count - 1),
+      [&](std::uint64_t i) { return "case " + id + ", sample " + std::to_string(first + i); });
+}
+
+// The cases' judges into a report, with each case's exact law where `verifier` is given (else
 // `no_enumeration` says why there is none).
-TreeReport judge_tree_cases(const std::deque<Case>& cases, const std::vector<CaseJudge>& judges,
-                            const EnumerateFn& enumerate, const CheckOptions& options,
+TreeReport judge_tree_cases(const std::vector<Case>& cases,
+                            const std::vector<tevsuite::TreeCase>& views,
+                            const std::vector<CaseJudge>& judges,
+                            const tevsuite::DrawingVerifier* verifier,
+                            const tevsuite::TreeCheckOptions& options,
                             const std::string& no_enumeration) {
   std::vector<std::optional<ExactOutcome>> exact(cases.size());
   std::vector<std::string> not_enumerated(cases.size());
-  if (enumerate) {
+  if (verifier != nullptr) {
     for (std::size_t k = 0; k < cases.size(); ++k) {
       try {
-        exact[k] = enumerate(cases[k], view_of(cases[k]));
+        exact[k] = enumerate_view(*verifier, cases[k], views[k]);
       } catch (const EnumerationBudgetExceeded& e) {
         not_enumerated[k] = e.what();
       }
     }
   }
   TreeReport report =
-      judge(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed},
-            enumerate ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
+      judge(judges, policy(options.alpha, options.seed),
+            verifier ? std::span(exact) : std::span<const std::optional<ExactOutcome>>{});
   for (std::size_t k = 0; k < cases.size(); ++k)
-    report.cases[k].not_enumerated = enumerate ? not_enumerated[k] : no_enumeration;
+    report.cases[k].not_enumerated = verifier ? not_enumerated[k] : no_enumeration;
   return report;
 }
 
-void add_tree_block(CaseJudge& judge, const TokenBlock& b, std::uint64_t sample,
+void add_tree_block(CaseJudge& judge, const tevsuite::Block& b, std::uint64_t sample,
                     const std::string& where) {
   judge.add_sample(json_path(b), b.bonus, sample, where);
 }
 
-void add_model_block(ModelCaseJudge& judge, const TokenBlock& b, std::uint64_t sample,
+void add_model_block(ModelCaseJudge& judge, const tevsuite::Block& b, std::uint64_t sample,
                      const std::string& where) {
   judge.add_sample(b.accepted, b.bonus, sample, where);
 }
 
-}  // namespace
-
-TreeReport run_tree_check(const SampleFn& sample, const EnumerateFn& enumerate,
-                          const CheckOptions& options) {
-  const std::deque<Case> cases = read_back<Case, parse_case>(emit_configured(options.cases));
+// Every case sampled, one sample at a time, by sample(view, case, site).
+template <class Sample>
+TreeReport run_tree_check(const Sample& sample, const tevsuite::DrawingVerifier* verifier,
+                          const tevsuite::TreeCheckOptions& options,
+                          const std::string& no_enumeration) {
+  const std::vector<Case> cases = checked_tree_cases(options);
+  const std::vector<tevsuite::TreeCase> views = views_of(cases);
   const auto judges = sample_cases<CaseJudge>(
       cases, options.seed, options.threads,
       [&](CaseJudge& judge, const Case& c, const DrawSite& site, const std::string& where) {
-        add_tree_block(judge, sample(c, view_of(c), site), site.sample, where);
+        add_tree_block(judge, sample(views[site.tree], c, site), site.sample, where);
       });
-  return judge_tree_cases(cases, judges, enumerate, options, "a seeded verifier: no enumeration");
+  return judge_tree_cases(cases, views, judges, verifier, options, no_enumeration);
 }
 
-}  // namespace detail
+}  // namespace
 
-TreeReport check_tree_verifier(const TreeVerifier& verifier, const CheckOptions& options) {
-  return detail::run_tree_check(
-      [&](const Case&, const TreeCaseView& view, const DrawSite& site) {
-        Randomness randomness(site);
+SamplingParams internal_params(const tevsuite::SamplingParams& p) {
+  return {p.temperature, p.top_k, p.top_p, p.min_p, static_cast<FilterOrder>(p.order)};
+}
+
+tevsuite::SamplingParams public_params(const SamplingParams& p) {
+  return {p.temperature, p.top_k, p.top_p, p.min_p, static_cast<tevsuite::FilterOrder>(p.order)};
+}
+
+EmitConfig emit_config(const tevsuite::TreeCheckOptions& options) {
+  EmitConfig config;
+  config.cases = options.cases;
+  config.samples = options.samples;
+  config.large_vocab = options.large_vocab;
+  config.large_vocab_sample_factor = options.large_vocab_factor;
+  config.engine_inputs = options.engine_inputs;
+  return config;
+}
+
+std::vector<Case> tree_cases(const tevsuite::TreeCheckOptions& options) {
+  return checked_tree_cases(options);
+}
+
+tevsuite::TreeCase view_of(const Case& c) {
+  if (c.format_version == kEngineFormatVersion)
+    return {c.id,         c.label, c.tree.vocab, c.tree.parent,
+            c.tree.token, {},      c.logits,     public_params(c.sampling)};
+  return {c.id, c.label, c.tree.vocab, c.tree.parent, c.tree.token, c.rows.data(), {}, {}};
+}
+
+ExactOutcome enumerate_drawing(const tevsuite::DrawingVerifier& verifier, const Case& c) {
+  return enumerate_view(verifier, c, view_of(c));
+}
+
+TreeReport check_tree_verifier(const tevsuite::TreeVerifier& verifier,
+                               const tevsuite::TreeCheckOptions& options) {
+  return run_tree_check(
+      [&](const tevsuite::TreeCase& view, const Case&, const DrawSite& site) {
+        SampleRandomness randomness(site);
         return verifier(view, randomness);
       },
-      nullptr, options);
+      nullptr, options, "a seeded verifier: no enumeration");
 }
 
-ModelReport check_model_verifier(const ModelVerifier& verifier, const ModelCheckOptions& options) {
-  const std::deque<ModelCase> cases =
-      read_back<ModelCase, parse_model_case>(emit_configured(options.cases));
+TreeReport check_tree_verifier(const tevsuite::DrawingVerifier& verifier,
+                               const tevsuite::TreeCheckOptions& options) {
+  return run_tree_check(
+      [&](const tevsuite::TreeCase& view, const Case& c, const DrawSite& site) {
+        PhiloxChooser chooser(site);
+        ChooserDraws draws(chooser, c.tree);
+        return verifier.verify(view, draws);
+      },
+      &verifier, options, "");
+}
+
+ModelReport check_model_verifier(const tevsuite::ModelVerifier& verifier,
+                                 const tevsuite::ModelCheckOptions& options) {
+  const std::vector<ModelCase> cases = checked_model_cases(options);
+  const ModelViews views(cases);
   const auto judges = sample_cases<ModelCaseJudge>(
       cases, options.seed, options.threads,
-      [&](ModelCaseJudge& judge, const ModelCase& c, const DrawSite& site,
-          const std::string& where) {
-        Randomness randomness(site);
-        detail::add_model_block(judge, verifier(view_of(c), randomness), site.sample, where);
+      [&](ModelCaseJudge& judge, const ModelCase&, const DrawSite& site, const std::string& where) {
+        SampleRandomness randomness(site);
+        add_model_block(judge, verifier(views.views[site.tree], randomness), site.sample, where);
       });
-  return judge_models(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed});
+  return judge_models(judges, policy(options.alpha, options.seed));
 }
 
-TreeReport check_tree_verifier_batched(const TreeBatchFn& verifier, const CheckOptions& options,
+TreeReport check_tree_verifier_batched(const tevsuite::TreeBatchVerifier& verifier,
+                                       const tevsuite::TreeCheckOptions& options,
                                        std::uint64_t batch) {
-  const std::deque<Case> cases = read_back<Case, parse_case>(emit_configured(options.cases));
+  const std::vector<Case> cases = checked_tree_cases(options);
+  const std::vector<tevsuite::TreeCase> views = views_of(cases);
   const auto judges = sample_cases_batched<CaseJudge>(
       cases, options.seed, options.threads, batch,
-      [&](const Case& c, std::uint64_t first, std::uint64_t count, const DrawSite& site) {
-        return verifier(view_of(c), first, count, site);
+      [&](const Case&, std::uint64_t first, std::uint64_t count, const DrawSite& site) {
+        return fetch_batch(verifier, views[site.tree], first, count, site);
       },
-      detail::add_tree_block);
-  return detail::judge_tree_cases(cases, judges, nullptr, options,
-                                  "a batched verifier: no enumeration");
+      add_tree_block);
+  return judge_tree_cases(cases, views, judges, nullptr, options,
+                          "a batched verifier: no enumeration");
 }
 
-ModelReport check_model_verifier_batched(const ModelBatchFn& verifier,
-                                         const ModelCheckOptions& options, std::uint64_t batch) {
-  const std::deque<ModelCase> cases =
-      read_back<ModelCase, parse_model_case>(emit_configured(options.cases));
+ModelReport check_model_verifier_batched(const tevsuite::ModelBatchVerifier& verifier,
+                                         const tevsuite::ModelCheckOptions& options,
+                                         std::uint64_t batch) {
+  const std::vector<ModelCase> cases = checked_model_cases(options);
+  const ModelViews views(cases);
   const auto judges = sample_cases_batched<ModelCaseJudge>(
       cases, options.seed, options.threads, batch,
-      [&](const ModelCase& c, std::uint64_t first, std::uint64_t count, const DrawSite& site) {
-        return verifier(view_of(c), first, count, site);
+      [&](const ModelCase&, std::uint64_t first, std::uint64_t count, const DrawSite& site) {
+        return fetch_batch(verifier, views.views[site.tree], first, count, site);
       },
-      detail::add_model_block);
-  return judge_models(judges, judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed});
+      add_model_block);
+  return judge_models(judges, policy(options.alpha, options.seed));
 }
 
 std::string describe(const TreeReport& report) {
@@ -378,34 +568,38 @@ std::string describe(const ModelReport& report) {
   return out.str();
 }
 
-BatchReport check_batch_verifier(const BatchRoundFn& verifier, const BatchCheckOptions& options) {
-  if (options.batches.batch < 1)
-    throw std::invalid_argument("a batch check needs batches of at least one request");
-  const std::deque<BatchCase> batches =
-      read_back<BatchCase, parse_batch_case>(emit_configured(options.batches));
+BatchReport check_batch_verifier(const tevsuite::RequestBatchVerifier& verifier,
+                                 const tevsuite::BatchCheckOptions& options) {
+  check_range<std::int32_t>("batches", options.batches, 1, tevsuite::kMaxCases);
+  check_range<std::int32_t>("requests", options.requests, 1, tevsuite::kMaxRequests);
+  check_range<std::uint64_t>("rounds", options.rounds, 1, tevsuite::kMaxSamples);
+  check_range<double>("alpha", options.alpha, tevsuite::kMinAlpha, tevsuite::kMaxAlpha);
+  EmitConfig config;
+  config.cases = options.batches;
+  config.batch = options.requests;
+  config.samples = options.rounds;
+  config.engine_inputs = options.engine_inputs;
+  const std::vector<BatchCase> batches = batch_case_values(config);
   std::vector<BatchJudge> judges;
   for (std::size_t i = 0; i < batches.size(); ++i) {
     const BatchCase& b = batches[i];
     judges.emplace_back(b, options.seed, static_cast<std::uint32_t>(i));
-    std::vector<TreeCaseView> views;
+    std::vector<tevsuite::TreeCase> views;
     for (const Case& r : b.requests) views.push_back(view_of(r));
     std::vector<RequestBlock> round(b.requests.size());
     for (std::uint64_t s = 0; s < b.samples; ++s) {
       const std::string where = "batch " + b.id + ", round " + std::to_string(s);
-      const std::vector<TokenBlock> blocks = verifier(
-          b.id, views, DrawSite{options.seed, Stream::verifier, static_cast<std::uint32_t>(i), s});
-      if (blocks.size() != views.size()) {
-        throw std::invalid_argument(where + ": " + std::to_string(blocks.size()) +
-                                    " blocks for the batch's " + std::to_string(views.size()) +
-                                    " requests");
-      }
+      SampleRandomness randomness(
+          DrawSite{options.seed, Stream::verifier, static_cast<std::uint32_t>(i), s});
+      const std::vector<tevsuite::Block> blocks = checked_blocks(
+          verifier(views, randomness), views.front().vocab, views.size(), where,
+          [&](std::uint64_t k) { return where + ", request " + std::string(views[k].id); });
       for (std::size_t k = 0; k < blocks.size(); ++k)
         round[k] = {{blocks[k].accepted.begin(), blocks[k].accepted.end()}, blocks[k].bonus};
       judges.back().add_round(round, s, where);
     }
   }
-  return judge_batches(judges,
-                       judging::VerdictPolicy{.alpha = options.alpha, .seed = options.seed});
+  return judge_batches(judges, policy(options.alpha, options.seed));
 }
 
 std::string describe(const BatchReport& report) {

@@ -107,10 +107,7 @@ void read_row(const json& row, std::int64_t vocab, const std::vector<Token>& req
       fail(where, "sparse row lists every token but sums to " + json(listed_mass.value()).dump());
     return;
   }
-  const double each = std::max(rest, 0.0) / static_cast<double>(unlisted);
-  for (std::int64_t a = 0; a < vocab; ++a) {
-    if (!listed.count(static_cast<Token>(a))) out[static_cast<std::size_t>(a)] = each;
-  }
+  fill_unlisted(out, listed, listed_mass.value());
 }
 
 namespace {

@@ -205,6 +205,72 @@ ModelCase parse_model_case(std::string_view line, const std::string& where,
 
 namespace {
 
+// Each (V) row normalized by its compensated total, as parse_model_case normalizes the rows it reads.
+void normalize_rows(std::vector<double>& rows, std::size_t vocab) {
+  for (std::size_t at = 0; at < rows.size(); at += vocab) {
+    const std::span<double> row(rows.data() + at, vocab);
+    const double total = compensated_total(row);
+    for (double& x : row) x /= total;
+  }
+}
+
+// A model case from its rows (prefixes, V) in the pair's prefix order, normalized as read.
+ModelCase built_model_case(std::int64_t version, const std::string& id, const std::string& label,
+                           const drafts::LanguagePair& pair,
+                           const std::optional<drafts::Drafting>& drafting, std::uint64_t samples,
+                           std::vector<double> p, std::vector<double> q) {
+  const auto vocab = static_cast<std::size_t>(pair.vocab());
+  normalize_rows(p, vocab);
+  normalize_rows(q, vocab);
+  const std::int32_t depth = pair.horizon() - 1;
+  std::optional<drafts::Drafting> hint;
+  if (drafting) hint = drafts::Drafting{drafting->policy, drafting->width, depth};
+  ModelCase c{
+      id,      label,
+      samples, depth,
+      hint,    drafts::LanguagePair(pair.vocab(), pair.horizon(), std::move(p), std::move(q)),
+      version, {},
+      {},      {}};
+  return c;
+}
+
+}  // namespace
+
+ModelCase make_model_case(const std::string& id, const std::string& label,
+                          const drafts::LanguagePair& pair,
+                          const std::optional<drafts::Drafting>& drafting, std::uint64_t samples) {
+  std::vector<double> p, q;  // (prefixes, V) each
+  for (std::size_t i = 0; i < pair.prefixes(); ++i) {
+    const std::vector<Token> prefix = pair.prefix(i);
+    p.insert(p.end(), pair.p(prefix).begin(), pair.p(prefix).end());
+    q.insert(q.end(), pair.q(prefix).begin(), pair.q(prefix).end());
+  }
+  return built_model_case(kModelFormatVersion, id, label, pair, drafting, samples, std::move(p),
+                          std::move(q));
+}
+
+ModelCase make_engine_model_case(const std::string& id, const std::string& label,
+                                 const drafts::LanguagePair& pair,
+                                 const std::optional<drafts::Drafting>& drafting,
+                                 std::span<const double> p_logits, std::span<const double> q_logits,
+                                 const SamplingParams& target, const SamplingParams& drafter,
+                                 std::uint64_t samples) {
+  const auto vocab = static_cast<std::size_t>(pair.vocab());
+  std::vector<double> p(p_logits.size()), q(q_logits.size());  // (prefixes, V) each
+  for (std::size_t at = 0; at < p.size(); at += vocab) {
+    process_logits(p_logits.subspan(at, vocab), target, std::span<double>(p).subspan(at, vocab));
+    process_logits(q_logits.subspan(at, vocab), drafter, std::span<double>(q).subspan(at, vocab));
+  }
+  ModelCase c = built_model_case(kEngineModelFormatVersion, id, label, pair, drafting, samples,
+                                 std::move(p), std::move(q));
+  c.target_sampling = target;
+  c.drafter_sampling = drafter;
+  c.logits = {{p_logits.begin(), p_logits.end()}, {q_logits.begin(), q_logits.end()}};
+  return c;
+}
+
+namespace {
+
 json model_case_json(std::int64_t version, const std::string& id, const std::string& label,
                      const drafts::LanguagePair& pair,
                      const std::optional<drafts::Drafting>& drafting, std::uint64_t samples) {

@@ -66,6 +66,19 @@ using ModelCaseReader = BasicCaseReader<ModelCase, parse_model_case>;
 // The drafting policies' names in the hint: chain, independent-chains, iid, without-replacement, top-k.
 std::string_view policy_name(drafts::DraftPolicy policy);
 
+// The cases write_model_case and write_engine_model_case write, as the lines read back
+// (parse_model_case of the line equals the case, field for field), built directly from the same
+// arguments: the in-process check takes its model cases so, without the JSON.
+ModelCase make_model_case(const std::string& id, const std::string& label,
+                          const drafts::LanguagePair& pair,
+                          const std::optional<drafts::Drafting>& drafting, std::uint64_t samples);
+ModelCase make_engine_model_case(const std::string& id, const std::string& label,
+                                 const drafts::LanguagePair& pair,
+                                 const std::optional<drafts::Drafting>& drafting,
+                                 std::span<const double> p_logits, std::span<const double> q_logits,
+                                 const SamplingParams& target, const SamplingParams& drafter,
+                                 std::uint64_t samples);
+
 // Writes a model case as one JSON line, rows dense, in the pair's prefix order.
 std::string write_model_case(const std::string& id, const std::string& label,
                              const drafts::LanguagePair& pair,

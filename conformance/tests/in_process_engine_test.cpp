@@ -57,7 +57,7 @@ SamplingParams believed_params(const SamplingParams& params, bool verified_row, 
 }
 
 // The rows the verifier believes in: the logits processed by believed_params.
-std::vector<double> believed_rows(const TreeCaseView& c, ProcessingBug bug) {
+std::vector<double> believed_rows(const tevsuite::TreeCase& c, ProcessingBug bug) {
   std::vector<bool> verified(static_cast<std::size_t>(c.nodes()),
                              false);  // (N) nodes with drafted children
   for (std::int32_t v = 1; v < c.nodes(); ++v)
@@ -66,7 +66,7 @@ std::vector<double> believed_rows(const TreeCaseView& c, ProcessingBug bug) {
   std::vector<double> rows(c.logits.size());
   for (std::size_t v = 0; v * vocab < rows.size(); ++v) {
     process_logits(c.logits.subspan(v * vocab, vocab),
-                   believed_params(*c.sampling, verified[v], bug),
+                   believed_params(internal_params(*c.sampling), verified[v], bug),
                    std::span<double>(rows).subspan(v * vocab, vocab));
   }
   return rows;
@@ -80,7 +80,7 @@ struct TevTables {
   std::vector<std::vector<std::int32_t>> paths;  // (N) tokens from the root
 };
 
-TevTables tev_tables(const TreeCaseView& c, ProcessingBug bug) {
+TevTables tev_tables(const tevsuite::TreeCase& c, ProcessingBug bug) {
   const std::vector<double> rows = believed_rows(c, bug);
   const auto vocab = static_cast<std::size_t>(c.vocab);
   const auto n = static_cast<std::size_t>(c.nodes());
@@ -111,8 +111,7 @@ struct EngineTev {
   ProcessingBug bug;
   test_helpers::PerCase<TevTables> tables;
 
-  template <class Draws>
-  TokenBlock operator()(const TreeCaseView& c, Draws& draws) const {
+  tevsuite::Block operator()(const tevsuite::TreeCase& c, tevsuite::Draws& draws) const {
     const TevTables& t = tables.get(c.id, [&] { return tev_tables(c, bug); });
     const std::size_t node = draws.categorical(t.exit);
     return {t.paths[node], draws.next_token(static_cast<std::int32_t>(node), t.residual[node])};
@@ -120,9 +119,9 @@ struct EngineTev {
 };
 
 TreeReport check_engine(ProcessingBug bug) {
-  CheckOptions options;
-  options.cases.engine_inputs = true;
-  return check_tree_verifier(drawing(EngineTev{bug}), options);
+  tevsuite::TreeCheckOptions options;
+  options.engine_inputs = true;
+  return conformance::check_tree_verifier(tevsuite::drawing(EngineTev{bug}), options);
 }
 
 // The exact TV of TEV on the believed rows from the canonical law of the processed ones, per case,

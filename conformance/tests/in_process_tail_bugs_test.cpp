@@ -25,7 +25,7 @@ struct Tables {
   std::vector<std::vector<std::int32_t>> paths;
 };
 
-std::vector<double> residual_of(const TreeCaseView& c, std::int32_t v) {
+std::vector<double> residual_of(const tevsuite::TreeCase& c, std::int32_t v) {
   const auto row = c.row(v);
   std::vector<double> r(row.begin(), row.end());
   for (std::int32_t u = 1; u < c.nodes(); ++u) {
@@ -72,7 +72,7 @@ void apply(TailBug bug, std::vector<double>& r) {
   }
 }
 
-Tables build(const TreeCaseView& c, TailBug bug) {
+Tables build(const tevsuite::TreeCase& c, TailBug bug) {
   Tables t;
   const auto n = static_cast<std::size_t>(c.nodes());
   std::vector<double> prefix(n, 1.0);
@@ -109,7 +109,7 @@ std::size_t pick(const std::vector<double>& cdf, double u) {
 struct TableTev {
   TailBug bug;
   test_helpers::PerCase<Tables> tables;
-  TokenBlock operator()(const TreeCaseView& c, Randomness& rng) const {
+  tevsuite::Block operator()(const tevsuite::TreeCase& c, tevsuite::Randomness& rng) const {
     const Tables& t = tables.get(c.id, [&] { return build(c, bug); });
     const std::size_t exit = pick(t.exit_cdf, rng.uniform());
     return {t.paths[exit], static_cast<std::int32_t>(pick(t.bonus_cdf[exit], rng.uniform()))};
@@ -119,10 +119,10 @@ struct TableTev {
 // The default budgets, except that the sparse case draws 16 × 100,000 samples: over 151,936-token
 // tails the default 4 × leaves its worst-direction guarantee above TV 0.05 (inconclusive).
 TreeReport check_at_engine_vocab(TailBug bug) {
-  CheckOptions options;
-  options.cases.large_vocab = kEngineVocab;
-  options.cases.large_vocab_sample_factor = 16;
-  return check_tree_verifier(TableTev{bug}, options);
+  tevsuite::TreeCheckOptions options;
+  options.large_vocab = kEngineVocab;
+  options.large_vocab_factor = 16;
+  return conformance::check_tree_verifier(TableTev{bug}, options);
 }
 
 TEST(TailBugsAtEngineVocab, CorrectTevIsExact) {

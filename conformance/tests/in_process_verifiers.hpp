@@ -18,7 +18,7 @@ inline std::int32_t draw_from(std::span<const double> row, double u) {
 
 // Accept nothing, bonus from the root's full row (a drafted child's token is completed by the
 // judge): exact, not saturated.
-inline TokenBlock root_bonus(const TreeCaseView& c, Randomness& r) {
+inline tevsuite::Block root_bonus(const tevsuite::TreeCase& c, tevsuite::Randomness& r) {
   return {{}, draw_from(c.row(0), r.uniform())};
 }
 

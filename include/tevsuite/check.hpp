@@ -101,7 +101,7 @@ struct OwnedTreeCase {
   std::vector<double> probs;          // (N, V)
   std::uint64_t samples = 0;          // the samples a case line asks for (0 for a case of your own)
 
-  TreeCase view() const { return {id, label, vocab, parents, tokens, probs}; }
+  TreeCase view() const { return {id, label, vocab, parents, tokens, probs, {}, {}}; }
 };
 
 // The drafting a model case suggests (the verifier may draft otherwise and stay exact).
