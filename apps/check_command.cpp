@@ -145,7 +145,7 @@ Command register_check(CLI::App& app, const engine::RunContext& context) {
           experiments::SampledCheckOptions& sampled = s->sampled;
           if (cmd->count("--vocab") > 0) sampled.vocab = check.suite.vocab;
           if (cmd->count("--samples") > 0) sampled.samples = check.judging.samples;
-          if (cmd->count("--seed") > 0) sampled.seed = check.suite.seed;
+          sampled.seed = check.suite.seed;
           sampled.threads = check.judging.threads;
           sampled.alpha = check.judging.alpha;
           return run_sampled(sampled, s->json_path, context);

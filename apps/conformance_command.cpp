@@ -8,6 +8,7 @@
 #include "conformance/commands.hpp"
 #include "conformance/sample_router.hpp"
 #include "core/philox.hpp"
+#include "judging/verdict_policy.hpp"
 #include "reports/conformance_report.hpp"
 #include "reports/results_writer.hpp"
 
@@ -20,7 +21,7 @@ struct ConformanceState {
   conformance::ModelEmitConfig model_emit;
   bool model_cases = false;
   std::string cases_out = "cases.jsonl", cases_in, samples_in, json_path;
-  double alpha = 1e-3;
+  double alpha = judging::kDefaultAlpha;
   double tv = judging::VerdictPolicy{}.max_detectable_tv;
   // The null simulations are keyed by the check's seed (--completion-seed; --seed for run).
   judging::VerdictPolicy policy() const {

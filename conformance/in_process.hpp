@@ -138,14 +138,14 @@ DrawingVerifier<std::decay_t<F>> drawing(F&& f) {
 
 struct CheckOptions {
   EmitConfig cases{};  // which fixed-tree cases and samples per case: `conformance emit`'s defaults
-  double alpha = 1e-3;                // family-wise false-alarm level of the whole check
+  double alpha = TEV_DEFAULT_ALPHA;   // family-wise false-alarm level of the whole check
   std::uint32_t seed = kDefaultSeed;  // the verifier's and the completions' randomness
   int threads = 0;                    // 0: every hardware thread
 };
 
 struct ModelCheckOptions {
   ModelEmitConfig cases{};  // `conformance emit --model-cases`'s defaults
-  double alpha = 1e-3;
+  double alpha = TEV_DEFAULT_ALPHA;
   std::uint32_t seed = kDefaultSeed;
   int threads = 0;
 };
@@ -198,7 +198,7 @@ std::string describe(const ModelReport& report);
 struct BatchCheckOptions {
   EmitConfig batches{.cases = kDefaultBatches,
                      .batch = 4};  // `conformance emit --batch 4`'s defaults
-  double alpha = 1e-3;
+  double alpha = TEV_DEFAULT_ALPHA;
   std::uint32_t seed = kDefaultSeed;
 };
 using BatchRoundFn = std::function<std::vector<TokenBlock>(
