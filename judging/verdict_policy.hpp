@@ -125,6 +125,12 @@ inline constexpr std::uint32_t kNullSimulationSeed = TEV_NULL_SIMULATION_SEED;
 // otherwise.
 inline constexpr double kDefaultAlpha = TEV_DEFAULT_ALPHA;
 
+// How a run that judges several verifiers spends its one family-wise α: Bonferroni, evenly, one
+// share per verifier it judges (each share is one subject of this policy) and one per other family
+// of tests held to the same α (live's generation and first-word tests). `mutants`: the catalog's
+// planted mutants are judged too (check, live --mutants); else only its exact verifiers.
+int alpha_shares(bool mutants, int other_families = 0);
+
 struct VerdictPolicy {
   double alpha = kDefaultAlpha;    // family-wise false-alarm level of one subject
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this

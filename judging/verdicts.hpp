@@ -26,7 +26,7 @@ struct JudgingConfig {
   // False-alarm budget of the whole check: Bonferroni over the verifiers that share it; each
   // verifier's share is one subject of the verdict policy (half for exactness, half for saturation).
   double alpha = kDefaultAlpha;
-  int verifiers_sharing_alpha = 1;
+  int verifiers_sharing_alpha = 1;  // alpha_shares(): the run's split
   double verifier_alpha() const { return alpha / verifiers_sharing_alpha; }
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
   double max_detectable_tv =
