@@ -32,21 +32,21 @@ struct ConformanceState {
 };
 
 int print_and_write(const conformance::ConformanceReport& report, reports::ResultsWriter& json) {
-  const int code = reports::print_conformance(report, std::cout);
+  reports::print_conformance(report, std::cout);
   json.write(reports::conformance_json(report), std::cout);
-  return code;
+  return report.exit_code();
 }
 
 int print_and_write(const conformance::ModelReport& report, reports::ResultsWriter& json) {
-  const int code = reports::print_model_conformance(report, std::cout);
+  reports::print_model_conformance(report, std::cout);
   json.write(reports::model_conformance_json(report), std::cout);
-  return code;
+  return report.exit_code();
 }
 
 int print_and_write(const conformance::BatchReport& report, reports::ResultsWriter& json) {
-  const int code = reports::print_batch_conformance(report, std::cout);
+  reports::print_batch_conformance(report, std::cout);
   json.write(reports::batch_conformance_json(report), std::cout);
-  return code;
+  return report.exit_code();
 }
 
 // Batch cases come from a cases file that says format_version 5, or from --batch when emitted.
