@@ -50,7 +50,6 @@ int run_check(const experiments::CheckSuiteOptions& options, const std::string& 
 Command register_check(CLI::App& app, const engine::RunContext& context) {
   auto s = std::make_shared<CheckState>();
   experiments::CheckSuiteOptions& check = s->check;
-  check.judging.samples = 200000;
   check.judging.threads = default_threads();
   auto* cmd = app.add_subcommand(
       "check",
@@ -129,7 +128,6 @@ Command register_check(CLI::App& app, const engine::RunContext& context) {
         if (check.device == "gpu") check.judging.monte_carlo = gpu::run_monte_carlo;
         check.judging.seed = check.suite.seed;
         check.judging.ranks = context.ranks;
-        check.judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
         if (s->drafts == "sampled") {
           if (check.device == "gpu")
             throw std::invalid_argument("--drafts sampled runs on the CPU only");
@@ -145,7 +143,7 @@ Command register_check(CLI::App& app, const engine::RunContext& context) {
           experiments::SampledCheckOptions& sampled = s->sampled;
           if (cmd->count("--vocab") > 0) sampled.vocab = check.suite.vocab;
           if (cmd->count("--samples") > 0) sampled.samples = check.judging.samples;
-          if (cmd->count("--seed") > 0) sampled.seed = check.suite.seed;
+          sampled.seed = check.suite.seed;
           sampled.threads = check.judging.threads;
           sampled.alpha = check.judging.alpha;
           return run_sampled(sampled, s->json_path, context);

@@ -8,6 +8,7 @@
 #include "conformance/commands.hpp"
 #include "conformance/sample_router.hpp"
 #include "core/philox.hpp"
+#include "judging/verdict_policy.hpp"
 #include "reports/conformance_report.hpp"
 #include "reports/results_writer.hpp"
 
@@ -20,7 +21,7 @@ struct ConformanceState {
   conformance::ModelEmitConfig model_emit;
   bool model_cases = false;
   std::string cases_out = "cases.jsonl", cases_in, samples_in, json_path;
-  double alpha = 1e-3;
+  double alpha = judging::kDefaultAlpha;
   double tv = judging::VerdictPolicy{}.max_detectable_tv;
   // The null simulations are keyed by the check's seed (--completion-seed; --seed for run).
   judging::VerdictPolicy policy() const {
@@ -31,21 +32,21 @@ struct ConformanceState {
 };
 
 int print_and_write(const conformance::ConformanceReport& report, reports::ResultsWriter& json) {
-  const int code = reports::print_conformance(report, std::cout);
+  reports::print_conformance(report, std::cout);
   json.write(reports::conformance_json(report), std::cout);
-  return code;
+  return report.exit_code();
 }
 
 int print_and_write(const conformance::ModelReport& report, reports::ResultsWriter& json) {
-  const int code = reports::print_model_conformance(report, std::cout);
+  reports::print_model_conformance(report, std::cout);
   json.write(reports::model_conformance_json(report), std::cout);
-  return code;
+  return report.exit_code();
 }
 
 int print_and_write(const conformance::BatchReport& report, reports::ResultsWriter& json) {
-  const int code = reports::print_batch_conformance(report, std::cout);
+  reports::print_batch_conformance(report, std::cout);
   json.write(reports::batch_conformance_json(report), std::cout);
-  return code;
+  return report.exit_code();
 }
 
 // Batch cases come from a cases file that says format_version 5, or from --batch when emitted.

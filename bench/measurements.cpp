@@ -9,6 +9,7 @@
 #include "core/philox.hpp"
 #include "core/row_kernels.hpp"
 #include "engine/monte_carlo.hpp"
+#include "experiments/check_suite.hpp"
 #include "workloads/suite.hpp"
 #include "judging/verdict_policy.hpp"
 #include "judging/verdicts.hpp"
@@ -221,8 +222,7 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   const std::vector<workloads::CheckCase> suite =
       workloads::make_suite(workloads::SuiteConfig{}).cases;
   // The default check: the whole check's α over every registered verifier, then the policy's level.
-  judging::JudgingConfig judging;
-  judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
+  const judging::JudgingConfig judging = experiments::check_judging_defaults();
   d.level = judging.policy().identity_level(suite.size(), true);
   // The rate: TEV's Monte Carlo over the suite's trees in turn, as check calls it.
   constexpr std::uint64_t kChunk = std::uint64_t{1} << 21;

@@ -12,6 +12,7 @@
 #include "core/statistics.hpp"
 #include "bench/stage_timing.hpp"
 #include "core/format.hpp"
+#include "judging/verdict_policy.hpp"
 #include "reports/results_writer.hpp"
 
 namespace tev::bench {
@@ -203,8 +204,8 @@ int run_bench_power(double seconds, double budget_seconds, int replicates,
       << fixed(d.wall_samples_per_second / 1e6, 1) << " M/s of wall clock), measured for "
       << fixed(d.seconds_measured, 0) << " s (tables built per run, as check does);\n"
       << fixed(budget_seconds, 0) << " s -> " << d.samples_per_tree << " samples per tree\n"
-      << "Level: one tree's identity test at " << num(d.level, 3)
-      << " (the default check's alpha 1e-3 over every verifier, half for exactness,\n"
+      << "Level: one tree's identity test at " << num(d.level, 3) << " (the default check's alpha "
+      << num(judging::kDefaultAlpha) << " over every verifier, half for exactness,\n"
       << "Bonferroni over the trees, 0.9 of it for the identity test); power 0.99 against the "
          "worst law at that TV, tails included\n\n"
       << "Then that budget drawn and judged, tree by tree as check does (wall seconds; TEV's fast "

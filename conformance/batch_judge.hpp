@@ -75,6 +75,7 @@ struct BatchReport {
   judging::VerdictPolicy policy;
   std::size_t exactness_tests = 0;  // requests and pairs
   std::size_t saturation_tests = 0;
+  int exit_code() const { return judging::verdict_exit_code(overall); }
 };
 
 // The verdicts of every batch's requests and pairs under the policy; InputError when a batch

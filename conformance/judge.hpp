@@ -115,6 +115,7 @@ struct ConformanceReport {
   judging::VerdictPolicy policy;
   std::size_t exactness_tests = 0;
   std::size_t saturation_tests = 0;
+  int exit_code() const { return judging::verdict_exit_code(overall); }
 };
 
 // The id of the first case whose verdict is the overall one ("" when the overall verdict is the best).

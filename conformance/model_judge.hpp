@@ -95,6 +95,8 @@ struct ModelReport {
   std::string first_failing;
   judging::VerdictPolicy policy;
   std::size_t exactness_tests = 0;
+  // 0 exact (marginally), 1 not exact, 4 inconclusive.
+  int exit_code() const { return judging::verdict_exit_code(overall); }
 };
 
 // "exact (marginally)", "not exact" or "inconclusive".

@@ -5,6 +5,8 @@
 // partitioning of the samples, and on CPU and GPU.
 #include <Random123/philox.h>
 
+#include <tevsuite/defaults.h>
+
 #include <cstdint>
 
 #include "core/device.hpp"
@@ -26,7 +28,7 @@ enum class Stream : std::uint32_t {
 };
 
 // The seed every command, experiment and library check starts from unless told otherwise.
-inline constexpr std::uint32_t kDefaultSeed = 20261130;
+inline constexpr std::uint32_t kDefaultSeed = TEV_DEFAULT_SEED;
 
 struct DrawSite {
   std::uint32_t seed = 0;

@@ -10,6 +10,13 @@ bool CheckSuiteResult::selftest_passed() const {
                      [](const judging::KnownAnswer& a) { return a.passed; });
 }
 
+judging::JudgingConfig check_judging_defaults() {
+  judging::JudgingConfig config;
+  config.samples = 200000;
+  config.verifiers_sharing_alpha = judging::alpha_shares(true);
+  return config;
+}
+
 CheckSuiteResult run_check_suite(const CheckSuiteOptions& options,
                                  const judging::VerifierProgress& progress) {
   const auto start = std::chrono::steady_clock::now();

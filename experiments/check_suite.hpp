@@ -10,9 +10,15 @@
 
 namespace tev::experiments {
 
+// The check's judging defaults, `tevsuite check`'s and the library's alike: 200,000 samples per
+// tree and verifier, the whole check's alpha split over every verifier of the catalog (the verdict
+// policy's alpha_shares).
+judging::JudgingConfig check_judging_defaults();
+
 struct CheckSuiteOptions {
   workloads::SuiteConfig suite;
-  judging::JudgingConfig judging;  // judging.monte_carlo is the GPU's engine under --device gpu
+  // judging.monte_carlo is the GPU's engine under --device gpu
+  judging::JudgingConfig judging = check_judging_defaults();
   std::string device =
       "cpu";  // where the Monte Carlo runs ("gpu": the fast-path verifiers on the GPU)
 };

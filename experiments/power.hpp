@@ -9,6 +9,7 @@
 #include "core/philox.hpp"
 #include "core/verifier_catalog.hpp"
 #include "engine/ranks.hpp"
+#include "judging/verdict_policy.hpp"
 #include "workloads/suite.hpp"
 
 namespace tev::experiments {
@@ -33,7 +34,7 @@ struct PowerCurve {
 };
 
 struct PowerConfig {
-  double alpha = 1e-3;  // level of the single χ² test whose power is computed
+  double alpha = judging::kDefaultAlpha;  // level of the single χ² test whose power is computed
   std::uint64_t default_budget = 200000;
   int replicates = 100;  // Monte Carlo replicates per spot check
   std::uint64_t spot_check_cap =

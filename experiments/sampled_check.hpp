@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "core/philox.hpp"
 #include "drafts/language_pair.hpp"
 #include "judging/sampled_law.hpp"
+#include "judging/verdict_policy.hpp"
 
 namespace tev::experiments {
 
@@ -16,9 +18,9 @@ struct SampledCheckOptions {
   std::int32_t depth = 2;  // D: drafting depth limit; H = D + 1
   std::int32_t width = 2;  // k: drafts per node (chains, i.i.d., without replacement, top-k)
   std::uint64_t samples = 200000;  // Monte Carlo samples per (case, language pair)
-  std::uint32_t seed = 20261201;
+  std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  double alpha = 1e-3;  // family-wise over the whole check
+  double alpha = judging::kDefaultAlpha;  // family-wise over the whole check
 };
 
 struct SampledCheckResult {

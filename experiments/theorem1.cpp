@@ -324,7 +324,7 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
                .seed = options.seed,
                .threads = options.threads,
                .alpha = r.family_alpha,
-               .verifiers_sharing_alpha = static_cast<int>(exact_ids.size()),
+               .verifiers_sharing_alpha = judging::alpha_shares(false),
                .ranks = options.ranks};
 
   // 1. The sweep: every exact verifier on every tree.
@@ -407,9 +407,8 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
 
   // 6. Multi-round composition.
   // Holm over the exact verifiers: the smallest p meets family α / their number, the largest α.
-  const TestLevel composition_level{.level = r.family_alpha / static_cast<double>(exact_ids.size()),
-                                    .largest_level = r.family_alpha,
-                                    .seed = options.seed};
+  const TestLevel composition_level{
+      .level = r.judging.verifier_alpha(), .largest_level = r.family_alpha, .seed = options.seed};
   r.composition_config = {.sequences = options.composition_sequences,
                           .seed = options.seed,
                           .threads = options.threads,

@@ -31,7 +31,8 @@ struct Theorem1Options {
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
   engine::Ranks ranks{};  // the processes every Monte Carlo run is split over
-  double alpha = 1e-3;    // family-wise for the whole sweep, split evenly over the verifiers
+  double alpha =
+      judging::kDefaultAlpha;  // family-wise for the whole sweep, split evenly over the verifiers
   std::uint32_t calibration_seeds = 1000;
   std::uint64_t calibration_samples = 20000;
   std::uint64_t composition_sequences = 200000;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/exit_law.hpp"
+#include "core/verifier_catalog.hpp"
 
 namespace tev::judging {
 
@@ -149,6 +150,14 @@ std::optional<double> detectable_shortfall(std::span<const double> lengths,
   // A verifier whose E[L] sits this far below the ceiling has its sample mean below `lo` with
   // probability `power`.
   return mean - lo - z * sd;
+}
+
+int alpha_shares(bool mutants, int other_families) {
+  int verifiers = 0;
+  for (const VerifierInfo& info : verifier_catalog()) {
+    if (mutants || info.kind != VerifierKind::mutant) ++verifiers;
+  }
+  return verifiers + other_families;
 }
 
 void validate(const VerdictPolicy& policy) {

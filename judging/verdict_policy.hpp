@@ -20,6 +20,8 @@
 //   (the worst-direction detectable TV); otherwise it is "inconclusive". Likewise "saturated" needs
 //   the E[L] test to see a shortfall of max_detectable_shortfall tokens with that power at its
 //   Bonferroni level; otherwise "exact, saturation inconclusive".
+#include <tevsuite/defaults.h>
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -117,10 +119,20 @@ inline constexpr double kIdentityShare = 0.9;
 inline constexpr double kIidShare = 0.4;
 
 // The null simulations' seed when a policy is not given the run's seed.
-inline constexpr std::uint32_t kNullSimulationSeed = 20261201;
+inline constexpr std::uint32_t kNullSimulationSeed = TEV_NULL_SIMULATION_SEED;
+
+// The family-wise false-alarm level a run (a check, a live run, a sweep) spends unless told
+// otherwise.
+inline constexpr double kDefaultAlpha = TEV_DEFAULT_ALPHA;
+
+// How a run that judges several verifiers spends its one family-wise α: Bonferroni, evenly, one
+// share per verifier it judges (each share is one subject of this policy) and one per other family
+// of tests held to the same α (live's generation and first-word tests). `mutants`: the catalog's
+// planted mutants are judged too (check, live --mutants); else only its exact verifiers.
+int alpha_shares(bool mutants, int other_families = 0);
 
 struct VerdictPolicy {
-  double alpha = 1e-3;             // family-wise false-alarm level of one subject
+  double alpha = kDefaultAlpha;    // family-wise false-alarm level of one subject
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
   double required_power = 0.99;
   double max_detectable_tv =

@@ -25,8 +25,8 @@ struct JudgingConfig {
   int threads = 1;
   // False-alarm budget of the whole check: Bonferroni over the verifiers that share it; each
   // verifier's share is one subject of the verdict policy (half for exactness, half for saturation).
-  double alpha = 1e-3;
-  int verifiers_sharing_alpha = 1;
+  double alpha = kDefaultAlpha;
+  int verifiers_sharing_alpha = 1;  // alpha_shares(): the run's split
   double verifier_alpha() const { return alpha / verifiers_sharing_alpha; }
   double exact_tolerance = 1e-12;  // enumeration: laws and E[L] equal to within this
   double max_detectable_tv =

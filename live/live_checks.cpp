@@ -192,9 +192,7 @@ LiveResult run_live_checks(const LiveOptions& options, const engine::RunContext&
   auto included = [&](const VerifierInfo& info) {
     return options.mutants || info.kind != VerifierKind::mutant;
   };
-  const auto catalog = verifier_catalog();
-  result.alpha_shares = static_cast<int>(std::count_if(catalog.begin(), catalog.end(), included)) +
-                        (result.from_dumps ? 0 : 2);
+  result.alpha_shares = judging::alpha_shares(options.mutants, result.from_dumps ? 0 : 2);
   const double share_alpha = result.share_alpha(options.judging.alpha);
   result.verifiers = judging::check_every_verifier(
       suite,

@@ -90,7 +90,7 @@ struct LiveSampledOptions {
   bool mutants = true;                       // two q-based mutants in the first-word test
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  double alpha = 1e-3;  // family-wise over the whole run
+  double alpha = judging::kDefaultAlpha;  // family-wise over the whole run
   double max_detectable_tv =
       judging::VerdictPolicy{}
           .max_detectable_tv;  // the TV every first-word case must guarantee for 'exact'

@@ -24,12 +24,11 @@ class SampledCheck : public ::testing::TestWithParam<VerifierId> {
 };
 
 TEST_P(SampledCheck, VerdictMatchesItsKind) {
-  const judging::JudgingConfig config{
-      .samples = 200000,
-      .seed = kSeed,
-      .threads = 2,
-      .alpha = 1e-3,
-      .verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size())};
+  const judging::JudgingConfig config{.samples = 200000,
+                                      .seed = kSeed,
+                                      .threads = 2,
+                                      .alpha = judging::kDefaultAlpha,
+                                      .verifiers_sharing_alpha = judging::alpha_shares(true)};
   const judging::VerifierReport r = judging::check_verifier(GetParam(), suite(), config);
   SCOPED_TRACE("seed " + std::to_string(kSeed) + ", alpha per verifier " +
                std::to_string(config.verifier_alpha()) + ", n " + std::to_string(config.samples));

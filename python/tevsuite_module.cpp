@@ -255,6 +255,7 @@ PYBIND11_MODULE(_tevsuite, m) {
   m.attr("_header_version_parts") =
       py::make_tuple(TEVSUITE_VERSION_MAJOR, TEVSUITE_VERSION_MINOR, TEVSUITE_VERSION_PATCH);
   m.attr("kDefaultSeed") = kDefaultSeed;
+  m.attr("kDefaultAlpha") = TEV_DEFAULT_ALPHA;
   m.attr("kGreedyTemperature") = kGreedyTemperature;
   // The options' ranges, which the Python layer checks before it converts anything.
   m.attr("kMaxCases") = kMaxCases;

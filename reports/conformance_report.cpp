@@ -62,13 +62,12 @@ json results_header(ResultsKind kind, const judging::VerdictPolicy& policy, std:
           {"first_failing_case", first_failing}};
 }
 
-// The last line of every conformance table; returns the verdict's exit code.
-int print_overall(std::ostream& out, const std::string& text, judging::Verdict overall,
-                  const char* member, const std::string& first_failing) {
+// The last line of every conformance table.
+void print_overall(std::ostream& out, const std::string& text, const char* member,
+                   const std::string& first_failing) {
   out << "overall: " << text;
   if (!first_failing.empty()) out << " (first such " << member << ": " << first_failing << ")";
   out << '\n';
-  return judging::verdict_exit_code(overall);
 }
 
 json case_json(const CaseResult& r) {
@@ -91,7 +90,7 @@ json conformance_json(const ConformanceReport& report) {
   return j;
 }
 
-int print_conformance(const ConformanceReport& report, std::ostream& out) {
+void print_conformance(const ConformanceReport& report, std::ostream& out) {
   print_case_rows(report.cases, 6, out);
   const judging::VerdictPolicy& p = report.policy;
   out << "\nalpha " << p.alpha << " family-wise: " << p.exactness_alpha()
@@ -112,11 +111,10 @@ int print_conformance(const ConformanceReport& report, std::ostream& out) {
       << " is 'inconclusive' (exit 4): give it more samples; one whose E[L] test cannot see a "
          "shortfall of "
       << p.max_detectable_shortfall << " tokens is 'exact, saturation inconclusive' (exit 5).\n";
-  return print_overall(out, verdict_text(report.overall), report.overall, "case",
-                       report.first_failing);
+  print_overall(out, verdict_text(report.overall), "case", report.first_failing);
 }
 
-int print_model_conformance(const ModelReport& report, std::ostream& out) {
+void print_model_conformance(const ModelReport& report, std::ostream& out) {
   out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11)
       << "impossible" << std::setw(11) << "exact p(H)" << std::setw(9) << "mean L" << std::setw(9)
       << "ref E[L]" << std::setw(10) << "TV@99%" << std::setw(20) << "verdict" << std::setw(24)
@@ -153,8 +151,7 @@ int print_model_conformance(const ModelReport& report, std::ostream& out) {
       << "with " << p.required_power * 100 << " % power by the case's identity test at its level "
       << num(p.identity_level(report.cases.size(), false)) << "; a case that cannot guarantee TV "
       << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
-  return print_overall(out, model_verdict_text(report.overall), report.overall, "case",
-                       report.first_failing);
+  print_overall(out, model_verdict_text(report.overall), "case", report.first_failing);
 }
 
 json model_conformance_json(const ModelReport& report) {
@@ -200,7 +197,7 @@ void print_emit_summary(const EmitSummary& s, const std::string& out_path, std::
         << " case(s) detect no contamination at that level: they will be judged inconclusive\n";
 }
 
-int print_batch_conformance(const BatchReport& report, std::ostream& out) {
+void print_batch_conformance(const BatchReport& report, std::ostream& out) {
   std::size_t width = 6;
   for (const CaseResult& r : report.requests) width = std::max(width, r.id.size() + 2);
   print_case_rows(report.requests, width, out);
@@ -237,8 +234,7 @@ int print_batch_conformance(const BatchReport& report, std::ostream& out) {
       << num(p.identity_level(family, false)) << " a pair); a request or pair that\n"
       << "cannot guarantee TV " << p.max_detectable_tv
       << " is 'inconclusive' (exit 4): give the batch more rounds.\n";
-  return print_overall(out, verdict_text(report.overall), report.overall, "request or pair",
-                       report.first_failing);
+  print_overall(out, verdict_text(report.overall), "request or pair", report.first_failing);
 }
 
 json batch_conformance_json(const BatchReport& report) {

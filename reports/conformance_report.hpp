@@ -9,16 +9,15 @@
 
 namespace tev::reports {
 
-// Per case and overall, with the policy's levels; returns the verdict's exit code.
-int print_conformance(const conformance::ConformanceReport& report, std::ostream& out);
+// Per case and overall, with the policy's levels (the exit code is the report's own, exit_code()).
+void print_conformance(const conformance::ConformanceReport& report, std::ostream& out);
 nlohmann::json conformance_json(const conformance::ConformanceReport& report);
-// Model cases (format_version 2): marginal exactness per case and overall; returns the exit code
-// (0 exact (marginally), 1 not exact, 4 inconclusive).
-int print_model_conformance(const conformance::ModelReport& report, std::ostream& out);
+// Model cases (format_version 2): marginal exactness per case and overall.
+void print_model_conformance(const conformance::ModelReport& report, std::ostream& out);
 nlohmann::json model_conformance_json(const conformance::ModelReport& report);
 // Batch cases (format_version 5): every request as a fixed-tree case, every pair's independence
-// within a round, and overall; returns the verdict's exit code.
-int print_batch_conformance(const conformance::BatchReport& report, std::ostream& out);
+// within a round, and overall.
+void print_batch_conformance(const conformance::BatchReport& report, std::ostream& out);
 nlohmann::json batch_conformance_json(const conformance::BatchReport& report);
 void print_emit_summary(const conformance::EmitSummary& summary, const std::string& out_path,
                         std::ostream& out);

@@ -6,6 +6,7 @@
 
 #include "reports/document.hpp"
 #include "reports/exittrain.hpp"
+#include "reports/optional_field.hpp"
 #include "reports/render_verdicts.hpp"
 
 namespace tev::reports {
@@ -255,7 +256,8 @@ Document build(const json& r) {
   figure(d, "figures/composition.png",
          "Composition: chi-square p-value per verifier (log scale, dashed: the per-verifier level) "
          "and tokens per round against the mean ceiling.");
-  if (r.contains("sampled_drafts")) sampled_drafts_section(d, r.at("sampled_drafts"));
+  if (const json* sampled = optional_field(r, "sampled_drafts"))
+    sampled_drafts_section(d, *sampled);
   return d;
 }
 
@@ -318,7 +320,7 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
       doc = build(results);
       figures = {"mean_length_vs_ceiling.png", "acceptance_vs_prefix.png", "pvalue_qq.png",
                  "power_curves.png", "composition.png"};
-      if (results.contains("sampled_drafts"))
+      if (optional_field(results, "sampled_drafts") != nullptr)
         figures.push_back("sampled_drafts.png");  // results written before the section have none
       break;
     case ResultsKind::exittrain:

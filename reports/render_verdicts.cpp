@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/optional_field.hpp"
+
 namespace tev::reports {
 
 namespace {
@@ -55,9 +57,10 @@ std::string residual_text(const json& d) {
 // expected, (o − e)/√e. Files written before the deviations were recorded have none.
 void deviation_rows(Table& t, const json& evidence, const std::vector<std::string>& lead,
                     std::size_t limit, bool sequences) {
-  if (!evidence.contains("largest_deviations")) return;
+  const json* deviations = optional_field(evidence, "largest_deviations");
+  if (deviations == nullptr) return;
   std::size_t shown = 0;
-  for (const json& d : evidence.at("largest_deviations")) {
+  for (const json& d : *deviations) {
     if (shown++ == limit) break;
     std::vector<std::string> row = lead;
     row.push_back(sequences ? sequence_cell(d) : block_cell(d));
@@ -104,8 +107,9 @@ struct NodeAcceptance {
 std::vector<NodeAcceptance> acceptance_by_deviation(const json& e, const json& prefix) {
   std::vector<NodeAcceptance> out;
   const double n = static_cast<double>(e.at("samples").get<std::uint64_t>());
-  if (n == 0.0 || !prefix.is_array() || !e.contains("accepted")) return out;
-  const json& accepted = e.at("accepted");
+  const json* accepted_field = optional_field(e, "accepted");
+  if (n == 0.0 || !prefix.is_array() || accepted_field == nullptr) return out;
+  const json& accepted = *accepted_field;
   for (std::size_t u = 1; u < prefix.size() && u < accepted.size(); ++u) {
     const double p = prefix[u].get<double>(),
                  k = static_cast<double>(accepted[u].get<std::uint64_t>());
@@ -164,7 +168,7 @@ void spell_out(Document& d, const json& e, const json& prefix, const json& polic
        (e.at("powered").get<bool>()
             ? ""
             : " — too weak to call it exact, hence inconclusive unless a test rejects");
-  if (e.contains("exact_tv")) {
+  if (optional_field(e, "exact_tv") != nullptr) {
     s += "; exact enumeration: TV " + num(e.at("exact_tv").get<double>()) +
          " from the canonical law, exact E[L] " + fixed(e.at("exact_mean_L").get<double>()) +
          ", predicted power of this chi-square against the exact law " +
@@ -236,7 +240,8 @@ std::string overall_line(bool passed) {
 
 // P(u) of tree i, recorded once per tree (null in files written before it was).
 json tree_prefix(const json& trees, std::size_t i) {
-  return i < trees.size() ? trees[i].value("prefix", json()) : json();
+  const json* prefix = i < trees.size() ? optional_field(trees[i], "prefix") : nullptr;
+  return prefix != nullptr ? *prefix : json();
 }
 
 }  // namespace
@@ -245,8 +250,10 @@ Document verifiers_document(const json& r, bool live) {
   Document d;
   const json& cfg = r.at("config");
   const json& verifiers = r.at("verifiers");
-  const json& trees = r.contains("trees") ? r.at("trees") : json::array();
-  const json policy = cfg.value("verdict_policy", json());
+  const json* listed_trees = optional_field(r, "trees");
+  const json trees = listed_trees != nullptr ? *listed_trees : json::array();
+  const json* policy_field = optional_field(cfg, "verdict_policy");
+  const json policy = policy_field != nullptr ? *policy_field : json();
   const bool passed = r.at("passed").get<bool>();
   reports::heading(d, std::string(live ? "tevsuite live" : "tevsuite check") +
                           ": every verifier against the canonical law");
@@ -266,7 +273,7 @@ Document verifiers_document(const json& r, bool live) {
              num(policy.at("chi_square_level").get<double>()) +
              ", the level at which TV@99% is stated";
   }
-  if (live && r.contains("target")) intro += ". Target: " + text(r, "target");
+  if (live && optional_field(r, "target") != nullptr) intro += ". Target: " + text(r, "target");
   reports::paragraph(d, intro + ". Run time " + fixed(r.at("seconds").get<double>(), 1) + " s.");
 
   reports::heading(d, "Verdict per verifier");
@@ -289,10 +296,10 @@ Document verifiers_document(const json& r, bool live) {
          num(v.at("min_exactness_p_holm").get<double>()),
          num(v.at("min_saturation_p_holm").get<double>()), none ? "none" : num(worst),
          v.at("enumerated").get<bool>() ? num(v.at("max_exact_tv").get<double>()) : "-",
-         v.contains("predicted_power") && v.at("enumerated").get<bool>()
+         optional_field(v, "predicted_power") != nullptr && v.at("enumerated").get<bool>()
              ? fixed(v.at("predicted_power").get<double>(), 3)
              : "-",
-         v.contains("caught_by") ? text(v, "caught_by") : "-"});
+         optional_field(v, "caught_by") != nullptr ? text(v, "caught_by") : "-"});
   }
   reports::table(d, vt);
 
@@ -318,8 +325,10 @@ Document verifiers_document(const json& r, bool live) {
                ")",
            num(t.at("chi2_p").get<double>()), num(t.at("exactness_p_holm").get<double>()),
            num(t.at("saturation_p_holm").get<double>()), tv_text(t.at("detectable_tv")),
-           t.contains("exact_tv") ? num(t.at("exact_tv").get<double>()) : "-",
-           t.contains("predicted_power") ? fixed(t.at("predicted_power").get<double>(), 3) : "-",
+           optional_field(t, "exact_tv") != nullptr ? num(t.at("exact_tv").get<double>()) : "-",
+           optional_field(t, "predicted_power") != nullptr
+               ? fixed(t.at("predicted_power").get<double>(), 3)
+               : "-",
            fixed(t.at("mean_L").get<double>()), fixed(t.at("ceiling").get<double>()),
            text(t, "verdict")});
     }
@@ -481,8 +490,9 @@ Document conformance_document(const json& r) {
   // Batch cases: the cases are the batches' requests, and every pair of a batch's requests is
   // tested for independence within a round.
   const json no_pairs = json::array();
-  const json& pairs = r.contains("pairs") ? r.at("pairs") : no_pairs;
-  if (r.contains("pairs")) {
+  const json* listed_pairs = optional_field(r, "pairs");
+  const json& pairs = listed_pairs != nullptr ? *listed_pairs : no_pairs;
+  if (listed_pairs != nullptr) {
     reports::heading(d, "Independence of the requests within a round");
     reports::paragraph(d,
                        "Per pair of a batch's requests: the joint law of their completed blocks "
@@ -522,7 +532,8 @@ Document conformance_document(const json& r) {
   } else {
     reports::paragraph(d, "Case **" + first + "** (" + text(*failing, "label") +
                               "), the first case with the overall verdict.");
-    spell_out(d, *failing, failing->value("prefix", json()), policy);
+    const json* prefix = optional_field(*failing, "prefix");
+    spell_out(d, *failing, prefix != nullptr ? *prefix : json(), policy);
   }
 
   reports::heading(d, "Largest standardized deviations");

@@ -13,7 +13,7 @@
 namespace tev {
 namespace {
 
-constexpr std::uint32_t kSeed = 20261201;
+constexpr std::uint32_t kSeed = TEV_NULL_SIMULATION_SEED;
 
 // n draws from `law` by inverse CDF on a test-owned Philox site.
 std::vector<std::uint64_t> sample(std::span<const double> law, std::uint64_t n, std::uint32_t id) {

@@ -12,7 +12,7 @@
 
 int main() {
   std::string line, out;
-  std::uint64_t seed = 20261201;
+  std::uint64_t seed = tevsuite::kDefaultSeed;
   while (std::getline(std::cin, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const tevsuite::OwnedTreeCase c = tevsuite::read_tree_case(line);

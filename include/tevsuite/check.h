@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tevsuite/defaults.h>
 #include <tevsuite/version.h>
 
 #ifdef __cplusplus
@@ -108,7 +109,8 @@ typedef struct tev_check_options {
   int32_t engine_inputs; /* nonzero: engine-shaped cases (logits and sampling parameters) */
 } tev_check_options;
 
-/* `conformance emit`'s defaults: 8 cases x 100,000 samples (model cases: 8 x 20,000), alpha 1e-3. */
+/* `conformance emit`'s defaults: 8 cases x 100,000 samples (model cases: 8 x 20,000), alpha
+ * TEV_DEFAULT_ALPHA, seed TEV_DEFAULT_SEED (<tevsuite/defaults.h>). */
 tev_check_options tev_tree_check_defaults(void);
 tev_check_options tev_model_check_defaults(void);
 
@@ -154,7 +156,8 @@ typedef struct tev_batch_options {
   int32_t engine_inputs; /* nonzero: engine-shaped requests (logits and sampling parameters) */
 } tev_batch_options;
 
-/* `conformance emit --batch 4`'s defaults: 2 batches of 4 requests, 100,000 rounds, alpha 1e-3. */
+/* `conformance emit --batch 4`'s defaults: 2 batches of 4 requests, 100,000 rounds, alpha
+ * TEV_DEFAULT_ALPHA, seed TEV_DEFAULT_SEED. */
 tev_batch_options tev_batch_check_defaults(void);
 /* As tev_check_tree_verifier; a row longer than width or a token outside [0, V) is TEV_ERROR. */
 tev_check_result* tev_check_batch_verifier(tev_batch_verifier verifier, void* user,

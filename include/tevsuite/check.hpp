@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include <tevsuite/defaults.h>
 #include <tevsuite/version.h>
 
 namespace tevsuite {
@@ -216,7 +217,7 @@ using ModelBatchVerifier = std::function<BlockBatch(const ModelCase&, std::uint6
 using RequestBatchVerifier =
     std::function<BlockBatch(std::span<const TreeCase> requests, Randomness& round)>;
 
-inline constexpr std::uint32_t kDefaultSeed = 20261130;
+inline constexpr std::uint32_t kDefaultSeed = TEV_DEFAULT_SEED;
 
 // Stops a running check from the thread that called it (Ctrl-C in the Python package): while an
 // InterruptPoll lives on a thread, every check that thread runs calls `poll` on it between small
@@ -254,7 +255,7 @@ struct TreeCheckOptions {
   std::uint64_t samples = 100000;    // per case
   std::int32_t large_vocab = 50000;  // V of the sparse-row case
   std::uint64_t large_vocab_factor = 4;
-  double alpha = 1e-3;                // family-wise false-alarm level of the whole check
+  double alpha = TEV_DEFAULT_ALPHA;   // family-wise false-alarm level of the whole check
   std::uint32_t seed = kDefaultSeed;  // the verifier's and the completions' randomness
   int threads = 0;                    // 0: every hardware thread
   // `conformance emit --engine-inputs`'s cases instead: logit rows and sampling parameters
@@ -267,7 +268,7 @@ struct TreeCheckOptions {
 struct ModelCheckOptions {
   std::int32_t cases = 8;
   std::uint64_t samples = 20000;
-  double alpha = 1e-3;
+  double alpha = TEV_DEFAULT_ALPHA;
   std::uint32_t seed = kDefaultSeed;
   int threads = 0;
   bool engine_inputs = false;  // logit rows, the target's and the drafter's sampling parameters
@@ -280,7 +281,7 @@ struct BatchCheckOptions {
   std::int32_t batches = 2;
   std::int32_t requests = 4;  // per batch, 1 to 64
   std::uint64_t rounds = 100000;
-  double alpha = 1e-3;
+  double alpha = TEV_DEFAULT_ALPHA;
   std::uint32_t seed = kDefaultSeed;
   bool engine_inputs = false;
 };

@@ -227,7 +227,7 @@ TEST(SampledStatistical, DecisionsOnTheDefaultPairing) {
     e.kind = drafts::sampled_verifier_info(c.verifier).kind;
     e.exact = enumerate_marginal(pair, c);
     e.conditional = enumerate_conditional(pair, c);
-    e.counts = sample_case(pair, c, {20261201, 0, 30000, 2});
+    e.counts = sample_case(pair, c, {kNullSimulationSeed, 0, 30000, 2});
     judge_statistics(pair, e, level);
     ++level.id;
     evidence.push_back(std::move(e));
@@ -239,7 +239,8 @@ TEST(SampledStatistical, DecisionsOnTheDefaultPairing) {
     EXPECT_TRUE(verdicts[i].as_expected)
         << cases[i].label() << ": " << verdicts[i].verdict << ", chi2 p "
         << evidence[i].chi_square.p_value << ", E[L] p " << evidence[i].length_p_value << ", power "
-        << evidence[i].predicted_power << " (seed 20261201, alpha " << alpha << ")";
+        << evidence[i].predicted_power << " (seed " << kNullSimulationSeed << ", alpha " << alpha
+        << ")";
   }
 }
 

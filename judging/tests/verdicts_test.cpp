@@ -56,8 +56,10 @@ TEST(CheckEveryVerifier, PassRules) {
 TEST(CheckSuite, SelftestThenEveryVerifierOfTheCatalog) {
   experiments::CheckSuiteOptions options;
   options.suite = tiny_suite();
+  // The library's defaults are the command's: its samples, and alpha over the whole catalog.
+  EXPECT_EQ(options.judging.samples, 200000u);
+  EXPECT_EQ(options.judging.verifiers_sharing_alpha, static_cast<int>(verifier_catalog().size()));
   options.judging.samples = 2000;
-  options.judging.verifiers_sharing_alpha = static_cast<int>(verifier_catalog().size());
   const experiments::CheckSuiteResult result = experiments::run_check_suite(options);
   EXPECT_TRUE(result.selftest_passed());
   EXPECT_EQ(result.suite.cases.size(), 2u);

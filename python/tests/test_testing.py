@@ -2,6 +2,8 @@
 on an inconclusive run."""
 import pytest
 
+import tevsuite
+
 from tevsuite.testing import assert_exact, assert_exact_and_saturated, assert_model_exact
 from numpy_verifiers import root_bonus, root_bonus_batch, walk_batch
 from test_check import p_row_bonus, q_row_bonus
@@ -24,5 +26,5 @@ def test_helpers_fail_with_the_first_failing_case():
 
 def test_inconclusive_fails_and_every_failure_ends_with_the_call_that_reproduces_it():
     with pytest.raises(AssertionError, match=r"inconclusive: raise samples\)\nreproduce: tevsuite\.check_tree\(verify=numpy_verifiers\.root_bonus, "
-                                             r"samples=50, seed=20261130\)$"):
+                                             rf"samples=50, seed={tevsuite.DEFAULT_SEED}\)$"):
         assert_exact(root_bonus, samples=50)

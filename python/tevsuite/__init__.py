@@ -58,6 +58,7 @@ from ._tevsuite import (
     _check_tree,
     _check_tree_batched,
     _exact_law,
+    kDefaultAlpha,
     kDefaultSeed,
     kGreedyTemperature,
     kMaxAlpha,
@@ -70,9 +71,10 @@ from ._tevsuite import (
 
 __all__ = [
     "__version__", "CaseResult", "ModelCase", "Report", "TreeCase", "Verdict", "VerifierError",
-    "check_tree", "check_model", "check_batch", "exact_law", "process_logits", "DEFAULT_SEED", "GREEDY_TEMPERATURE", "Draws", "ExactLaw",
+    "check_tree", "check_model", "check_batch", "exact_law", "process_logits", "DEFAULT_ALPHA", "DEFAULT_SEED", "GREEDY_TEMPERATURE", "Draws", "ExactLaw",
 ]
 
+DEFAULT_ALPHA = kDefaultAlpha  # family-wise level of a whole check
 DEFAULT_SEED = kDefaultSeed
 GREEDY_TEMPERATURE = kGreedyTemperature  # below it a temperature is greedy, as vLLM's _SAMPLING_EPS
 
@@ -204,7 +206,7 @@ def _check_options(**options):
 
 
 def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, large_vocab=50_000, large_vocab_factor=4,
-               alpha=1e-3, seed=DEFAULT_SEED, threads=0, batch=0, engine_inputs=False):
+               alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED, threads=0, batch=0, engine_inputs=False):
     """Checks a fixed-tree verifier on ``tevsuite conformance emit``'s cases; returns a Report.
 
     ``batch``: samples per ``verify_batch`` call (0: all samples of a case in one call). A run is
@@ -220,7 +222,7 @@ def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, larg
     return _check_tree_batched(_batched(verify_batch), batch=batch, **options)
 
 
-def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alpha=1e-3, seed=DEFAULT_SEED, threads=0, batch=0,
+def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED, threads=0, batch=0,
                 engine_inputs=False):
     """Checks a verifier that drafts its own tree from q on the model cases (exactness is
     marginal, over the drafts); returns a Report whose verdict reads "exact (marginally)"."""
@@ -262,7 +264,7 @@ def _request_batch(verify_requests):
     return call
 
 
-def check_batch(*, verify_requests, batches=2, requests=4, rounds=100_000, alpha=1e-3, seed=DEFAULT_SEED, engine_inputs=False):
+def check_batch(*, verify_requests, batches=2, requests=4, rounds=100_000, alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED, engine_inputs=False):
     """Checks a verifier that verifies a batch of requests together, as an engine's kernel does
     (``tevsuite conformance emit --batch``'s cases); returns a Report.
 

@@ -34,7 +34,7 @@ def _name(verifier):
 
 def reproduction(check, verify=None, **options):
     """The call that runs a check again: ``tevsuite.check_tree(verify_batch=mod.walk, cases=4,
-    samples=40000, seed=20261130)``, with every option given and the seed, given or the default."""
+    samples=40000, seed=DEFAULT_SEED)``, with every option given and the seed, given or the default."""
     verifier = {"verify": verify} if verify is not None else {"verify_batch": options.pop("verify_batch", None)}
     options.setdefault("seed", check.__kwdefaults__["seed"])
     arguments = [f"{name}={_name(value)}" for name, value in verifier.items()] + [f"{name}={value!r}" for name, value in options.items()]
