@@ -9,7 +9,7 @@
 #include "conformance/in_process.hpp"
 #include "core/exit_law.hpp"
 #include "core/interrupt.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 
 namespace tevsuite {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "bench/measurements.hpp"
 #include "core/row_kernels.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "bench/stage_timing.hpp"
 #include "core/format.hpp"
 #include "judging/verdict_policy.hpp"
@@ -244,9 +244,9 @@ int run_bench_power(double seconds, double budget_seconds, int replicates,
   if (d.spot.replicates > 0) {
     const double observed = static_cast<double>(d.spot.rejections) / d.spot.replicates;
     // Descriptive: the two-sided binomial p of the rejections under the predicted power.
-    const double p =
-        binomial_two_sided_p(static_cast<std::uint64_t>(d.spot.rejections),
-                             static_cast<std::uint64_t>(d.spot.replicates), d.spot.predicted);
+    const double p = stats::binomial_two_sided_p(static_cast<std::uint64_t>(d.spot.rejections),
+                                                 static_cast<std::uint64_t>(d.spot.replicates),
+                                                 d.spot.predicted);
     out << "Spot check (descriptive), tree " << d.worst_tree << ", " << d.spot_samples
         << " samples per replicate, TV " << num(d.spot_tv, 3) << ": " << d.spot.rejections << " of "
         << d.spot.replicates << " replicates rejected (" << fixed(observed, 3)

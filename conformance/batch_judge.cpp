@@ -6,7 +6,7 @@
 
 #include "conformance/json_input.hpp"
 #include "core/exit_law.hpp"
-#include "core/iid_tests.hpp"
+#include "stats/iid_assumption.hpp"
 
 namespace tev::conformance {
 
@@ -81,13 +81,13 @@ void BatchJudge::add_round(std::span<const RequestBlock> blocks, std::uint64_t r
                           where + " request " + requests[k].id);
 }
 
-std::vector<Binning> request_pair_bins(const BatchCase& batch) {
-  std::vector<Binning> bins;
+std::vector<stats::Binning> request_pair_bins(const BatchCase& batch) {
+  std::vector<stats::Binning> bins;
   for (const Case& r : batch.requests) {
     const std::vector<double> law =
         canonical_block_law(r.tree, r.rows, ExitLaw::compute(r.tree, r.rows));
-    bins.push_back(pair_bins(law, node_groups(r.tree.size(), r.tree.vocab),
-                             static_cast<double>(batch.samples)));
+    bins.push_back(stats::pair_bins(law, stats::node_groups(r.tree.size(), r.tree.vocab),
+                                    static_cast<double>(batch.samples)));
   }
   return bins;
 }
@@ -120,7 +120,7 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges,
   std::size_t batch_offset = 0;
   for (const BatchJudge& judge : judges) {
     const BatchCase& b = judge.spec();
-    const std::vector<Binning> bins = request_pair_bins(b);
+    const std::vector<stats::Binning> bins = request_pair_bins(b);
     std::size_t pair = 0;
     for (std::size_t i = 0; i < b.requests.size(); ++i) {
       for (std::size_t j = i + 1; j < b.requests.size(); ++j, ++pair) {
@@ -129,11 +129,12 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges,
         const std::string id = b.id + "/" + first.id + " x " + second.id;
         std::vector<std::int64_t> first_stream = judge.requests()[i].stream(),
                                   second_stream = judge.requests()[j].stream();
-        first_stream.resize(b.samples, kNoCell);  // impossible blocks at the end were never stored
-        second_stream.resize(b.samples, kNoCell);
-        const IidTest test = pair_test(first_stream, second_stream, pair_law(bins[i], bins[j]),
-                                       policy.identity_test_level(family, evidence.size(), false),
-                                       policy.required_power, id);
+        first_stream.resize(b.samples,
+                            stats::kNoCell);  // impossible blocks at the end were never stored
+        second_stream.resize(b.samples, stats::kNoCell);
+        const stats::IidTest test = stats::pair_test(
+            first_stream, second_stream, stats::pair_law(bins[i], bins[j]),
+            policy.identity_test_level(family, evidence.size(), false), policy.required_power, id);
         PairResult p{id, b.id, first.id, second.id, {}, {}, {}};
         p.evidence.samples = test.samples;
         p.evidence.chi_square = test.result;

@@ -4,7 +4,7 @@
 // per-node acceptance against its ceiling, its rounds' stream tested for independence), and every
 // pair of a batch's requests is tested for independence within a round: the joint law of their
 // whole completed blocks (exit node and bonus, each request's cells in its pair bins) against the
-// product of their canonical laws, by the pair test (core/iid_tests.hpp). Requests and pairs form
+// product of their canonical laws, by the pair test (stats/iid_assumption.hpp). Requests and pairs form
 // one exactness family of the verdict policy (Holm at α/2), each pair powered as a case is: it
 // must detect every joint law of the two requests' bins at TV max_detectable_tv from the product,
 // in any direction, or the verdict is inconclusive. Under an exact verifier whose requests do not
@@ -83,8 +83,8 @@ struct BatchReport {
 BatchReport judge_batches(const std::vector<BatchJudge>& judges,
                           const judging::VerdictPolicy& policy);
 
-// Each request's pair bins (core/iid_tests.hpp) at the batch's rounds, (K): computed once per
+// Each request's pair bins (stats/iid_assumption.hpp) at the batch's rounds, (K): computed once per
 // batch, for all its pairs.
-std::vector<Binning> request_pair_bins(const BatchCase& batch);
+std::vector<stats::Binning> request_pair_bins(const BatchCase& batch);
 
 }  // namespace tev::conformance

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 
 namespace tev::conformance {
 
@@ -89,7 +89,7 @@ EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const st
       [](const std::string& line, std::size_t k, double level, double power) {
         const ModelCase c = parse_model_case(line, "emitted case " + std::to_string(k));
         const std::vector<double> law = c.pair.sequence_law();
-        const auto groups = node_groups(
+        const auto groups = stats::node_groups(
             static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())),
             c.pair.vocab());
         return std::pair{judging::detectable_tv(law, groups, c.samples, level, power),
@@ -117,17 +117,17 @@ EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::st
         const BatchCase b = parse_batch_case(line, "emitted batch " + std::to_string(k));
         std::optional<double> worst = 0.0;
         std::string text = b.id + ": " + std::to_string(b.requests.size()) + " requests (";
-        const std::vector<Binning> bins = request_pair_bins(b);
+        const std::vector<stats::Binning> bins = request_pair_bins(b);
         // Members of the family in judge_batches' order: every request, then every pair; the index
         // only keys null simulations, so each request's here is its place among the requests.
         for (std::size_t i = 0; i < b.requests.size(); ++i) {
           const Case& r = b.requests[i];
-          worst = larger_tv(worst, stated_tv(r, policy, family, k * b.requests.size() + i));
+          worst = stats::larger_tv(worst, stated_tv(r, policy, family, k * b.requests.size() + i));
           text += (i ? ", " : "") + r.id + " " + std::to_string(r.tree.size()) + " nodes";
           for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
-            const PairLaw law = pair_law(bins[i], bins[j]);
-            worst = larger_tv(worst, judging::detectable_tv(law.product, law.groups, b.samples,
-                                                            pair_level, power));
+            const stats::PairLaw law = stats::pair_law(bins[i], bins[j]);
+            worst = stats::larger_tv(worst, judging::detectable_tv(law.product, law.groups,
+                                                                   b.samples, pair_level, power));
           }
         }
         return std::pair{worst, text + "), V = " + std::to_string(b.requests.front().tree.vocab) +

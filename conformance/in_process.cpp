@@ -109,11 +109,11 @@ std::vector<Judge> sample_cases_batched(const std::vector<CaseT>& cases, std::ui
 // The χ² bins farthest from the reference law, each named by bin_name (a cell of its own or a
 // pooled tail) and observed against expected.
 template <class BinName>
-void append_deviations(std::ostringstream& out, std::span<const BinDeviation> deviations,
+void append_deviations(std::ostringstream& out, std::span<const stats::BinDeviation> deviations,
                        BinName&& bin_name) {
   if (deviations.empty()) return;
   out << "  largest cell deviations, observed vs expected ((o - e)/sqrt(e)):\n";
-  for (const BinDeviation& d : deviations) {
+  for (const stats::BinDeviation& d : deviations) {
     out << "    " << bin_name(d) << ": " << d.observed << " vs " << fixed(d.expected, 1) << " ("
         << (d.expected > 0.0 ? fixed(d.residual, 1) : std::string("impossible")) << ")\n";
   }
@@ -145,10 +145,10 @@ void append_case(std::ostringstream& out, const CaseResult& r) {
   if (!r.not_enumerated.empty()) out << "; " << r.not_enumerated;
   out << "\n";
   if (!e.iid_tests.empty())
-    out << "  tests of independence: " << iid_tests_text(e.iid_tests) << "\n";
+    out << "  tests of independence: " << stats::iid_tests_text(e.iid_tests) << "\n";
   // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
   const std::size_t vocab = e.prefix.empty() ? 1 : e.completed_counts.size() / e.prefix.size();
-  append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) {
+  append_deviations(out, e.largest_deviations, [&](const stats::BinDeviation& d) {
     // A tail pools the cells of one exit node, or (group −1) the leftover tails of several.
     if (d.group < 0) return "global tail of " + std::to_string(d.cells) + " cells";
     const std::string node = "exit node " + std::to_string(d.group);
@@ -560,7 +560,7 @@ std::string describe(const ModelReport& report) {
     out << "  power: detects TV "
         << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)"))
         << " with 99% power at its level\n";
-    append_deviations(out, e.largest_deviations, [&](const BinDeviation& d) {
+    append_deviations(out, e.largest_deviations, [&](const stats::BinDeviation& d) {
       return d.cell >= 0 ? sequence_name(d.cell, r.vocab, r.horizon)
                          : "tail of " + std::to_string(d.cells) + " sequences";
     });

@@ -6,7 +6,7 @@
 
 #include "conformance/json_input.hpp"
 #include "core/exit_law.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 
 namespace tev::conformance {
 
@@ -78,7 +78,7 @@ std::optional<Block> CaseJudge::add_sample(std::span<const std::int64_t> path, s
   // Grown as samples come (8 bytes a sample); samples past the case's count are refused when it
   // is judged (require_all_samples).
   if (index < case_->samples) {
-    if (index >= stream_.size()) stream_.resize(index + 1, kNoCell);
+    if (index >= stream_.size()) stream_.resize(index + 1, stats::kNoCell);
     stream_[index] =
         static_cast<std::int64_t>(completed.exit) * case_->tree.vocab + completed.bonus;
   }
@@ -88,9 +88,9 @@ std::optional<Block> CaseJudge::add_sample(std::span<const std::int64_t> path, s
 void CaseJudge::merge(const CaseJudge& other) {
   if (other.case_ != case_) throw std::logic_error("merging the judges of two different cases");
   counts_.merge(other.counts_);
-  if (other.stream_.size() > stream_.size()) stream_.resize(other.stream_.size(), kNoCell);
+  if (other.stream_.size() > stream_.size()) stream_.resize(other.stream_.size(), stats::kNoCell);
   for (std::size_t i = 0; i < other.stream_.size(); ++i) {
-    if (other.stream_[i] != kNoCell) stream_[i] = other.stream_[i];
+    if (other.stream_[i] != stats::kNoCell) stream_[i] = other.stream_[i];
   }
   lines_ += other.lines_;
   impossible_.merge(other.impossible_);
@@ -114,10 +114,10 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::Ver
 
 namespace {
 
-std::vector<TestLevel> iid_levels(const judging::VerdictPolicy& policy, std::size_t family,
-                                  std::size_t index) {
-  std::vector<TestLevel> levels;
-  for (std::size_t t = 0; t < kIidTests; ++t)
+std::vector<stats::TestLevel> iid_levels(const judging::VerdictPolicy& policy, std::size_t family,
+                                         std::size_t index) {
+  std::vector<stats::TestLevel> levels;
+  for (std::size_t t = 0; t < stats::kIidTests; ++t)
     levels.push_back(policy.iid_test_level(family, index, true, t));
   return levels;
 }
@@ -129,7 +129,7 @@ struct Reference {
   std::vector<std::int32_t> groups;  // (N, V)
   explicit Reference(const Case& c)
       : canonical(canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows))),
-        groups(node_groups(c.tree.size(), c.tree.vocab)) {}
+        groups(stats::node_groups(c.tree.size(), c.tree.vocab)) {}
 };
 
 }  // namespace
@@ -138,10 +138,10 @@ std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& pol
                                 std::size_t family, std::size_t index) {
   const Reference ref(c);
   const double level = policy.identity_level(family, true, true);
-  return larger_tv(
+  return stats::larger_tv(
       judging::detectable_tv(ref.canonical, ref.groups, c.samples, level, policy.required_power),
-      iid_detectable_tv(ref.canonical, ref.groups, c.samples, iid_levels(policy, family, index),
-                        policy.required_power));
+      stats::iid_detectable_tv(ref.canonical, ref.groups, c.samples,
+                               iid_levels(policy, family, index), policy.required_power));
 }
 
 CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy,
@@ -161,9 +161,9 @@ CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& pol
   r.evidence.invalid = judge.impossible();
   const Reference ref(c);
   std::vector<std::int64_t> stream = judge.stream();
-  stream.resize(c.samples, kNoCell);  // impossible samples at the end were never stored
-  r.evidence.iid_tests = iid_tests(stream, ref.canonical, ref.groups,
-                                   iid_levels(policy, family, index), policy.required_power);
+  stream.resize(c.samples, stats::kNoCell);  // impossible samples at the end were never stored
+  r.evidence.iid_tests = stats::iid_tests(stream, ref.canonical, ref.groups,
+                                          iid_levels(policy, family, index), policy.required_power);
   r.evidence.detectable_tv =
       judging::detectable_tv(ref.canonical, ref.groups, c.samples, level, policy.required_power);
   if (exact)

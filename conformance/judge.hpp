@@ -12,7 +12,7 @@
 #include "conformance/case_io.hpp"
 #include "core/choosers.hpp"
 #include "core/exact_law.hpp"
-#include "core/iid_tests.hpp"
+#include "stats/iid_assumption.hpp"
 #include "judging/verdicts.hpp"
 #include "engine/monte_carlo.hpp"
 
@@ -78,7 +78,7 @@ class CaseJudge {
   const Case& spec() const { return *case_; }
   const engine::BlockCounts& counts() const { return counts_; }
   // (samples) each sample's completed cell (exit · V + bonus) in sample order, for the tests of
-  // independence; kNoCell for an impossible sample.
+  // independence; stats::kNoCell for an impossible sample.
   const std::vector<std::int64_t>& stream() const { return stream_; }
   std::uint64_t lines() const { return lines_; }
   std::uint64_t impossible() const { return impossible_.count(); }

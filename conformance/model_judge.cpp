@@ -14,8 +14,8 @@ using nlohmann::json;
 
 // Pool by the first H − 1 tokens, as check --drafts sampled does.
 std::vector<std::int32_t> prefix_groups(const drafts::LanguagePair& pair, std::size_t cells) {
-  return node_groups(static_cast<std::int32_t>(cells / static_cast<std::size_t>(pair.vocab())),
-                     pair.vocab());
+  return stats::node_groups(
+      static_cast<std::int32_t>(cells / static_cast<std::size_t>(pair.vocab())), pair.vocab());
 }
 
 // The diagnostic tree: depth ≤ D, the accepted path on it, every drafted token of positive q.
@@ -170,10 +170,10 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges,
     // Only the exactness evidence: no tree, so no ceiling, acceptance or saturation tests.
     judging::TreeEvidence& e = r.evidence;
     e.samples = judge.lines();
-    e.chi_square =
-        identity_test(judge.counts(), reference, groups,
-                      report.policy.identity_test_level(judges.size(), evidence.size(), false),
-                      judging::kReportedDeviations, &e.largest_deviations);
+    e.chi_square = stats::identity_test(
+        judge.counts(), reference, groups,
+        report.policy.identity_test_level(judges.size(), evidence.size(), false),
+        judging::kReportedDeviations, &e.largest_deviations);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
     e.detectable_tv =
         judging::detectable_tv(reference, groups, c.samples, level, report.policy.required_power);

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "core/verifier_catalog.hpp"
 #include "engine/monte_carlo.hpp"
 #include "workloads/trees.hpp"
@@ -244,10 +244,10 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter,
   // Equal samples per tree: the pooled mean's null variance is the trees' mean Var L over all samples.
   const double mean_variance = variance_sum / n;
   e.tev_standard_error = std::sqrt(mean_variance / static_cast<double>(e.tev_samples));
-  std::vector<DrawnLaw> laws;
+  std::vector<stats::DrawnLaw> laws;
   for (const LengthLaw& l : length_laws)
     laws.push_back({l.lengths, l.mass, static_cast<double>(samples_per_tree)});
-  e.tev_p_value = sum_two_sided_chernoff_p(static_cast<double>(length_sum), laws);
+  e.tev_p_value = stats::sum_two_sided_chernoff_p(static_cast<double>(length_sum), laws);
   return e;
 }
 
@@ -278,8 +278,8 @@ TevAgreement tev_agreement(std::span<const ExitTrainSeedRun> runs, double alpha)
               cell.max_abs_z, std::abs(e.tev_mean_length - e.mean_ceiling) / e.tev_standard_error);
         cell.min_p_value = std::min(cell.min_p_value, e.tev_p_value);
       }
-      cell.mean_ceiling = mean_sd(ceilings).mean;
-      cell.tev_mean_length = mean_sd(lengths).mean;
+      cell.mean_ceiling = stats::mean_sd(ceilings).mean;
+      cell.tev_mean_length = stats::mean_sd(lengths).mean;
       cell.agrees = cell.min_p_value > out.per_test_level;
       out.all_agree = out.all_agree && cell.agrees;
       out.cells.push_back(cell);

@@ -16,7 +16,7 @@ constexpr double kSureStep = 1.0 - 1e-9;
 constexpr std::int32_t kRareVocab = 4;
 
 void summarize(CalibrationSeries& s) {
-  s.ks = ks_uniform(s.p_values);
+  s.ks = stats::ks_uniform(s.p_values);
   const auto n = static_cast<double>(s.p_values.size());
   s.false_alarms_05 = static_cast<double>(std::count_if(s.p_values.begin(), s.p_values.end(),
                                                         [](double p) { return p < 0.05; })) /
@@ -53,7 +53,7 @@ std::vector<CalibrationSeries> calibrate_tests(const workloads::CheckCase& c, st
                                                const engine::Ranks& ranks) {
   const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
   const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, law);
-  const std::vector<std::int32_t> groups = node_groups(c.tree.size(), c.tree.vocab);
+  const std::vector<std::int32_t> groups = stats::node_groups(c.tree.size(), c.tree.vocab);
   NodeId probe = 1;
   for (NodeId u = 1; u < c.tree.size(); ++u) {
     if (std::abs(law.prefix[u] - 0.5) < std::abs(law.prefix[probe] - 0.5)) probe = u;
@@ -91,21 +91,22 @@ std::vector<CalibrationSeries> calibrate_tests(const workloads::CheckCase& c, st
         engine::run_monte_carlo(VerifierId::predraw, c.tree, c.rows, plan);
     // The identity test's p-value as a verdict holding it to the nominal rates uses it (simulated
     // near them, a fresh null simulation per seed); the others are raw asymptotic p-values.
-    const TestLevel nominal{.level = kNominalRates[1],
-                            .largest_level = kNominalRates[0],
-                            .seed = judging::kNullSimulationSeed,
-                            .id = seed};
+    const stats::TestLevel nominal{.level = kNominalRates[1],
+                                   .largest_level = kNominalRates[0],
+                                   .seed = judging::kNullSimulationSeed,
+                                   .id = seed};
     const judging::TreeEvidence e = judging::sampled_evidence(c.tree, c.rows, tev, nominal);
     const judging::TreeEvidence r =
-        judging::sampled_evidence(rare.tree, rare.rows, rare_tev, TestLevel{});
+        judging::sampled_evidence(rare.tree, rare.rows, rare_tev, stats::TestLevel{});
     series[0].p_values.push_back(e.chi_square.p_value);
     series[1].p_values.push_back(e.shortfall_p);
     series[2].p_values.push_back(e.acceptance_p[static_cast<std::size_t>(probe) - 1]);
-    series[3].p_values.push_back(homogeneity_chi_square(tev.completed, predraw.completed).p_value);
+    series[3].p_values.push_back(
+        stats::homogeneity_chi_square(tev.completed, predraw.completed).p_value);
     series[4].p_values.push_back(r.shortfall_p);
     series[5].p_values.push_back(r.excess_p);
-    series[6].p_values.push_back(mean_z_test_p(r.mean_length, rare_tev.samples, rare_law.ceiling(),
-                                               rare_law.length_variance));
+    series[6].p_values.push_back(stats::mean_z_test_p(
+        r.mean_length, rare_tev.samples, rare_law.ceiling(), rare_law.length_variance));
   }
   for (CalibrationSeries& s : series) summarize(s);
   return series;

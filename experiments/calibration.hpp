@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "engine/ranks.hpp"
 #include "workloads/suite.hpp"
 
@@ -18,7 +18,7 @@ struct CalibrationSeries {
   std::string case_label;        // the tree they were computed on
   bool gates = true;             // false: shown for comparison only (a test the suite does not use)
   std::vector<double> p_values;  // one per seed
-  KolmogorovSmirnovResult
+  stats::KolmogorovSmirnovResult
       ks;  // against Uniform(0, 1): descriptive (bounds and discrete tests are conservative)
   double false_alarms_05 = 0.0;  // fraction of p < 0.05
   double false_alarms_01 = 0.0;  // fraction of p < 0.01

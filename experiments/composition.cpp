@@ -187,9 +187,9 @@ std::vector<CompositionResult> run_composition(const CompositionConfig& config,
     CompositionResult result;
     result.verifier = entry.name;
     result.reuses_randomness = entry.reuse;
-    TestLevel level = config.level;
+    stats::TestLevel level = config.level;
     level.id = static_cast<std::uint32_t>(results.size());
-    result.chi_square = identity_test(counts.cells, exact, one_group, level);
+    result.chi_square = stats::identity_test(counts.cells, exact, one_group, level);
     result.tokens_per_round =
         static_cast<double>(counts.length_sum) / static_cast<double>(counts.rounds);
     result.ceiling_per_round = static_cast<double>(counts.ceiling_fixed) / kFixedPoint /

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/identity_test.hpp"
+#include "stats/law_identity.hpp"
 #include "core/philox.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "core/verifier_catalog.hpp"
 #include "engine/ranks.hpp"
 
@@ -25,17 +25,17 @@ struct CompositionConfig {
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
   engine::Ranks ranks{};  // the processes the sequences are split over (engine/ranks.hpp)
-  TestLevel
+  stats::TestLevel
       level{};  // the level each verifier's identity test is held to (its id: the verifier's index)
 };
 
 struct CompositionResult {
   std::string verifier;
-  bool reuses_randomness = false;   // the planted mutant: every round draws the same uniforms
-  ChiSquareResult chi_square;       // identity test: first n tokens vs the exact V^n law
-  double tokens_per_round = 0.0;    // mean L over the fixed rounds
-  double ceiling_per_round = 0.0;   // mean 1 + C_p of the realized trees over the same rounds
-  double exact_mass_checked = 0.0;  // Σ of the exact law (1 up to rounding)
+  bool reuses_randomness = false;     // the planted mutant: every round draws the same uniforms
+  stats::ChiSquareResult chi_square;  // identity test: first n tokens vs the exact V^n law
+  double tokens_per_round = 0.0;      // mean L over the fixed rounds
+  double ceiling_per_round = 0.0;     // mean 1 + C_p of the realized trees over the same rounds
+  double exact_mass_checked = 0.0;    // Σ of the exact law (1 up to rounding)
 };
 
 // An order-2 autoregressive target over V tokens (rows Dirichlet(0.7) per context pair), a

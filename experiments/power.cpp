@@ -6,7 +6,7 @@
 
 #include "core/exact_law.hpp"
 #include "core/exit_law.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "engine/monte_carlo.hpp"
 #include "judging/verdict_policy.hpp"
 
@@ -23,14 +23,15 @@ struct Laws {
 };
 Laws laws_of(const workloads::CheckCase& c) {
   return {canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows)),
-          node_groups(c.tree.size(), c.tree.vocab)};
+          stats::node_groups(c.tree.size(), c.tree.vocab)};
 }
 
 // Smallest budget on a ×1.05 grid from 10 whose predicted power reaches `level`; 0 if none below the cap.
 std::uint64_t budget_for(const Laws& laws, const std::vector<double>& alternative, double alpha,
                          double level) {
   for (double n = 10.0; n < static_cast<double>(kBudgetCap); n *= 1.05) {
-    if (chi_square_power(laws.canonical, alternative, laws.groups, std::floor(n), alpha) >= level)
+    if (stats::chi_square_power(laws.canonical, alternative, laws.groups, std::floor(n), alpha) >=
+        level)
       return static_cast<std::uint64_t>(n);
   }
   return 0;
@@ -42,8 +43,8 @@ PowerSpotCheck spot_check(const workloads::CheckCase& c, const Laws& laws,
                           const std::vector<double>& alternative, std::uint64_t samples,
                           const PowerConfig& config, SampleBlock&& sample_block) {
   PowerSpotCheck spot{samples, config.replicates, 0,
-                      chi_square_power(laws.canonical, alternative, laws.groups,
-                                       static_cast<double>(samples), config.alpha)};
+                      stats::chi_square_power(laws.canonical, alternative, laws.groups,
+                                              static_cast<double>(samples), config.alpha)};
   for (int r = 0; r < config.replicates; ++r) {
     // Each replicate its own seed, distinct from the sweep's.
     const engine::MonteCarloPlan plan{
@@ -54,7 +55,8 @@ PowerSpotCheck spot_check(const workloads::CheckCase& c, const Laws& laws,
         .threads = config.threads,
         .ranks = config.ranks};
     const engine::BlockCounts counts = engine::count_blocks(c.tree, c.rows, plan, sample_block);
-    if (pearson_chi_square(counts.completed, laws.canonical, laws.groups).p_value < config.alpha)
+    if (stats::pearson_chi_square(counts.completed, laws.canonical, laws.groups).p_value <
+        config.alpha)
       ++spot.rejections;
   }
   return spot;
@@ -69,13 +71,13 @@ PowerCurve curve_for(const workloads::CheckCase& c, const Laws& laws, std::strin
   curve.exact_tv = total_variation(alternative, laws.canonical);
   for (double n = 10.0; n <= 1e9; n *= std::pow(10.0, 0.125)) {
     curve.budgets.push_back(static_cast<std::uint64_t>(std::round(n)));
-    curve.predicted.push_back(
-        chi_square_power(laws.canonical, alternative, laws.groups, std::round(n), config.alpha));
+    curve.predicted.push_back(stats::chi_square_power(laws.canonical, alternative, laws.groups,
+                                                      std::round(n), config.alpha));
   }
   curve.budget_for_99 = budget_for(laws, alternative, config.alpha, kTarget);
   curve.power_at_default =
-      chi_square_power(laws.canonical, alternative, laws.groups,
-                       static_cast<double>(config.default_budget), config.alpha);
+      stats::chi_square_power(laws.canonical, alternative, laws.groups,
+                              static_cast<double>(config.default_budget), config.alpha);
   if (curve.budget_for_99 == 0) {
     curve.spot_check_note = "no budget up to 2^40 samples reaches 99 % power";
     return curve;
@@ -146,8 +148,8 @@ double contamination_power_at_tv(const workloads::CheckCase& c, const PowerConfi
   std::vector<double> mixture(laws.canonical.size());
   for (std::size_t i = 0; i < mixture.size(); ++i)
     mixture[i] = (1.0 - eps) * laws.canonical[i] + eps * wrong[i];
-  return chi_square_power(laws.canonical, mixture, laws.groups,
-                          static_cast<double>(config.default_budget), config.alpha);
+  return stats::chi_square_power(laws.canonical, mixture, laws.groups,
+                                 static_cast<double>(config.default_budget), config.alpha);
 }
 
 PowerSpotCheck noise_contamination_spot_check(const workloads::CheckCase& c, double tv,
@@ -179,9 +181,9 @@ std::optional<double> detectable_tv_toward(const workloads::CheckCase& c,
   const Laws laws = laws_of(c);
   const std::vector<double> wrong =
       enumerate_verifier(VerifierId::mutant_bonus_from_full_row, c.tree, c.rows).completed;
-  return tev::detectable_tv_toward(laws.canonical, wrong, laws.groups,
-                                   static_cast<double>(config.default_budget), config.alpha,
-                                   kTarget);
+  return stats::detectable_tv_toward(laws.canonical, wrong, laws.groups,
+                                     static_cast<double>(config.default_budget), config.alpha,
+                                     kTarget);
 }
 
 }  // namespace tev::experiments

@@ -39,8 +39,8 @@ SampledCheckResult run_sampled_check(const SampledCheckOptions& o, std::ostream&
   }
   result.test_alpha = judging::sampled_test_alpha(o.alpha, cases.size() * result.pairs.size());
   // Holm compares a case's p-value with levels up to the whole exactness family's α.
-  TestLevel level{result.test_alpha, judging::VerdictPolicy{.alpha = o.alpha}.exactness_alpha(),
-                  o.seed, 0};
+  stats::TestLevel level{result.test_alpha,
+                         judging::VerdictPolicy{.alpha = o.alpha}.exactness_alpha(), o.seed, 0};
   for (const drafts::SampledCase& c : cases) {
     progress << "  " << c.label() << "\n";
     for (std::size_t i = 0; i < result.pairs.size(); ++i) {

@@ -13,7 +13,7 @@
 #include "core/compensated_sum.hpp"
 #include "core/exit_law.hpp"
 #include "core/format.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "engine/monte_carlo.hpp"
 
 namespace tev::experiments {
@@ -63,7 +63,7 @@ workloads::SweepConfig sweep_config(const Theorem1Options& o) {
 
 double min_holm(const std::vector<double>& p) {
   if (p.empty()) return 1.0;
-  const auto a = holm_adjust(p);
+  const auto a = stats::holm_adjust(p);
   return *std::min_element(a.begin(), a.end());
 }
 
@@ -119,7 +119,7 @@ double false_alarm_excess_p(const CalibrationSeries& s, double rate) {
   const auto seeds = static_cast<std::uint64_t>(s.p_values.size());
   const auto alarms = static_cast<std::uint64_t>(
       std::count_if(s.p_values.begin(), s.p_values.end(), [&](double p) { return p < rate; }));
-  return binomial_upper_p(alarms, seeds, rate);
+  return stats::binomial_upper_p(alarms, seeds, rate);
 }
 
 // Target-only verifiers meet E[L | T] <= 1 + C_p(T) on every realized tree (with equality: the
@@ -263,7 +263,7 @@ std::vector<Claim> decide_claims(const Theorem1Results& ev) {
   for (const CompositionResult& r : ev.composition) {
     if (!r.reuses_randomness) exact_composition.push_back(r.chi_square.p_value);
   }
-  const auto exact_adjusted = holm_adjust(exact_composition);
+  const auto exact_adjusted = stats::holm_adjust(exact_composition);
   bool composition_ok = std::all_of(exact_adjusted.begin(), exact_adjusted.end(),
                                     [&](double p) { return p >= level; });
   for (const CompositionResult& r : ev.composition) {
@@ -366,7 +366,8 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
     HomogeneityResult h{"independent tev vs " + std::string(report.info.name), {}};
     for (std::size_t i = 0; i < cases.size(); ++i)
       h.p_values.push_back(
-          homogeneity_chi_square(reference[i].completed, report.trees[i].completed_counts).p_value);
+          stats::homogeneity_chi_square(reference[i].completed, report.trees[i].completed_counts)
+              .p_value);
     h.min_p_holm = min_holm(h.p_values);
     r.homogeneity.push_back(std::move(h));
   }
@@ -407,7 +408,7 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
 
   // 6. Multi-round composition.
   // Holm over the exact verifiers: the smallest p meets family α / their number, the largest α.
-  const TestLevel composition_level{
+  const stats::TestLevel composition_level{
       .level = r.judging.verifier_alpha(), .largest_level = r.family_alpha, .seed = options.seed};
   r.composition_config = {.sequences = options.composition_sequences,
                           .seed = options.seed,

@@ -248,24 +248,24 @@ double sampled_test_alpha(double alpha, std::size_t cases) {
 }
 
 void judge_statistics(const drafts::LanguagePair& pair, SampledEvidence& e,
-                      const TestLevel& level) {
+                      const stats::TestLevel& level) {
   const double test_alpha = level.level;
   const std::vector<double> reference = pair.sequence_law();
   // Pool by the first H − 1 tokens, as the block law pools by exit node.
-  const auto groups = node_groups(
+  const auto groups = stats::node_groups(
       static_cast<std::int32_t>(reference.size() / static_cast<std::size_t>(pair.vocab())),
       pair.vocab());
-  e.chi_square = identity_test(e.counts.cells, reference, groups, level);
+  e.chi_square = stats::identity_test(e.counts.cells, reference, groups, level);
   // The sampler against the enumeration: Σ L of the emitted blocks under L's exact law.
   std::vector<double> lengths(e.exact.length_mass.size());
   std::iota(lengths.begin(), lengths.end(), 0.0);
-  const DrawnLaw law{lengths, e.exact.length_mass, static_cast<double>(e.counts.samples)};
-  e.length_p_value = sum_two_sided_chernoff_p(
+  const stats::DrawnLaw law{lengths, e.exact.length_mass, static_cast<double>(e.counts.samples)};
+  e.length_p_value = stats::sum_two_sided_chernoff_p(
       e.counts.mean_length() * static_cast<double>(e.counts.samples), std::span(&law, 1));
-  e.predicted_power = identity_test_power(reference, e.exact.law, groups,
-                                          static_cast<double>(e.counts.samples), test_alpha);
+  e.predicted_power = stats::identity_test_power(reference, e.exact.law, groups,
+                                                 static_cast<double>(e.counts.samples), test_alpha);
   if (e.exact.tv > kSampledExactTolerance) {
-    e.detectable_tv_toward = detectable_tv_toward(
+    e.detectable_tv_toward = stats::detectable_tv_toward(
         reference, e.exact.law, groups, static_cast<double>(e.counts.samples), test_alpha);
   }
 }
@@ -288,7 +288,7 @@ std::vector<SampledVerdict> decide_sampled(std::span<const SampledEvidence> evid
     consistency.push_back(e.length_p_value);
   }
   const SubjectVerdict decision = decide(marginal, policy);
-  const std::vector<double> consistency_adjusted = holm_adjust(consistency);
+  const std::vector<double> consistency_adjusted = stats::holm_adjust(consistency);
   std::vector<SampledVerdict> verdicts;
   for (std::size_t i = 0; i < evidence.size(); ++i) {
     const SampledEvidence& e = evidence[i];

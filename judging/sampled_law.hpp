@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/identity_test.hpp"
-#include "core/statistics.hpp"
+#include "stats/law_identity.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "drafts/sampled_verifiers.hpp"
 
 namespace tev::judging {
@@ -128,7 +128,7 @@ struct SampledEvidence {
   SampledExactLaw exact;
   ConditionalExactness conditional;
   SampledCounts counts;
-  ChiSquareResult chi_square;  // counts vs p's H-token law, pooled by H−1 token prefix
+  stats::ChiSquareResult chi_square;  // counts vs p's H-token law, pooled by H−1 token prefix
   double length_p_value =
       1.0;  // measured Σ L vs L's enumerated law (two-sided Chernoff bound): sampler ≡ enumeration
   double predicted_power = 0.0;  // of the χ² test at the per-test α, from the exact laws
@@ -155,7 +155,8 @@ struct SampledVerdict {
 double sampled_test_alpha(double alpha, std::size_t cases);
 
 // Fills the χ², E[L] test and predicted power of one case's evidence at the per-test α.
-void judge_statistics(const drafts::LanguagePair& pair, SampledEvidence& e, const TestLevel& level);
+void judge_statistics(const drafts::LanguagePair& pair, SampledEvidence& e,
+                      const stats::TestLevel& level);
 
 // The one decision: a verdict per case (grouped by case label, in first-appearance order) from the
 // evidence of every (case, pair) at family-wise α, through the verdict policy (judging/verdict_policy.hpp):

@@ -43,7 +43,7 @@ int verdict_exit_code(Verdict v) {
 }
 
 TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows,
-                              const engine::BlockCounts& counts, const TestLevel& level) {
+                              const engine::BlockCounts& counts, const stats::TestLevel& level) {
   const ExitLaw law = ExitLaw::compute(tree, rows);
   TreeEvidence e;
   e.samples = counts.samples;
@@ -51,14 +51,17 @@ TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows,
   e.prefix = law.prefix;
   if (counts.samples == 0) return e;
   const std::vector<double> canonical = canonical_block_law(tree, rows, law);
-  e.chi_square = identity_test(counts.completed, canonical, node_groups(tree.size(), tree.vocab),
-                               level, kReportedDeviations, &e.largest_deviations);
+  e.chi_square =
+      stats::identity_test(counts.completed, canonical, stats::node_groups(tree.size(), tree.vocab),
+                           level, kReportedDeviations, &e.largest_deviations);
   e.mean_length = counts.mean_length();
   const LengthLaw length = length_law(tree, law);
   e.lengths = length.lengths;
   e.length_mass = length.mass;
-  e.shortfall_p = mean_below_chernoff_p(e.mean_length, counts.samples, length.lengths, length.mass);
-  e.excess_p = mean_above_chernoff_p(e.mean_length, counts.samples, length.lengths, length.mass);
+  e.shortfall_p =
+      stats::mean_below_chernoff_p(e.mean_length, counts.samples, length.lengths, length.mass);
+  e.excess_p =
+      stats::mean_above_chernoff_p(e.mean_length, counts.samples, length.lengths, length.mass);
   e.completions = counts.completions;
   double second_moment = 0.0;
   for (NodeId v = 0; v < tree.size(); ++v) {
@@ -76,10 +79,10 @@ TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows,
   for (NodeId v = tree.size() - 1; v >= 1; --v)
     e.accepted[static_cast<std::size_t>(tree.parent[v])] += e.accepted[static_cast<std::size_t>(v)];
   for (NodeId u = 1; u < tree.size(); ++u) {
-    e.acceptance_p.push_back(
-        binomial_lower_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
-    e.acceptance_excess_p.push_back(
-        binomial_upper_p(e.accepted[static_cast<std::size_t>(u)], counts.samples, law.prefix[u]));
+    e.acceptance_p.push_back(stats::binomial_lower_p(e.accepted[static_cast<std::size_t>(u)],
+                                                     counts.samples, law.prefix[u]));
+    e.acceptance_excess_p.push_back(stats::binomial_upper_p(e.accepted[static_cast<std::size_t>(u)],
+                                                            counts.samples, law.prefix[u]));
   }
   return e;
 }
@@ -95,7 +98,8 @@ void add_exact_evidence(TreeEvidence& e, const DraftTree& tree, const TargetRows
   e.exact_completion = exact.completion_probability;
   e.predicted_power =
       e.exact_tv > tolerance
-          ? exact_law_power(canonical, exact, node_groups(tree.size(), tree.vocab), samples, level)
+          ? exact_law_power(canonical, exact, stats::node_groups(tree.size(), tree.vocab), samples,
+                            level)
           : 0.0;
 }
 
@@ -107,8 +111,8 @@ double exact_law_power(std::span<const double> canonical, const ExactOutcome& ex
   for (double& x : renormalized) x /= on_cells;
   const double none_off = std::pow(on_cells, static_cast<double>(samples));
   return 1.0 - none_off +
-         none_off * identity_test_power(canonical, renormalized, groups,
-                                        static_cast<double>(samples), level);
+         none_off * stats::identity_test_power(canonical, renormalized, groups,
+                                               static_cast<double>(samples), level);
 }
 
 std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows,
@@ -116,14 +120,15 @@ std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& row
   if (samples == 0) return std::nullopt;
   const std::vector<double> canonical =
       canonical_block_law(tree, rows, ExitLaw::compute(tree, rows));
-  return detectable_tv(canonical, node_groups(tree.size(), tree.vocab), samples, level, power);
+  return detectable_tv(canonical, stats::node_groups(tree.size(), tree.vocab), samples, level,
+                       power);
 }
 
 std::optional<double> detectable_tv(std::span<const double> law,
                                     std::span<const std::int32_t> groups, std::uint64_t samples,
                                     double level, double power) {
   if (samples == 0) return std::nullopt;
-  return worst_case_detectable_tv(law, groups, static_cast<double>(samples), level, power);
+  return stats::worst_case_detectable_tv(law, groups, static_cast<double>(samples), level, power);
 }
 
 std::optional<double> detectable_shortfall(std::span<const double> lengths,
@@ -139,11 +144,11 @@ std::optional<double> detectable_shortfall(std::span<const double> lengths,
   const double lowest = *std::min_element(lengths.begin(), lengths.end());
   if (!(mean - lowest > 1e-12)) return 0.0;  // L takes one value: no verifier can fall short of it
   // The largest sample mean the bound rejects at `level` (the bound falls as the mean falls).
-  if (mean_below_chernoff_p(lowest, samples, lengths, mass) > level) return std::nullopt;
+  if (stats::mean_below_chernoff_p(lowest, samples, lengths, mass) > level) return std::nullopt;
   double lo = lowest, hi = mean;
   for (int i = 0; i < 100; ++i) {
     const double mid = 0.5 * (lo + hi);
-    (mean_below_chernoff_p(mid, samples, lengths, mass) <= level ? lo : hi) = mid;
+    (stats::mean_below_chernoff_p(mid, samples, lengths, mass) <= level ? lo : hi) = mid;
   }
   const double z =
       boost::math::quantile(boost::math::complement(boost::math::normal(), 1.0 - power));
@@ -190,7 +195,7 @@ double case_exactness_p(const TreeEvidence& e) {
   const bool with_tree = !(e.acceptance_excess_p.empty() && e.lengths.empty());
   const bool iid = !e.iid_tests.empty();
   double p = e.chi_square.p_value / VerdictPolicy::identity_share(with_tree, iid);
-  for (const IidTest& t : e.iid_tests)
+  for (const stats::IidTest& t : e.iid_tests)
     p = std::min(p, t.result.p_value / VerdictPolicy::iid_test_share(with_tree));
   if (with_tree) {
     std::vector<double> forbidden = e.acceptance_excess_p;
@@ -203,7 +208,7 @@ double case_exactness_p(const TreeEvidence& e) {
 
 // Every test of independence detects the policy's TV (a stream too short for them has none).
 bool iid_powered(const TreeEvidence& e, const VerdictPolicy& policy) {
-  return std::all_of(e.iid_tests.begin(), e.iid_tests.end(), [&](const IidTest& t) {
+  return std::all_of(e.iid_tests.begin(), e.iid_tests.end(), [&](const stats::IidTest& t) {
     return t.detectable_tv && *t.detectable_tv <= policy.max_detectable_tv;
   });
 }
@@ -227,8 +232,8 @@ SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& 
   }
   out.exactness_tests = exactness.size();
   out.saturation_tests = saturation.size();
-  const std::vector<double> exact_adjusted = holm_adjust(exactness),
-                            saturation_adjusted = holm_adjust(saturation);
+  const std::vector<double> exact_adjusted = stats::holm_adjust(exactness),
+                            saturation_adjusted = stats::holm_adjust(saturation);
   auto min_in = [](const std::vector<double>& v, std::pair<std::size_t, std::size_t> range) {
     double m = 1.0;
     for (std::size_t i = range.first; i < range.second; ++i) m = std::min(m, v[i]);
@@ -280,13 +285,13 @@ SubjectVerdict decide(std::span<const TreeEvidence> cases, const VerdictPolicy& 
 
 std::optional<double> stated_tv(const TreeEvidence& e) {
   std::optional<double> tv = e.detectable_tv;
-  for (const IidTest& t : e.iid_tests) tv = larger_tv(tv, t.detectable_tv);
+  for (const stats::IidTest& t : e.iid_tests) tv = stats::larger_tv(tv, t.detectable_tv);
   return tv;
 }
 
 double smallest_iid_p(const TreeEvidence& e) {
   double p = 1.0;
-  for (const IidTest& t : e.iid_tests) p = std::min(p, t.result.p_value);
+  for (const stats::IidTest& t : e.iid_tests) p = std::min(p, t.result.p_value);
   return p;
 }
 

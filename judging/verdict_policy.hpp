@@ -4,7 +4,7 @@
 //
 // A *subject* (one verifier judged on a suite of cases) spends one family-wise level α:
 // - exactness family, α/2, Holm over one p-value per case, a weighted Bonferroni of the case's
-//   exactness tests: the identity test (core/identity_test.hpp) of its completed (exit node, next
+//   exactness tests: the identity test (stats/law_identity.hpp) of its completed (exit node, next
 //   token) law against the canonical law, with share kIdentityShare of the case's level, and the
 //   tests of what Theorem 1 forbids, with the rest: E[L] above 1 + C_p (Chernoff bound) and, per
 //   node, acceptance above P(u) (exact binomial upper tail). Any sample in a zero-probability cell
@@ -30,9 +30,9 @@
 
 #include "core/draft_tree.hpp"
 #include "core/exact_law.hpp"
-#include "core/identity_test.hpp"
-#include "core/iid_tests.hpp"
-#include "core/statistics.hpp"
+#include "stats/law_identity.hpp"
+#include "stats/iid_assumption.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "core/target_rows.hpp"
 #include "engine/monte_carlo.hpp"
 
@@ -57,7 +57,7 @@ struct TreeEvidence {
   std::uint64_t samples = 0;  // samples counted into the law (those with a valid path and bonus)
   std::uint64_t invalid =
       0;  // samples no cell holds (a path off the tree, a bonus out of range): impossible
-  ChiSquareResult chi_square;     // identity test: completed block law vs canonical law
+  stats::ChiSquareResult chi_square;  // identity test: completed block law vs canonical law
   double shortfall_p = 1.0;       // one-sided: E[L] below 1 + C_p (an unsaturated verifier's gap)
   double excess_p = 1.0;          // one-sided: E[L] above 1 + C_p (what Theorem 1, eq. 9 forbids)
   double mean_length = 0.0;       // sampled
@@ -82,11 +82,11 @@ struct TreeEvidence {
       acceptance_excess_p;  // (N − 1) u ≠ root: one-sided P(X ≥ accepted): above the ceiling P(u) (exactness)
   std::vector<std::uint64_t>
       completed_counts;  // (N, V) the sampled completed blocks, for two-sample tests
-  std::vector<BinDeviation>
+  std::vector<stats::BinDeviation>
       largest_deviations;  // (≤ kReportedDeviations) χ² bins farthest from the canonical law, for reports
-  // The tests of independence (core/iid_tests.hpp) where the samples' order is known, else empty:
+  // The tests of independence (stats/iid_assumption.hpp) where the samples' order is known, else empty:
   // in the exactness family beside the identity test, each powered as it is.
-  std::vector<IidTest> iid_tests;
+  std::vector<stats::IidTest> iid_tests;
 };
 
 // How many of a case's χ² bins its evidence keeps for reports (the largest standardized deviations).
@@ -95,7 +95,7 @@ inline constexpr std::size_t kReportedDeviations = 5;
 // Everything the samples alone say about a verifier on one tree (no enumeration, no power); the
 // identity test's p-values are valid at `level` (the case's identity level, see VerdictPolicy).
 TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows,
-                              const engine::BlockCounts& counts, const TestLevel& level);
+                              const engine::BlockCounts& counts, const stats::TestLevel& level);
 
 // Adds what a verifier's exact law says to its evidence on one tree: exact TV and E[L] against the
 // canonical law, and the power its χ² with `samples` samples at `level` has against that law
@@ -115,7 +115,7 @@ double exact_law_power(std::span<const double> canonical, const ExactOutcome& ex
 // identity test, which then has the whole level.
 inline constexpr double kIdentityShare = 0.9;
 // Where a case's samples come in a known order (conformance, the library), its tests of
-// independence (core/iid_tests.hpp) take this share of the identity test's, split evenly over them.
+// independence (stats/iid_assumption.hpp) take this share of the identity test's, split evenly over them.
 inline constexpr double kIidShare = 0.4;
 
 // The null simulations' seed when a policy is not given the run's seed.
@@ -157,16 +157,16 @@ struct VerdictPolicy {
     return chi_square_level(cases) * identity_share(with_tree, iid);
   }
   // Where case `index` of `cases` runs its identity test, for identity_test.
-  TestLevel identity_test_level(std::size_t cases, std::size_t index, bool with_tree,
-                                bool iid = false) const {
+  stats::TestLevel identity_test_level(std::size_t cases, std::size_t index, bool with_tree,
+                                       bool iid = false) const {
     return {identity_level(cases, with_tree, iid),
             exactness_alpha() * identity_share(with_tree, iid), seed,
             static_cast<std::uint32_t>(index)};
   }
-  // Where the same case runs test t of its kIidTests tests of independence (each its own
+  // Where the same case runs test t of its stats::kIidTests tests of independence (each its own
   // null-simulation id).
-  TestLevel iid_test_level(std::size_t cases, std::size_t index, bool with_tree,
-                           std::size_t t) const {
+  stats::TestLevel iid_test_level(std::size_t cases, std::size_t index, bool with_tree,
+                                  std::size_t t) const {
     const double share = iid_test_share(with_tree);
     return {chi_square_level(cases) * share, exactness_alpha() * share, seed,
             static_cast<std::uint32_t>(index + ((t + 1) << 24))};
@@ -175,7 +175,7 @@ struct VerdictPolicy {
     return (with_tree ? kIdentityShare : 1.0) * (iid ? 1.0 - kIidShare : 1.0);
   }
   static double iid_test_share(bool with_tree) {
-    return (with_tree ? kIdentityShare : 1.0) * kIidShare / static_cast<double>(kIidTests);
+    return (with_tree ? kIdentityShare : 1.0) * kIidShare / static_cast<double>(stats::kIidTests);
   }
 };
 
@@ -186,7 +186,7 @@ std::vector<double> support_noise(std::span<const double> canonical);
 // Throws std::invalid_argument unless α, power and the TV lie in (0, 1) and the shortfall is positive.
 void validate(const VerdictPolicy& policy);
 
-// The worst-direction TV (core/identity_test.hpp) that a case's identity test at `level` with
+// The worst-direction TV (stats/law_identity.hpp) that a case's identity test at `level` with
 // `samples` samples detects with `power`; none when no TV below 1 is.
 std::optional<double> detectable_tv(const DraftTree& tree, const TargetRows& rows,
                                     std::uint64_t samples, double level, double power);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/philox.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "core/verifier_catalog.hpp"
 #include "engine/monte_carlo.hpp"
 #include "workloads/suite.hpp"

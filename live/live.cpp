@@ -15,7 +15,7 @@
 #include "core/choosers.hpp"
 #include "core/exit_law.hpp"
 #include "core/random_streams.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "workloads/synthetic.hpp"
 #include "workloads/trees.hpp"
 #include "core/softmax.hpp"
@@ -135,9 +135,9 @@ std::vector<std::vector<Token>> sample_contexts(const models::LanguageModel& mod
 
 double Generation::length_p() const {
   if (rounds == 0) return 1.0;
-  std::vector<DrawnLaw> laws;
+  std::vector<stats::DrawnLaw> laws;
   for (const LengthLaw& l : length_laws) laws.push_back({l.lengths, l.mass, 1.0});
-  return sum_two_sided_chernoff_p(static_cast<double>(emitted), laws);
+  return stats::sum_two_sided_chernoff_p(static_cast<double>(emitted), laws);
 }
 
 Generation speculative_generate(const models::LanguageModel& target,

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "engine/monte_carlo.hpp"
 
 namespace tev::live {
@@ -135,7 +135,7 @@ void generate(const LiveOptions& options, const models::ModelSet& set,
       result.generations.push_back(std::move(run));
     }
   }
-  const auto adjusted = holm_adjust(length_p);
+  const auto adjusted = stats::holm_adjust(length_p);
   result.min_length_p_holm =
       adjusted.empty() ? 1.0 : *std::min_element(adjusted.begin(), adjusted.end());
   result.generation_holds = result.min_length_p_holm >= share_alpha;
@@ -152,9 +152,10 @@ FirstWordTest first_word_test(const LiveOptions& options, const engine::RunConte
       engine::run_monte_carlo(VerifierId::tree_exit, first.tree, first.rows, plan);
   FirstWordTest test;
   test.samples = options.first_word_samples;
-  test.chi_square = identity_test(first_word_counts(first.tree, counts), first.rows.row(0),
-                                  node_groups(1, first.tree.vocab),
-                                  TestLevel{share_alpha, share_alpha, options.judging.seed, 0});
+  test.chi_square =
+      stats::identity_test(first_word_counts(first.tree, counts), first.rows.row(0),
+                           stats::node_groups(1, first.tree.vocab),
+                           stats::TestLevel{share_alpha, share_alpha, options.judging.seed, 0});
   test.holds = test.chi_square.impossible == 0 && test.chi_square.p_value >= share_alpha;
   return test;
 }

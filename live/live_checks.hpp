@@ -47,7 +47,7 @@ struct LiveGenerationRun {
 // The first generated word of TEV's blocks on tree 0 against the target's exact next-word row.
 struct FirstWordTest {
   std::uint64_t samples = 0;
-  ChiSquareResult chi_square;
+  stats::ChiSquareResult chi_square;
   bool holds = false;
 };
 

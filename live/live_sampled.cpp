@@ -346,9 +346,10 @@ RoundsComparison run_rounds(const models::LanguageModel& target,
   out.difference_mean = mean_of(differences);
   out.difference_se = standard_error(differences);
   out.ceiling_mean = out.rounds ? ceiling.value() / out.rounds : 0.0;
-  std::vector<DrawnLaw> drawn;
+  std::vector<stats::DrawnLaw> drawn;
   for (const LengthLaw& l : laws) drawn.push_back({l.lengths, l.mass, static_cast<double>(draws)});
-  out.tev_p = out.rounds ? sum_two_sided_chernoff_p(static_cast<double>(tev_sum), drawn) : 1.0;
+  out.tev_p =
+      out.rounds ? stats::sum_two_sided_chernoff_p(static_cast<double>(tev_sum), drawn) : 1.0;
   return out;
 }
 
@@ -441,7 +442,7 @@ LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSam
   result.chi_square_level = policy.chi_square_level(cases.size() * models.drafters.size());
   result.exact_tolerance = policy.exact_tolerance;
   const auto vocab = models.target->vocab();
-  const auto groups = node_groups(1, vocab);
+  const auto groups = stats::node_groups(1, vocab);
   const auto n = static_cast<double>(o.first_word_samples);
 
   // 1. The first word, a fresh tree per sample.
@@ -455,7 +456,7 @@ LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSam
     progress << " done\n";
     const std::span<const double> target_row = pair.p({});
     result.root_tv.push_back(total_variation(target_row, pair.q({})));
-    const std::optional<double> detectable = worst_case_detectable_tv(
+    const std::optional<double> detectable = stats::worst_case_detectable_tv(
         target_row, groups, n, result.chi_square_level, policy.required_power);
     for (const drafts::SampledCase& c : cases) {
       progress << "  " << drafter.name << ": " << c.label() << " ..." << std::flush;
@@ -466,14 +467,14 @@ LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSam
       f.kind = drafts::sampled_verifier_info(c.verifier).kind;
       f.counts = sample_first_words(pair, c, stream_of(d, c.drafting.policy), o);
       f.evidence.samples = o.first_word_samples;
-      const TestLevel level{result.chi_square_level, policy.exactness_alpha(), o.seed,
-                            static_cast<std::uint32_t>(result.first_word.size())};
-      f.evidence.chi_square = identity_test(f.counts, target_row, groups, level);
+      const stats::TestLevel level{result.chi_square_level, policy.exactness_alpha(), o.seed,
+                                   static_cast<std::uint32_t>(result.first_word.size())};
+      f.evidence.chi_square = stats::identity_test(f.counts, target_row, groups, level);
       f.evidence.detectable_tv = detectable;
       if (const auto law = first_word_law(pair, c)) {
         f.exact_tv = total_variation(*law, target_row);
         f.predicted_power =
-            identity_test_power(target_row, *law, groups, n, result.chi_square_level);
+            stats::identity_test_power(target_row, *law, groups, n, result.chi_square_level);
       }
       progress
           << " "
@@ -523,7 +524,7 @@ LiveSampledResult run_live_sampled(const models::ModelSet& models, const LiveSam
   });
   std::vector<double> tev_p;
   for (const RoundsComparison& r : result.rounds) tev_p.push_back(r.tev_p);
-  const std::vector<double> adjusted = holm_adjust(tev_p);
+  const std::vector<double> adjusted = stats::holm_adjust(tev_p);
   bool rounds_hold = true;
   for (std::size_t i = 0; i < result.rounds.size(); ++i) {
     result.rounds[i].tev_holds = adjusted[i] >= policy.saturation_alpha();

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/philox.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "models/models.hpp"
 #include "models/language_model.hpp"
 #include "drafts/sampled_verifiers.hpp"

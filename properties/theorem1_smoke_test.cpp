@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "core/verifier_catalog.hpp"
 #include "reports/theorem1.hpp"
 
@@ -60,7 +60,8 @@ TEST(Theorem1Quick, CalibrationSeriesHoldTheirLevel) {
     for (double rate : {0.05, 0.01}) {
       const auto alarms = static_cast<std::uint64_t>(
           std::count_if(p.begin(), p.end(), [&](double x) { return x < rate; }));
-      EXPECT_GE(binomial_upper_p(alarms, p.size(), rate), 1e-3) << s["test"] << " at " << rate;
+      EXPECT_GE(stats::binomial_upper_p(alarms, p.size(), rate), 1e-3)
+          << s["test"] << " at " << rate;
     }
     if (s["test"].get<std::string>().find("chi-square") != std::string::npos) {
       EXPECT_GT(s["ks_p"].get<double>(), 1e-3) << s["test"];

@@ -40,8 +40,8 @@ void print_case_rows(const std::vector<CaseResult>& cases, std::size_t width, st
       out << "impossible event (" << r.impossible << " in case " << r.id
           << "), first: " << r.first_impossible << '\n';
     if (r.decision.verdict == judging::Verdict::not_exact && !r.evidence.iid_tests.empty()) {
-      out << "case " << r.id << ", tests of independence: " << iid_tests_text(r.evidence.iid_tests)
-          << '\n';
+      out << "case " << r.id
+          << ", tests of independence: " << stats::iid_tests_text(r.evidence.iid_tests) << '\n';
     }
   }
 }

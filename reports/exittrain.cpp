@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "reports/verdict_json.hpp"
 
 namespace tev::reports {
@@ -67,7 +67,7 @@ json summarize(const json& runs, const json& drafters, const json& budgets,
   for (std::size_t b = 0; b < budgets.size(); ++b) {
     for (std::size_t d = 0; d < drafters.size(); ++d) {
       const auto values = per_seed(runs, d, b, "mean_ceiling");
-      const auto [mean, sd] = mean_sd(values);
+      const auto [mean, sd] = stats::mean_sd(values);
       ceiling.push_back({{"drafter", drafters[d]},
                          {"budget", budgets[b]},
                          {"per_seed", values},
@@ -83,7 +83,7 @@ json summarize(const json& runs, const json& drafters, const json& budgets,
         diff[s] = a[s] - c[s];
         wins += diff[s] > 0.0;
       }
-      const auto [mean, sd] = mean_sd(diff);
+      const auto [mean, sd] = stats::mean_sd(diff);
       differences.push_back({{"pair", drafters[better].get<std::string>() + " - " +
                                           drafters[worse].get<std::string>()},
                              {"budget", budgets[b]},

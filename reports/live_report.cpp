@@ -40,7 +40,7 @@ void print_generation(const live::LiveOptions& options, const live::LiveResult& 
   }
   out << "  tokens per round vs 1 + C_p: min Holm p " << scientific(r.min_length_p_holm)
       << (r.generation_holds ? " (holds)" : " (DOES NOT HOLD)") << '\n';
-  const ChiSquareResult& w = r.first_word.chi_square;
+  const stats::ChiSquareResult& w = r.first_word.chi_square;
   out << "  first word of " << r.first_word.samples
       << " TEV rounds on tree 0 vs the target's next-word row: chi2 " << fixed(w.statistic, 1)
       << " on " << w.dof << " dof, p " << scientific(w.p_value)
@@ -95,7 +95,7 @@ nlohmann::json live_json(const live::LiveOptions& options, const live::LiveResul
   const judging::JudgingConfig& judging = options.judging;
   nlohmann::json j;
   if (!r.from_dumps) {
-    const ChiSquareResult& w = r.first_word.chi_square;
+    const stats::ChiSquareResult& w = r.first_word.chi_square;
     j["generation"]["min_length_p_holm"] = r.min_length_p_holm;
     j["first_word"] = {{"tree", 0},           {"samples", r.first_word.samples},
                        {"chi2", w.statistic}, {"dof", w.dof},

@@ -498,7 +498,7 @@ Document conformance_document(const json& r) {
                        "Per pair of a batch's requests: the joint law of their completed blocks "
                        "(exit node and bonus, each request's cells "
                        "in at most " +
-                           std::to_string(kPairBins) +
+                           std::to_string(stats::kPairBins) +
                            " bins in cell order) in one round against the product of their "
                            "canonical laws (identity test over "
                            "the pairs of bins), in the exactness family with the requests. A "

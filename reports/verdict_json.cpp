@@ -9,7 +9,7 @@ constexpr double kZ95 = 1.959963984540054;  // two-sided 95 % normal quantile
 
 // A χ² bin's counts; `where` names its cells (node and token, or an H-token sequence). A pooled
 // bin has no single cell: where stays empty and "cells" says how many it holds.
-nlohmann::json deviation_json(const BinDeviation& d, nlohmann::json where) {
+nlohmann::json deviation_json(const stats::BinDeviation& d, nlohmann::json where) {
   where["cells"] = d.cells;
   where["observed"] = d.observed;
   where["expected"] = d.expected;
@@ -87,7 +87,7 @@ nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::Case
   // completed_counts is (N, V): cell v·V + y is exit node v, next token y.
   const std::size_t vocab = e.prefix.empty() ? 0 : e.completed_counts.size() / e.prefix.size();
   j["largest_deviations"] = nlohmann::json::array();
-  for (const BinDeviation& d : e.largest_deviations) {
+  for (const stats::BinDeviation& d : e.largest_deviations) {
     const nlohmann::json token = d.cell >= 0
                                      ? nlohmann::json(static_cast<std::size_t>(d.cell) % vocab)
                                      : nlohmann::json(nullptr);
@@ -95,7 +95,7 @@ nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::Case
         deviation_json(d, {{"node", index_or_null(d.group)}, {"token", token}}));
   }
   j["iid_tests"] = nlohmann::json::array();
-  for (const IidTest& t : e.iid_tests) {
+  for (const stats::IidTest& t : e.iid_tests) {
     j["iid_tests"].push_back({{"test", t.name},
                               {"samples", t.samples},
                               {"chi2", t.result.statistic},
@@ -172,10 +172,10 @@ nlohmann::json sampled_pair_json(const judging::SampledEvidence& e,
   const std::vector<double> reference = pair.sequence_law();
   const auto vocab = static_cast<std::size_t>(pair.vocab());
   const auto groups =
-      node_groups(static_cast<std::int32_t>(reference.size() / vocab), pair.vocab());
+      stats::node_groups(static_cast<std::int32_t>(reference.size() / vocab), pair.vocab());
   j["largest_deviations"] = nlohmann::json::array();
-  for (const BinDeviation& d :
-       largest_deviations(e.counts.cells, reference, groups, judging::kReportedDeviations)) {
+  for (const stats::BinDeviation& d :
+       stats::largest_deviations(e.counts.cells, reference, groups, judging::kReportedDeviations)) {
     nlohmann::json sequence = nullptr;  // a cell is its H tokens read as a base-V number
     if (d.cell >= 0) {
       std::vector<std::size_t> tokens(static_cast<std::size_t>(pair.horizon()));

@@ -304,7 +304,7 @@ double overlap(double a0, double a1, double b0, double b1) {
 struct BinnedRequest {
   std::vector<double> exit;                   // (N) w, normalized
   std::vector<std::vector<double>> residual;  // (N)(V) each node's bonus law
-  Binning bins;
+  stats::Binning bins;
   std::vector<std::vector<double>> share;  // (N)(bins) each node's bonus law per bin
   std::int32_t vocab = 0;
 };
@@ -317,7 +317,8 @@ BinnedRequest binned_request(const Case& c, std::uint64_t rounds) {
   for (double& w : r.exit) w /= total;
   const std::vector<double> law =
       canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
-  r.bins = pair_bins(law, node_groups(c.tree.size(), c.tree.vocab), static_cast<double>(rounds));
+  r.bins = stats::pair_bins(law, stats::node_groups(c.tree.size(), c.tree.vocab),
+                            static_cast<double>(rounds));
   for (NodeId v = 0; v < c.tree.size(); ++v) {
     std::vector<double> residual(static_cast<std::size_t>(c.tree.vocab));
     masked_row(c.tree, c.rows, v, residual);

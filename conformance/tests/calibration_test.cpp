@@ -15,7 +15,7 @@
 #include "conformance/case_io.hpp"
 #include "conformance/emit.hpp"
 #include "core/exit_law.hpp"
-#include "core/identity_test.hpp"
+#include "stats/law_identity.hpp"
 #include "judging/verdict_policy.hpp"
 
 namespace tev::conformance {
@@ -30,22 +30,23 @@ TEST(NullCalibration, EveryDefaultCaseHoldsItsLevel) {
     const Case c = parse_case(lines[k], "case " + std::to_string(k));
     const std::vector<double> law =
         canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
-    const std::vector<std::int32_t> groups = node_groups(c.tree.size(), c.tree.vocab);
+    const std::vector<std::int32_t> groups = stats::node_groups(c.tree.size(), c.tree.vocab);
     const auto n = static_cast<double>(c.samples);
-    const int statistics = identity_statistics(law, groups, n);
+    const int statistics = stats::identity_statistics(law, groups, n);
     const double level = real ? policy.identity_level(lines.size(), true) / statistics : 1e-2;
     const double largest =
         real ? policy.exactness_alpha() * judging::kIdentityShare / statistics : 1e-2;
     const auto replicates = static_cast<std::uint64_t>(real ? std::ceil(100.0 / level) : 40000.0);
-    const NullCalibration cal = binned_null_calibration(law, groups, n, level, largest, replicates,
-                                                        judging::kNullSimulationSeed);
+    const stats::NullCalibration cal = stats::binned_null_calibration(
+        law, groups, n, level, largest, replicates, judging::kNullSimulationSeed);
     const auto used =
         static_cast<std::uint64_t>(std::llround(cal.used_rate * static_cast<double>(replicates)));
     std::cout << c.id << ": " << cal.bins << " bins, n " << c.samples << ", level " << level << ", "
               << replicates << " replicates: asymptotic rate " << cal.asymptotic_rate << " ("
               << cal.asymptotic_rate / level << "x), used rate " << cal.used_rate << " ("
               << cal.used_rate / level << "x)\n";
-    EXPECT_GE(binomial_upper_p(used, replicates, level), 1e-3 / static_cast<double>(lines.size()))
+    EXPECT_GE(stats::binomial_upper_p(used, replicates, level),
+              1e-3 / static_cast<double>(lines.size()))
         << c.id;
   }
 }

@@ -280,7 +280,7 @@ TEST(ModelEmit, DefaultBudgetPowersThePlantedBugs) {
   for (std::size_t k = 0; k < emitted.size(); ++k) {
     const ModelCase c = parse_model_case(emitted[k], "emitted");
     const std::vector<double> reference = c.pair.sequence_law();
-    const auto groups = node_groups(static_cast<std::int32_t>(reference.size() / 4), 4);
+    const auto groups = stats::node_groups(static_cast<std::int32_t>(reference.size() / 4), 4);
     const judging::SampledExactLaw exact = judging::enumerate_marginal(
         c.pair, {drafts::exact_verifier_for(c.drafting->policy), *c.drafting});
     EXPECT_LE(exact.tv, judging::kSampledExactTolerance) << c.label;
@@ -296,8 +296,8 @@ TEST(ModelEmit, DefaultBudgetPowersThePlantedBugs) {
       if (bug == Id::mutant_cumulative_ratio_without_min && policy != drafts::DraftPolicy::chain)
         continue;  // a chain bug in the example
       const judging::SampledExactLaw law = judging::enumerate_marginal(c.pair, {bug, *c.drafting});
-      const double power =
-          chi_square_power(reference, law.law, groups, static_cast<double>(config.samples), level);
+      const double power = stats::chi_square_power(reference, law.law, groups,
+                                                   static_cast<double>(config.samples), level);
       best_power[bug] = std::max(best_power[bug], power);
       std::cout << "   " << drafts::sampled_verifier_info(bug).name << ": exact TV " << law.tv
                 << ", power " << power << "\n";

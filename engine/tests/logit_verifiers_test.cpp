@@ -9,7 +9,7 @@
 #include <random>
 
 #include "core/exit_law.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "core/logit_verifiers.hpp"
 #include "engine/monte_carlo.hpp"
 #include "core/philox_engine.hpp"
@@ -84,8 +84,8 @@ TEST(LogitVerifiers, RealizeTheCanonicalLaw) {
             DrawCounter draws(site);
             return verify(c, draws, scratch.local());
           });
-      const ChiSquareResult r =
-          pearson_chi_square(counts.completed, canonical, node_groups(c.tree.size(), c.tree.vocab));
+      const stats::ChiSquareResult r = stats::pearson_chi_square(
+          counts.completed, canonical, stats::node_groups(c.tree.size(), c.tree.vocab));
       EXPECT_EQ(r.impossible, 0u) << name << " seed " << seed;
       EXPECT_GT(r.p_value, 1e-3) << name << " seed " << seed << ": chi2 " << r.statistic << " on "
                                  << r.dof << " dof";

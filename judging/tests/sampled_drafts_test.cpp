@@ -220,7 +220,7 @@ TEST(SampledStatistical, DecisionsOnTheDefaultPairing) {
   const double alpha = 1e-3;
   const double test_alpha = sampled_test_alpha(alpha, cases.size());
   std::vector<SampledEvidence> evidence;
-  TestLevel level{test_alpha, alpha / 2.0, kNullSimulationSeed, 0};
+  stats::TestLevel level{test_alpha, alpha / 2.0, kNullSimulationSeed, 0};
   for (const drafts::SampledCase& c : cases) {
     SampledEvidence e;
     e.c = c;

@@ -102,7 +102,7 @@ TEST(VerdictPolicy, OutOfRangeSettingsAreRefused) {
 // A case's tests of independence: in its exactness p (at their shares), and in its power rule.
 TEST(VerdictPolicy, TestsOfIndependenceDecideAndMustBePowered) {
   TreeEvidence e = clean_case();
-  e.iid_tests.assign(kIidTests, IidTest{"t", 1000, {}, 0.01});
+  e.iid_tests.assign(stats::kIidTests, stats::IidTest{"t", 1000, {}, 0.01});
   EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict,
             Verdict::exact_saturated);
   // p at its share of the case's level: rejected once p / share falls below α/2.
@@ -116,7 +116,8 @@ TEST(VerdictPolicy, TestsOfIndependenceDecideAndMustBePowered) {
   EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::inconclusive);
   e.enumerated = true;  // enumeration sees one block's law, not the independence of two
   EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::inconclusive);
-  EXPECT_NEAR(VerdictPolicy::identity_share(true, true) + kIidTests * share, kIdentityShare, 1e-15);
+  EXPECT_NEAR(VerdictPolicy::identity_share(true, true) + stats::kIidTests * share, kIdentityShare,
+              1e-15);
 }
 
 // Null simulations are keyed by the run's seed, and every test of a case has its own id.
@@ -126,7 +127,8 @@ TEST(VerdictPolicy, NullSimulationsAreKeyedByTheRunsSeed) {
   EXPECT_EQ(b.identity_test_level(8, 3, true, true).seed, 8u);
   EXPECT_EQ(a.iid_test_level(8, 3, true, 2).seed, 7u);
   std::vector<std::uint32_t> ids = {a.identity_test_level(8, 3, true, true).id};
-  for (std::size_t t = 0; t < kIidTests; ++t) ids.push_back(a.iid_test_level(8, 3, true, t).id);
+  for (std::size_t t = 0; t < stats::kIidTests; ++t)
+    ids.push_back(a.iid_test_level(8, 3, true, t).id);
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
 }

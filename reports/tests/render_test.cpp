@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/exit_law.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 #include "reports/render.hpp"
 #include "reports/verdict_json.hpp"
 #include "judging/verdicts.hpp"
@@ -54,12 +54,12 @@ TEST(LargestDeviations, SquaresOfEveryBinAddUpToTheChiSquare) {
   // Two groups of four cells; at n = 40 the 0.05 cells (expected 2) pool into their group's tail.
   const std::vector<double> p = {0.3, 0.05, 0.05, 0.1, 0.2, 0.1, 0.05, 0.15};
   const std::vector<std::uint64_t> counts = {20, 0, 3, 2, 5, 6, 1, 3};
-  const std::vector<std::int32_t> groups = node_groups(2, 4);
-  const ChiSquareResult chi = pearson_chi_square(counts, p, groups);
-  const std::vector<BinDeviation> all = largest_deviations(counts, p, groups, 100);
+  const std::vector<std::int32_t> groups = stats::node_groups(2, 4);
+  const stats::ChiSquareResult chi = stats::pearson_chi_square(counts, p, groups);
+  const std::vector<stats::BinDeviation> all = stats::largest_deviations(counts, p, groups, 100);
   ASSERT_EQ(static_cast<std::int32_t>(all.size()), chi.bins);
   double squares = 0.0;
-  for (const BinDeviation& d : all) squares += d.residual * d.residual;
+  for (const stats::BinDeviation& d : all) squares += d.residual * d.residual;
   EXPECT_NEAR(squares, chi.statistic, 1e-12);
   for (std::size_t i = 1; i < all.size(); ++i)
     EXPECT_GE(std::abs(all[i - 1].residual), std::abs(all[i].residual));
@@ -70,19 +70,20 @@ TEST(LargestDeviations, SquaresOfEveryBinAddUpToTheChiSquare) {
   EXPECT_DOUBLE_EQ(all[0].expected, 12.0);
   EXPECT_NEAR(all[0].residual, 8.0 / std::sqrt(12.0), 1e-12);
   // Group 0's tail pools cells 1, 2 and 3 (expected 2, 2, 4): no single cell, three of them.
-  const auto tail =
-      std::find_if(all.begin(), all.end(), [](const BinDeviation& d) { return d.cells == 3; });
+  const auto tail = std::find_if(all.begin(), all.end(),
+                                 [](const stats::BinDeviation& d) { return d.cells == 3; });
   ASSERT_NE(tail, all.end());
   EXPECT_EQ(tail->cell, -1);
   EXPECT_EQ(tail->group, 0);
   EXPECT_EQ(tail->observed, 5u);
-  EXPECT_EQ(largest_deviations(counts, p, groups, 2).size(), 2u);
+  EXPECT_EQ(stats::largest_deviations(counts, p, groups, 2).size(), 2u);
 }
 
 TEST(LargestDeviations, ImpossibleCellsComeFirst) {
   const std::vector<double> p = {0.5, 0.0, 0.5, 0.0};
   const std::vector<std::uint64_t> counts = {500, 0, 480, 20};
-  const std::vector<BinDeviation> top = largest_deviations(counts, p, node_groups(2, 2), 2);
+  const std::vector<stats::BinDeviation> top =
+      stats::largest_deviations(counts, p, stats::node_groups(2, 2), 2);
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top[0].cell, 3);
   EXPECT_EQ(top[0].observed, 20u);

@@ -1,4 +1,4 @@
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
@@ -11,7 +11,7 @@
 
 #include "core/compensated_sum.hpp"
 
-namespace tev {
+namespace tev::stats {
 
 namespace {
 
@@ -462,11 +462,11 @@ double mean_above_chernoff_p(double sample_mean, std::uint64_t samples,
   return sum_above_chernoff_p(sample_mean * law.draws, std::span(&law, 1));
 }
 
-}  // namespace tev
+}  // namespace tev::stats
 
 #include <boost/math/distributions/binomial.hpp>
 
-namespace tev {
+namespace tev::stats {
 
 namespace {
 constexpr double kLikelihoodSlack =
@@ -592,4 +592,4 @@ KolmogorovSmirnovResult ks_uniform(std::vector<double> values) {
   return r;
 }
 
-}  // namespace tev
+}  // namespace tev::stats

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <vector>
 
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 
-namespace tev {
+namespace tev::stats {
 namespace {
 
 const std::vector<std::int32_t> kOneGroup4 = {0, 0, 0, 0};
@@ -138,9 +138,9 @@ TEST(Kolmogorov, UniformSampleTest) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::stats
 
-namespace tev {
+namespace tev::stats {
 namespace {
 
 // Fair coins: the Chernoff bound of a mean of 0.3 over 100 is e^{−100 KL(0.3 ‖ 0.5)} in closed form.
@@ -187,4 +187,4 @@ TEST(MeanBound, RareEventsDoNotFoolIt) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::stats

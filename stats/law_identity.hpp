@@ -48,9 +48,9 @@
 #include <vector>
 
 #include "core/interrupt.hpp"
-#include "core/statistics.hpp"
+#include "stats/goodness_of_fit.hpp"
 
-namespace tev {
+namespace tev::stats {
 
 // Where a p-value is used, so that p-values near the level are simulated (see above).
 struct TestLevel {
@@ -178,4 +178,4 @@ double weighted_monte_carlo_p(double observed, Replicate&& replicate, double lev
          kMonteCarloWeight;
 }
 
-}  // namespace tev
+}  // namespace tev::stats

@@ -6,14 +6,14 @@
 #include <span>
 #include <vector>
 
-namespace tev {
+namespace tev::stats {
 
 // Cells whose expected count falls below this are pooled (Cochran's rule for Pearson's χ²).
 inline constexpr double kMinExpectedCount = 5.0;
 inline constexpr std::int32_t kImpossibleCell = -1;
 // At most this many bins per group's tail: more bins cost the binned χ² power in its worst
 // direction (the critical value grows with the degrees of freedom), and mass moved inside a bin is
-// the rare-cell statistic's to see (core/identity_test.hpp).
+// the rare-cell statistic's to see (stats/law_identity.hpp).
 inline constexpr int kTailBinsPerGroup = 16;
 
 // How cells are pooled into χ² bins for a given sample count.
@@ -35,7 +35,7 @@ Binning pool_cells(std::span<const double> probability, std::span<const std::int
 // group_of_cell for an (N, V) block law: the exit node of each cell.
 std::vector<std::int32_t> node_groups(std::int32_t nodes, std::int32_t vocab);
 
-// Pearson's χ² over bins and, from identity_test (core/identity_test.hpp), the rare-cell statistic.
+// Pearson's χ² over bins and, from identity_test (stats/law_identity.hpp), the rare-cell statistic.
 struct ChiSquareResult {
   double statistic = 0.0;  // Pearson's χ² over the bins
   std::int32_t dof = 0;
@@ -146,9 +146,9 @@ double mean_below_chernoff_p(double sample_mean, std::uint64_t samples,
 double mean_above_chernoff_p(double sample_mean, std::uint64_t samples,
                              std::span<const double> values, std::span<const double> probabilities);
 
-}  // namespace tev
+}  // namespace tev::stats
 
-namespace tev {
+namespace tev::stats {
 
 // Exact binomial tests of k successes in n trials against success probability p.
 // Two-sided: the total probability of outcomes no more likely than k (the "minimum likelihood"
@@ -175,4 +175,4 @@ struct KolmogorovSmirnovResult {
 // One-sample test that the values are Uniform(0, 1), e.g. p-values under a true null.
 KolmogorovSmirnovResult ks_uniform(std::vector<double> values);
 
-}  // namespace tev
+}  // namespace tev::stats

@@ -1,4 +1,4 @@
-#include "core/iid_tests.hpp"
+#include "stats/iid_assumption.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "core/format.hpp"
 
-namespace tev {
+namespace tev::stats {
 
 namespace {
 
@@ -159,4 +159,4 @@ std::optional<double> larger_tv(std::optional<double> a, std::optional<double> b
   return std::max(*a, *b);
 }
 
-}  // namespace tev
+}  // namespace tev::stats

@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "core/identity_test.hpp"
-#include "core/statistics.hpp"
+#include "stats/law_identity.hpp"
+#include "stats/goodness_of_fit.hpp"
 
-namespace tev {
+namespace tev::stats {
 
 inline constexpr std::size_t kStationaritySegments = 2;
 inline constexpr std::size_t kSerialPhases = 2;
@@ -89,4 +89,4 @@ std::optional<double> larger_tv(std::optional<double> a, std::optional<double> b
 IidTest pair_test(std::span<const std::int64_t> first, std::span<const std::int64_t> second,
                   const PairLaw& law, const TestLevel& level, double power, std::string name);
 
-}  // namespace tev
+}  // namespace tev::stats

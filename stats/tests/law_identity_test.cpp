@@ -1,6 +1,6 @@
 // The identity test sees what binning cannot (mass moved inside a tail), its p-values near a tiny
 // level are simulated, and its stated worst-direction TV is met by the least favourable law.
-#include "core/identity_test.hpp"
+#include "stats/law_identity.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "core/philox_engine.hpp"
 
-namespace tev {
+namespace tev::stats {
 namespace {
 
 constexpr std::uint32_t kSeed = TEV_NULL_SIMULATION_SEED;
@@ -311,4 +311,4 @@ TEST(IdentityTest, MassMovedBetweenNodesNeedsNoSimulation) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::stats

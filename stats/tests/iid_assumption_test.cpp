@@ -1,7 +1,7 @@
 // The tests of independence pass an i.i.d. stream and catch what each is for: two blocks sharing
 // their draw, blocks alternating between two laws that average to the reference, a law that
 // changes between the stream's halves, and two streams that share their draws.
-#include "core/iid_tests.hpp"
+#include "stats/iid_assumption.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "core/philox_engine.hpp"
 
-namespace tev {
+namespace tev::stats {
 namespace {
 
 constexpr std::uint32_t kSeed = 20261203;
@@ -174,4 +174,4 @@ TEST(IidTests, PairBinsAreFewAndDataIndependent) {
 }
 
 }  // namespace
-}  // namespace tev
+}  // namespace tev::stats

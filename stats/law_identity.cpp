@@ -1,4 +1,4 @@
-#include "core/identity_test.hpp"
+#include "stats/law_identity.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
@@ -17,7 +17,7 @@
 
 #include "core/philox_engine.hpp"
 
-namespace tev {
+namespace tev::stats {
 
 namespace {
 
@@ -665,4 +665,4 @@ double identity_test_power(std::span<const double> probability, std::span<const 
                   rare_power(alternative_moments(layout, probability, alternative, samples), z));
 }
 
-}  // namespace tev
+}  // namespace tev::stats
