@@ -23,7 +23,7 @@ struct BenchState {
 };
 }  // namespace
 
-Command register_bench(CLI::App& app, const engine::RunContext& context) {
+Command register_bench(CLI::App& app, const montecarlo::RunContext& context) {
   auto s = std::make_shared<BenchState>();
   auto* bench = app.add_subcommand(
       "bench",

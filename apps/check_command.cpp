@@ -26,7 +26,7 @@ struct CheckState {
 };
 
 int run_sampled(const experiments::SampledCheckOptions& options, const std::string& json_path,
-                const engine::RunContext& context) {
+                const montecarlo::RunContext& context) {
   reports::ResultsWriter json(json_path, context);
   const experiments::SampledCheckResult result = experiments::run_sampled_check(options, std::cerr);
   reports::print_sampled_check(options, result, std::cout);
@@ -35,7 +35,7 @@ int run_sampled(const experiments::SampledCheckOptions& options, const std::stri
 }
 
 int run_check(const experiments::CheckSuiteOptions& options, const std::string& json_path,
-              const engine::RunContext& context) {
+              const montecarlo::RunContext& context) {
   reports::ResultsWriter json(json_path, context);
   const experiments::CheckSuiteResult result =
       experiments::run_check_suite(options, reports::verifier_progress_lines(std::cerr));
@@ -47,7 +47,7 @@ int run_check(const experiments::CheckSuiteOptions& options, const std::string& 
 
 }  // namespace
 
-Command register_check(CLI::App& app, const engine::RunContext& context) {
+Command register_check(CLI::App& app, const montecarlo::RunContext& context) {
   auto s = std::make_shared<CheckState>();
   experiments::CheckSuiteOptions& check = s->check;
   check.judging.threads = default_threads();

@@ -5,7 +5,7 @@
 #include <functional>
 #include <iosfwd>
 
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 
 namespace tev::apps {
 
@@ -23,13 +23,13 @@ bool gpu_unavailable(std::ostream& err);
 CLI::Validator open_unit_interval();
 
 // In the order `tevsuite --help` lists them.
-Command register_check(CLI::App& app, const engine::RunContext& context);
-Command register_selftest(CLI::App& app, const engine::RunContext& context);
-Command register_theorem1(CLI::App& app, const engine::RunContext& context);
-Command register_exittrain(CLI::App& app, const engine::RunContext& context);
-Command register_report(CLI::App& app, const engine::RunContext& context);
-Command register_conformance(CLI::App& app, const engine::RunContext& context);
-Command register_live(CLI::App& app, const engine::RunContext& context);
-Command register_bench(CLI::App& app, const engine::RunContext& context);
+Command register_check(CLI::App& app, const montecarlo::RunContext& context);
+Command register_selftest(CLI::App& app, const montecarlo::RunContext& context);
+Command register_theorem1(CLI::App& app, const montecarlo::RunContext& context);
+Command register_exittrain(CLI::App& app, const montecarlo::RunContext& context);
+Command register_report(CLI::App& app, const montecarlo::RunContext& context);
+Command register_conformance(CLI::App& app, const montecarlo::RunContext& context);
+Command register_live(CLI::App& app, const montecarlo::RunContext& context);
+Command register_bench(CLI::App& app, const montecarlo::RunContext& context);
 
 }  // namespace tev::apps

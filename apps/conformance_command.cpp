@@ -87,7 +87,7 @@ void apply_model_options(ConformanceState& s, const CLI::App& cmd) {
 
 }  // namespace
 
-Command register_conformance(CLI::App& app, const engine::RunContext& context) {
+Command register_conformance(CLI::App& app, const montecarlo::RunContext& context) {
   auto s = std::make_shared<ConformanceState>();
   auto* conf =
       app.add_subcommand("conformance",

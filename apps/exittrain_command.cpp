@@ -31,7 +31,7 @@ std::string live_defaults_text() {
 
 }  // namespace
 
-Command register_exittrain(CLI::App& app, const engine::RunContext& context) {
+Command register_exittrain(CLI::App& app, const montecarlo::RunContext& context) {
   auto s = std::make_shared<ExitTrainState>();
   exittrain::ExitTrainOptions& exittrain = s->exittrain;
   exittrain.threads = default_threads();

@@ -27,7 +27,7 @@ struct LiveState {
 };
 }  // namespace
 
-Command register_live(CLI::App& app, const engine::RunContext& context) {
+Command register_live(CLI::App& app, const montecarlo::RunContext& context) {
   auto s = std::make_shared<LiveState>();
   live::LiveOptions& live = s->live;
   live.judging.threads = default_threads();

@@ -10,13 +10,13 @@
 
 #include "apps/commands.hpp"
 #include "apps/silenced_streams.hpp"
-#include "engine/process_group.hpp"
+#include "montecarlo/process_group.hpp"
 
 int main(int argc, char** argv) {
   // Under mpirun every rank runs the same command on its slice of the samples; rank 0 speaks
   // and writes the files.
-  const tev::engine::ProcessGroup process_group(&argc, &argv);
-  const tev::engine::RunContext context = process_group.context();
+  const tev::montecarlo::ProcessGroup process_group(&argc, &argv);
+  const tev::montecarlo::RunContext context = process_group.context();
   std::optional<tev::apps::SilencedStandardStreams> silenced;
   if (!context.speaks()) silenced.emplace();
   CLI::App app{

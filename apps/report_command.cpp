@@ -16,7 +16,7 @@ struct ReportState {
 };
 }  // namespace
 
-Command register_report(CLI::App& app, const engine::RunContext& context) {
+Command register_report(CLI::App& app, const montecarlo::RunContext& context) {
   auto s = std::make_shared<ReportState>();
   auto* rep = app.add_subcommand(
       "report",

@@ -7,7 +7,7 @@
 
 namespace tev::apps {
 
-Command register_selftest(CLI::App& app, const engine::RunContext&) {
+Command register_selftest(CLI::App& app, const montecarlo::RunContext&) {
   auto* selftest = app.add_subcommand(
       "selftest",
       "Run the known-answer tests of the statistics core and the verdict policy (an impossible "

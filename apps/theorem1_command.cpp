@@ -18,7 +18,7 @@ struct Theorem1State {
 };
 }  // namespace
 
-Command register_theorem1(CLI::App& app, const engine::RunContext& context) {
+Command register_theorem1(CLI::App& app, const montecarlo::RunContext& context) {
   auto s = std::make_shared<Theorem1State>();
   experiments::Theorem1Options& theorem1 = s->theorem1;
   theorem1.threads = default_threads();

@@ -8,7 +8,7 @@
 
 #include "core/philox.hpp"
 #include "core/row_kernels.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 #include "experiments/check_suite.hpp"
 #include "workloads/suite.hpp"
 #include "judging/verdict_policy.hpp"
@@ -188,7 +188,7 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
   };
   for (int threads : {1, 2}) {
     threads_now = threads;
-    const engine::MonteCarloPlan plan{
+    const montecarlo::MonteCarloPlan plan{
         .seed = 1, .tree_id = 0, .samples = samples, .first_sample = 0, .threads = threads};
     for (VerifierId id : {VerifierId::tree_exit, VerifierId::predraw,
                           VerifierId::sequential_residual, VerifierId::pathwise_walk}) {
@@ -197,10 +197,10 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
     }
     // The engine's own loop and batched Philox, the verifier replaced by the block's first uniform.
     const auto [wall, cores] = best_rate([&] {
-      engine::tally_samples(c.tree, c.rows, plan, [&] {
-        return engine::BatchedSampler(
+      montecarlo::tally_samples(c.tree, c.rows, plan, [&] {
+        return montecarlo::BatchedSampler(
             plan.seed, plan.tree_id,
-            engine::each_sample([&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
+            montecarlo::each_sample([&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
               const auto token =
                   static_cast<Token>(uniform_from(block0[0], block0[1]) * c.tree.vocab);
               const Block b{leaf, std::min(token, c.tree.vocab - 1)};
@@ -231,11 +231,11 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   const double cpu_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
   for (std::size_t i = 0; drawn == 0 || seconds_since(start) < seconds;
        i = (i + 1) % suite.size()) {
-    const engine::MonteCarloPlan plan{.seed = judging.seed,
-                                      .tree_id = static_cast<std::uint32_t>(i),
-                                      .samples = kChunk,
-                                      .first_sample = drawn,
-                                      .threads = d.threads};
+    const montecarlo::MonteCarloPlan plan{.seed = judging.seed,
+                                          .tree_id = static_cast<std::uint32_t>(i),
+                                          .samples = kChunk,
+                                          .first_sample = drawn,
+                                          .threads = d.threads};
     g_sink =
         g_sink + run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan).samples;
     drawn += kChunk;
@@ -254,12 +254,12 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   }
   // The budget itself, drawn and judged tree by tree as check does: where its time goes.
   for (std::size_t i = 0; i < suite.size(); ++i) {
-    const engine::MonteCarloPlan plan{.seed = judging.seed,
-                                      .tree_id = static_cast<std::uint32_t>(i),
-                                      .samples = d.samples_per_tree,
-                                      .threads = d.threads};
+    const montecarlo::MonteCarloPlan plan{.seed = judging.seed,
+                                          .tree_id = static_cast<std::uint32_t>(i),
+                                          .samples = d.samples_per_tree,
+                                          .threads = d.threads};
     const auto drawing = Clock::now();
-    const engine::BlockCounts counts =
+    const montecarlo::BlockCounts counts =
         run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan);
     d.sampling_seconds.push_back(seconds_since(drawing));
     const auto judging_start = Clock::now();

@@ -8,7 +8,7 @@
 #include <new>
 
 #include "core/philox.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 #include "workloads/suite.hpp"
 
 namespace {
@@ -43,15 +43,15 @@ constexpr std::uint64_t kSamples = 1 << 22;
 
 void BM_MonteCarlo(benchmark::State& state) {
   const auto id = static_cast<tev::VerifierId>(state.range(0));
-  const tev::engine::MonteCarloPlan plan{.seed = 1,
-                                         .tree_id = 0,
-                                         .samples = kSamples,
-                                         .first_sample = 0,
-                                         .threads = static_cast<int>(state.range(1))};
+  const tev::montecarlo::MonteCarloPlan plan{.seed = 1,
+                                             .tree_id = 0,
+                                             .samples = kSamples,
+                                             .first_sample = 0,
+                                             .threads = static_cast<int>(state.range(1))};
   const std::uint64_t before = g_allocations.load();
   for (auto _ : state)
     benchmark::DoNotOptimize(
-        tev::engine::run_monte_carlo(id, fixed_case().tree, fixed_case().rows, plan));
+        tev::montecarlo::run_monte_carlo(id, fixed_case().tree, fixed_case().rows, plan));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kSamples));
   state.counters["allocs/sample"] = static_cast<double>(g_allocations.load() - before) /
                                     static_cast<double>(state.iterations() * kSamples);
@@ -60,25 +60,26 @@ void BM_MonteCarlo(benchmark::State& state) {
 
 void BM_PhiloxOnly(benchmark::State& state) {
   const tev::workloads::CheckCase& c = fixed_case();
-  const tev::engine::MonteCarloPlan plan{.seed = 1,
-                                         .tree_id = 0,
-                                         .samples = kSamples,
-                                         .first_sample = 0,
-                                         .threads = static_cast<int>(state.range(0))};
+  const tev::montecarlo::MonteCarloPlan plan{.seed = 1,
+                                             .tree_id = 0,
+                                             .samples = kSamples,
+                                             .first_sample = 0,
+                                             .threads = static_cast<int>(state.range(0))};
   const tev::NodeId leaf = c.tree.size() - 1;
   const std::uint64_t before = g_allocations.load();
   // The engine's loop and batched Philox, the verifier replaced by the block's first uniform.
   for (auto _ : state) {
-    benchmark::DoNotOptimize(tev::engine::tally_samples(c.tree, c.rows, plan, [&] {
-      return tev::engine::BatchedSampler(
+    benchmark::DoNotOptimize(tev::montecarlo::tally_samples(c.tree, c.rows, plan, [&] {
+      return tev::montecarlo::BatchedSampler(
           plan.seed, plan.tree_id,
-          tev::engine::each_sample([&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
-            const tev::Block b{
-                leaf, std::min(static_cast<tev::Token>(tev::uniform_from(block0[0], block0[1]) *
-                                                       c.tree.vocab),
-                               c.tree.vocab - 1)};
-            return tev::SampledBlock{b, b};
-          }));
+          tev::montecarlo::each_sample(
+              [&](std::uint64_t, const r123::Philox4x32::ctr_type& block0) {
+                const tev::Block b{
+                    leaf, std::min(static_cast<tev::Token>(tev::uniform_from(block0[0], block0[1]) *
+                                                           c.tree.vocab),
+                                   c.tree.vocab - 1)};
+                return tev::SampledBlock{b, b};
+              }));
     }));
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kSamples));

@@ -18,7 +18,7 @@ namespace {
 template <class Describe>
 EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t samples,
                           bool with_tree, const std::string& out_path,
-                          const engine::RunContext& context, std::ostream& progress,
+                          const montecarlo::RunContext& context, std::ostream& progress,
                           Describe describe) {
   std::ofstream file;
   if (context.writes_files) {
@@ -68,7 +68,7 @@ auto read_cases_and(const std::string& cases_path, const std::vector<std::string
 }  // namespace
 
 EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path,
-                                   const engine::RunContext& context, std::ostream& progress) {
+                                   const montecarlo::RunContext& context, std::ostream& progress) {
   const std::vector<std::string> lines = emit_configured(config);
   return write_emitted(lines, config.samples, true, out_path, context, progress,
                        [&](const std::string& line, std::size_t k, double, double) {
@@ -82,7 +82,7 @@ EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& 
 }
 
 EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path,
-                                         const engine::RunContext& context,
+                                         const montecarlo::RunContext& context,
                                          std::ostream& progress) {
   EmitSummary summary = write_emitted(
       emit_configured(config), config.samples, false, out_path, context, progress,
@@ -103,7 +103,7 @@ EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const st
 }
 
 EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::string& out_path,
-                                         const engine::RunContext& context,
+                                         const montecarlo::RunContext& context,
                                          std::ostream& progress) {
   const std::vector<std::string> lines = emit_configured(config);
   // Every batch has config.batch requests and as many pairs as two of them make.

@@ -11,7 +11,7 @@
 #include "conformance/model_case.hpp"
 #include "conformance/model_judge.hpp"
 #include "conformance/subprocess.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 
 namespace tev::conformance {
 
@@ -38,15 +38,17 @@ struct EmitSummary {
 // Writes the cases to out_path (when the context writes files; InputError when it cannot) after
 // reading each one back; progress names every case.
 EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& out_path,
-                                   const engine::RunContext& context, std::ostream& progress);
+                                   const montecarlo::RunContext& context, std::ostream& progress);
 // The same for model cases (format_version 2), their TVs over p's H-token sequences.
 EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path,
-                                         const engine::RunContext& context, std::ostream& progress);
+                                         const montecarlo::RunContext& context,
+                                         std::ostream& progress);
 
 // The same for batch cases (format_version 5, emit.batch requests each): the TVs of every request
 // and every pair's independence test at the levels of one family.
 EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::string& out_path,
-                                         const engine::RunContext& context, std::ostream& progress);
+                                         const montecarlo::RunContext& context,
+                                         std::ostream& progress);
 
 // `conformance run`: the cases of cases_path, or emitted from `emit` when it is empty, streamed to
 // the verifier subprocess and judged.

@@ -14,7 +14,7 @@
 #include "core/exact_law.hpp"
 #include "stats/iid_assumption.hpp"
 #include "judging/verdicts.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 
 namespace tev::conformance {
 
@@ -76,7 +76,7 @@ class CaseJudge {
   void merge(const CaseJudge& other);
 
   const Case& spec() const { return *case_; }
-  const engine::BlockCounts& counts() const { return counts_; }
+  const montecarlo::BlockCounts& counts() const { return counts_; }
   // (samples) each sample's completed cell (exit · V + bonus) in sample order, for the tests of
   // independence; stats::kNoCell for an impossible sample.
   const std::vector<std::int64_t>& stream() const { return stream_; }
@@ -88,7 +88,7 @@ class CaseJudge {
   const Case* case_;
   std::uint32_t seed_;
   std::uint32_t case_index_;
-  engine::BlockCounts counts_;
+  montecarlo::BlockCounts counts_;
   std::vector<std::int64_t> stream_;
   PhiloxChooser completion_;
   std::uint64_t lines_ = 0;

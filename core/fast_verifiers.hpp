@@ -1,6 +1,6 @@
 #pragma once
 // Per-sample Monte Carlo kernels over per-tree tables (device-safe: raw pointers, no Eigen).
-// The CPU engine (engine/monte_carlo) and the CUDA kernels (gpu/) both call these. Each consumes the
+// The CPU engine (montecarlo/monte_carlo) and the CUDA kernels (gpu/) both call these. Each consumes the
 // same uniforms, in the same order, as its chooser-path twin in verifiers.hpp run with a
 // PhiloxChooser in DrawLayout::two_per_block, and finds the same first index of the same cumulative
 // tables (through guide tables), so both give the identical block for equal (seed, stream, tree,

@@ -7,7 +7,7 @@
 
 #include "stats/goodness_of_fit.hpp"
 #include "core/verifier_catalog.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 #include "workloads/trees.hpp"
 #include "core/softmax.hpp"
 
@@ -214,7 +214,8 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter,
                                      const models::LanguageModel& target,
                                      std::span<const std::vector<Token>> contexts,
                                      std::int32_t budget, std::uint64_t samples_per_tree,
-                                     std::uint32_t seed, int threads, const engine::Ranks& ranks) {
+                                     std::uint32_t seed, int threads,
+                                     const montecarlo::Ranks& ranks) {
   if (contexts.empty()) throw std::invalid_argument("evaluate_coverage: no contexts");
   CoverageEvaluation e;
   e.budget = budget;
@@ -227,14 +228,14 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter,
     ceiling_sum += t.law.ceiling();
     variance_sum += t.law.length_variance;
     length_laws.push_back(length_law(t.tree, t.law));
-    engine::MonteCarloPlan plan;
+    montecarlo::MonteCarloPlan plan;
     plan.seed = seed;
     plan.tree_id = static_cast<std::uint32_t>(i);
     plan.samples = samples_per_tree;
     plan.threads = threads;
     plan.ranks = ranks;
-    const engine::BlockCounts counts =
-        engine::run_monte_carlo(VerifierId::tree_exit, t.tree, t.rows, plan);
+    const montecarlo::BlockCounts counts =
+        montecarlo::run_monte_carlo(VerifierId::tree_exit, t.tree, t.rows, plan);
     length_sum += counts.length_sum;
     e.tev_samples += counts.samples;
   }

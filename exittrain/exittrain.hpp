@@ -13,7 +13,7 @@
 #include "core/exit_law.hpp"
 #include "core/target_rows.hpp"
 #include "models/language_model.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 
 namespace tev::exittrain {
 
@@ -146,7 +146,7 @@ CoverageEvaluation evaluate_coverage(const BlockDrafter& drafter,
                                      std::span<const std::vector<Token>> contexts,
                                      std::int32_t budget, std::uint64_t samples_per_tree,
                                      std::uint32_t seed, int threads,
-                                     const engine::Ranks& ranks = {});
+                                     const montecarlo::Ranks& ranks = {});
 
 // The ExitTrain comparison: from one warm-started drafter, the three objectives with the same
 // examples, steps, learning rate and λ; each evaluated on the held-out contexts at B/2, B and 2B.
@@ -156,7 +156,7 @@ struct ComparisonConfig {
   std::uint64_t tev_samples_per_tree = 1000;
   std::uint32_t seed = 1;  // TEV's sampling seed
   int threads = 1;
-  engine::Ranks ranks{};  // the processes TEV's samples are split over
+  montecarlo::Ranks ranks{};  // the processes TEV's samples are split over
 };
 
 struct ObjectiveRun {

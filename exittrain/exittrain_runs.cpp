@@ -35,7 +35,7 @@ constexpr LiveDefault kLiveDefaults[] = {
     {"--context-length", &ExitTrainOptions::context_length, 16}};
 
 ComparisonConfig comparison_config(const ExitTrainOptions& o, std::uint32_t seed, double lambda,
-                                   const engine::Ranks& ranks) {
+                                   const montecarlo::Ranks& ranks) {
   ComparisonConfig config;
   config.training = {{Objective::token_only, o.budget, lambda}, o.steps, o.batch, o.learning_rate};
   config.warmup_steps = o.warmup_steps;
@@ -53,7 +53,7 @@ std::function<void(std::string_view)> seed_progress(std::ostream& progress, std:
 }
 
 ExitTrainSeedRun run_sim_seed(const ExitTrainOptions& o, std::uint32_t seed, double lambda,
-                              const engine::Ranks& ranks, std::ostream& progress) {
+                              const montecarlo::Ranks& ranks, std::ostream& progress) {
   const MarkovTarget target(o.vocab, o.target_order, o.target_scale, seed);
   LinearBlockDrafter drafter(o.vocab, o.horizon, o.lookback);
   PhiloxEngine warmup_engine(seed, uses::exittrain_sim_data, kWarmupExamples),
@@ -94,7 +94,8 @@ LiveSetup load_live(const ExitTrainOptions& o) {
 // One seed of the live comparison: sequences sampled from the trigram (substream i of the seed
 // for sequence i) split into warm-up, training and held-out sets; the target is the same for every seed.
 ExitTrainSeedRun run_live_seed(const ExitTrainOptions& o, const LiveSetup& live, std::uint32_t seed,
-                               double lambda, const engine::Ranks& ranks, std::ostream& progress) {
+                               double lambda, const montecarlo::Ranks& ranks,
+                               std::ostream& progress) {
   const std::int32_t per_sequence =
       o.context_length - o.horizon;  // examples one sequence of <s> + length words gives
   auto sequences_for = [&](std::int32_t steps) {
@@ -134,7 +135,7 @@ ExitTrainOptions with_live_defaults(ExitTrainOptions o,
   return o;
 }
 
-ExitTrainRuns run_exittrain(const ExitTrainOptions& o, const engine::RunContext& context,
+ExitTrainRuns run_exittrain(const ExitTrainOptions& o, const montecarlo::RunContext& context,
                             std::ostream& progress) {
   if (o.mode != "sim" && o.mode != "live")
     throw std::invalid_argument("--mode must be sim or live, got " + o.mode);

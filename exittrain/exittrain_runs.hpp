@@ -14,7 +14,7 @@
 
 #include "core/philox.hpp"
 #include "exittrain/exittrain.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 
 namespace tev::exittrain {
 
@@ -77,7 +77,7 @@ struct ExitTrainRuns {
 
 // Checks the options (std::invalid_argument naming the flag), then trains and evaluates every seed.
 // TEV's Monte Carlo is split over context.ranks.
-ExitTrainRuns run_exittrain(const ExitTrainOptions& options, const engine::RunContext& context,
+ExitTrainRuns run_exittrain(const ExitTrainOptions& options, const montecarlo::RunContext& context,
                             std::ostream& progress);
 
 }  // namespace tev::exittrain

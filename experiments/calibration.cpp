@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/exit_law.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 #include "judging/verdict_policy.hpp"
 
 namespace tev::experiments {
@@ -50,7 +50,7 @@ workloads::CheckCase rare_long_path_case(std::uint64_t samples, double rare_coun
 
 std::vector<CalibrationSeries> calibrate_tests(const workloads::CheckCase& c, std::uint32_t seeds,
                                                std::uint64_t samples, int threads,
-                                               const engine::Ranks& ranks) {
+                                               const montecarlo::Ranks& ranks) {
   const ExitLaw law = ExitLaw::compute(c.tree, c.rows);
   const std::vector<double> canonical = canonical_block_law(c.tree, c.rows, law);
   const std::vector<std::int32_t> groups = stats::node_groups(c.tree.size(), c.tree.vocab);
@@ -75,20 +75,20 @@ std::vector<CalibrationSeries> calibrate_tests(const workloads::CheckCase& c, st
     series[k].case_label = k < 4 ? c.label : rare.label;
   series[6].gates = false;
   for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
-    engine::MonteCarloPlan plan{.seed = seed,
-                                .tree_id = 0,
-                                .samples = samples,
-                                .first_sample = 0,
-                                .threads = threads,
-                                .ranks = ranks};
-    const engine::BlockCounts tev =
-        engine::run_monte_carlo(VerifierId::tree_exit, c.tree, c.rows, plan);
-    const engine::BlockCounts rare_tev =
-        engine::run_monte_carlo(VerifierId::tree_exit, rare.tree, rare.rows, plan);
+    montecarlo::MonteCarloPlan plan{.seed = seed,
+                                    .tree_id = 0,
+                                    .samples = samples,
+                                    .first_sample = 0,
+                                    .threads = threads,
+                                    .ranks = ranks};
+    const montecarlo::BlockCounts tev =
+        montecarlo::run_monte_carlo(VerifierId::tree_exit, c.tree, c.rows, plan);
+    const montecarlo::BlockCounts rare_tev =
+        montecarlo::run_monte_carlo(VerifierId::tree_exit, rare.tree, rare.rows, plan);
     // Another tree id gives predraw its own uniforms: the two samples must be independent.
     plan.tree_id = 1;
-    const engine::BlockCounts predraw =
-        engine::run_monte_carlo(VerifierId::predraw, c.tree, c.rows, plan);
+    const montecarlo::BlockCounts predraw =
+        montecarlo::run_monte_carlo(VerifierId::predraw, c.tree, c.rows, plan);
     // The identity test's p-value as a verdict holding it to the nominal rates uses it (simulated
     // near them, a fresh null simulation per seed); the others are raw asymptotic p-values.
     const stats::TestLevel nominal{.level = kNominalRates[1],

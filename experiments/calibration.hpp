@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "stats/goodness_of_fit.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 #include "workloads/suite.hpp"
 
 namespace tev::experiments {
@@ -37,6 +37,6 @@ workloads::CheckCase rare_long_path_case(std::uint64_t samples, double rare_coun
 // exact null variance that they replace. Every null is true.
 std::vector<CalibrationSeries> calibrate_tests(const workloads::CheckCase& c, std::uint32_t seeds,
                                                std::uint64_t samples, int threads,
-                                               const engine::Ranks& ranks = {});
+                                               const montecarlo::Ranks& ranks = {});
 
 }  // namespace tev::experiments

@@ -9,8 +9,8 @@
 
 #include "core/choosers.hpp"
 #include "core/exit_law.hpp"
-#include "engine/monte_carlo.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/monte_carlo.hpp"
+#include "montecarlo/ranks.hpp"
 #include "workloads/synthetic.hpp"
 #include "workloads/trees.hpp"
 

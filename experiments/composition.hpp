@@ -10,7 +10,7 @@
 #include "core/philox.hpp"
 #include "stats/goodness_of_fit.hpp"
 #include "core/verifier_catalog.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 
 namespace tev::experiments {
 
@@ -24,7 +24,7 @@ struct CompositionConfig {
   std::uint64_t sequences = 100000;
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  engine::Ranks ranks{};  // the processes the sequences are split over (engine/ranks.hpp)
+  montecarlo::Ranks ranks{};  // the processes the sequences are split over (montecarlo/ranks.hpp)
   stats::TestLevel
       level{};  // the level each verifier's identity test is held to (its id: the verifier's index)
 };

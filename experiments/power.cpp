@@ -7,7 +7,7 @@
 #include "core/exact_law.hpp"
 #include "core/exit_law.hpp"
 #include "stats/goodness_of_fit.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 #include "judging/verdict_policy.hpp"
 
 namespace tev::experiments {
@@ -47,14 +47,15 @@ PowerSpotCheck spot_check(const workloads::CheckCase& c, const Laws& laws,
                                               static_cast<double>(samples), config.alpha)};
   for (int r = 0; r < config.replicates; ++r) {
     // Each replicate its own seed, distinct from the sweep's.
-    const engine::MonteCarloPlan plan{
+    const montecarlo::MonteCarloPlan plan{
         .seed = config.seed + 1000003u * static_cast<std::uint32_t>(r + 1),
         .tree_id = 0,
         .samples = samples,
         .first_sample = 0,
         .threads = config.threads,
         .ranks = config.ranks};
-    const engine::BlockCounts counts = engine::count_blocks(c.tree, c.rows, plan, sample_block);
+    const montecarlo::BlockCounts counts =
+        montecarlo::count_blocks(c.tree, c.rows, plan, sample_block);
     if (stats::pearson_chi_square(counts.completed, laws.canonical, laws.groups).p_value <
         config.alpha)
       ++spot.rejections;

@@ -8,7 +8,7 @@
 
 #include "core/philox.hpp"
 #include "core/verifier_catalog.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 #include "judging/verdict_policy.hpp"
 #include "workloads/suite.hpp"
 
@@ -41,7 +41,7 @@ struct PowerConfig {
       200000;  // spot checks need replicates × budget samples: skip above this
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  engine::Ranks ranks{};  // the processes the spot checks' samples are split over
+  montecarlo::Ranks ranks{};  // the processes the spot checks' samples are split over
 };
 
 // One curve per mutant on the case (analytic curve, smallest 99 % budget, spot checks at the

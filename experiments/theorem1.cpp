@@ -14,7 +14,7 @@
 #include "core/exit_law.hpp"
 #include "core/format.hpp"
 #include "stats/goodness_of_fit.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 
 namespace tev::experiments {
 
@@ -349,9 +349,9 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
 
   // 3. Two-sample homogeneity: each saturated verifier against an independent TEV sample.
   progress << "homogeneity: saturated verifiers vs an independent TEV sample\n";
-  std::vector<engine::BlockCounts> reference;
+  std::vector<montecarlo::BlockCounts> reference;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const engine::MonteCarloPlan plan{
+    const montecarlo::MonteCarloPlan plan{
         .seed = options.seed,
         .tree_id = kReferenceTreeOffset + static_cast<std::uint32_t>(i),
         .samples = options.samples,
@@ -359,7 +359,7 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
         .threads = options.threads,
         .ranks = options.ranks};
     reference.push_back(
-        engine::run_monte_carlo(VerifierId::tree_exit, cases[i].tree, cases[i].rows, plan));
+        montecarlo::run_monte_carlo(VerifierId::tree_exit, cases[i].tree, cases[i].rows, plan));
   }
   for (const judging::VerifierReport& report : r.reports) {
     if (report.info.kind != VerifierKind::saturated) continue;

@@ -13,7 +13,7 @@
 #include "core/philox.hpp"
 #include "core/verifier_catalog.hpp"
 #include "drafts/sampled_verifiers.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 #include "experiments/calibration.hpp"
 #include "experiments/composition.hpp"
 #include "experiments/power.hpp"
@@ -30,7 +30,7 @@ struct Theorem1Options {
   std::int32_t vocab = 32;
   std::uint32_t seed = kDefaultSeed;
   int threads = 1;
-  engine::Ranks ranks{};  // the processes every Monte Carlo run is split over
+  montecarlo::Ranks ranks{};  // the processes every Monte Carlo run is split over
   double alpha =
       judging::kDefaultAlpha;  // family-wise for the whole sweep, split evenly over the verifiers
   std::uint32_t calibration_seeds = 1000;

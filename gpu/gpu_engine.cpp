@@ -10,8 +10,9 @@ namespace tev::gpu {
 
 namespace {
 
-engine::BlockCounts to_counts(const DraftTree& tree, const std::vector<std::uint64_t>& histogram) {
-  engine::BlockCounts counts(tree.size(), tree.vocab);
+montecarlo::BlockCounts to_counts(const DraftTree& tree,
+                                  const std::vector<std::uint64_t>& histogram) {
+  montecarlo::BlockCounts counts(tree.size(), tree.vocab);
   const auto cells = static_cast<std::ptrdiff_t>(counts.completed.size());
   const auto nodes = static_cast<std::ptrdiff_t>(counts.exits.size());
   std::copy(histogram.begin(), histogram.begin() + cells, counts.completed.begin());
@@ -27,9 +28,9 @@ struct Case {
   const TargetRows* rows;
 };
 
-std::vector<engine::BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cases,
-                                             const engine::MonteCarloPlan& plan,
-                                             double* kernel_seconds) {
+std::vector<montecarlo::BlockCounts> tally_batch(VerifierId id, const std::vector<Case>& cases,
+                                                 const montecarlo::MonteCarloPlan& plan,
+                                                 double* kernel_seconds) {
   const VerifierInfo& info = verifier_info(id);
   if (info.fast_path == FastPath::none)
     throw std::invalid_argument(std::string(info.name) + " has no GPU kernel (no fast path)");
@@ -46,7 +47,7 @@ std::vector<engine::BlockCounts> tally_batch(VerifierId id, const std::vector<Ca
   const auto [first, count] = plan.ranks.slice(plan.first_sample, plan.samples);
   const DeviceTally tally = tally_on_device(info.fast_path, trees, plan.seed, first, count);
   if (kernel_seconds) *kernel_seconds = tally.kernel_seconds;
-  std::vector<engine::BlockCounts> counts;
+  std::vector<montecarlo::BlockCounts> counts;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     counts.push_back(to_counts(*cases[i].tree, tally.histograms[i]));
     counts.back().sum_over_ranks(plan.ranks);
@@ -56,19 +57,20 @@ std::vector<engine::BlockCounts> tally_batch(VerifierId id, const std::vector<Ca
 
 }  // namespace
 
-std::vector<engine::BlockCounts> monte_carlo_batch(VerifierId id,
-                                                   std::span<const workloads::CheckCase> cases,
-                                                   const engine::MonteCarloPlan& plan,
-                                                   double* kernel_seconds) {
+std::vector<montecarlo::BlockCounts> monte_carlo_batch(VerifierId id,
+                                                       std::span<const workloads::CheckCase> cases,
+                                                       const montecarlo::MonteCarloPlan& plan,
+                                                       double* kernel_seconds) {
   std::vector<Case> batch;
   for (const workloads::CheckCase& c : cases) batch.push_back({&c.tree, &c.rows});
   return tally_batch(id, batch, plan, kernel_seconds);
 }
 
-engine::BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows,
-                                    const engine::MonteCarloPlan& plan) {
+montecarlo::BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree,
+                                        const TargetRows& rows,
+                                        const montecarlo::MonteCarloPlan& plan) {
   if (verifier_info(id).fast_path == FastPath::none)
-    return tev::engine::run_monte_carlo(id, tree, rows, plan);
+    return tev::montecarlo::run_monte_carlo(id, tree, rows, plan);
   return tally_batch(id, {{&tree, &rows}}, plan, nullptr).front();
 }
 

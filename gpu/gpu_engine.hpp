@@ -8,7 +8,7 @@
 #include "core/verifier_catalog.hpp"
 #include "gpu/device_api.hpp"
 #include "core/logit_verifiers.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 #include "workloads/suite.hpp"
 
 namespace tev::gpu {
@@ -18,15 +18,16 @@ namespace tev::gpu {
 // bit for bit (plan.threads and plan.fast_path do not apply). Under mpirun each rank samples its
 // slice and the counts are summed over ranks, as on the CPU. kernel_seconds, when given,
 // receives the sampling kernel's time.
-std::vector<engine::BlockCounts> monte_carlo_batch(VerifierId id,
-                                                   std::span<const workloads::CheckCase> cases,
-                                                   const engine::MonteCarloPlan& plan,
-                                                   double* kernel_seconds = nullptr);
+std::vector<montecarlo::BlockCounts> monte_carlo_batch(VerifierId id,
+                                                       std::span<const workloads::CheckCase> cases,
+                                                       const montecarlo::MonteCarloPlan& plan,
+                                                       double* kernel_seconds = nullptr);
 
 // The engine behind `--device gpu`: a verifier with a fast path runs on the GPU, any other on
 // the CPU engine (the GPU has kernels only for the fast paths).
-engine::BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows,
-                                    const engine::MonteCarloPlan& plan);
+montecarlo::BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree,
+                                        const TargetRows& rows,
+                                        const montecarlo::MonteCarloPlan& plan);
 
 // TEV and eager predraw on the GPU over the given logit rows (see time_verifier_stage).
 StageTimings time_verifier_stage(const DraftTree& tree, const LogitRows& logits,

@@ -43,7 +43,8 @@ int verdict_exit_code(Verdict v) {
 }
 
 TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows,
-                              const engine::BlockCounts& counts, const stats::TestLevel& level) {
+                              const montecarlo::BlockCounts& counts,
+                              const stats::TestLevel& level) {
   const ExitLaw law = ExitLaw::compute(tree, rows);
   TreeEvidence e;
   e.samples = counts.samples;

@@ -34,7 +34,7 @@
 #include "stats/iid_assumption.hpp"
 #include "stats/goodness_of_fit.hpp"
 #include "core/target_rows.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 
 namespace tev::judging {
 
@@ -95,7 +95,7 @@ inline constexpr std::size_t kReportedDeviations = 5;
 // Everything the samples alone say about a verifier on one tree (no enumeration, no power); the
 // identity test's p-values are valid at `level` (the case's identity level, see VerdictPolicy).
 TreeEvidence sampled_evidence(const DraftTree& tree, const TargetRows& rows,
-                              const engine::BlockCounts& counts, const stats::TestLevel& level);
+                              const montecarlo::BlockCounts& counts, const stats::TestLevel& level);
 
 // Adds what a verifier's exact law says to its evidence on one tree: exact TV and E[L] against the
 // canonical law, and the power its χ² with `samples` samples at `level` has against that law

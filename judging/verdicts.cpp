@@ -6,7 +6,7 @@
 
 #include "core/exact_law.hpp"
 #include "core/exit_law.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 
 namespace tev::judging {
 
@@ -27,13 +27,13 @@ VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCas
 
   for (std::size_t i = 0; i < suite.size(); ++i) {
     const workloads::CheckCase& c = suite[i];
-    engine::MonteCarloPlan plan;
+    montecarlo::MonteCarloPlan plan;
     plan.seed = config.seed;
     plan.tree_id = static_cast<std::uint32_t>(i);
     plan.samples = config.samples;
     plan.threads = config.threads;
     plan.ranks = config.ranks;
-    const engine::BlockCounts counts = config.monte_carlo(id, c.tree, c.rows, plan);
+    const montecarlo::BlockCounts counts = config.monte_carlo(id, c.tree, c.rows, plan);
 
     TreeEvidence e =
         sampled_evidence(c.tree, c.rows, counts, policy.identity_test_level(suite.size(), i, true));

@@ -12,7 +12,7 @@
 #include "core/philox.hpp"
 #include "stats/goodness_of_fit.hpp"
 #include "core/verifier_catalog.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 #include "workloads/suite.hpp"
 #include "judging/verdict_policy.hpp"
 
@@ -36,11 +36,12 @@ struct JudgingConfig {
   // the power to detect the policy's TV is "inconclusive", and a mutant that sampling misses is
   // reported "not caught", with no power to hold it to.
   bool enumerate = true;
-  engine::Ranks
+  montecarlo::Ranks
       ranks{};  // the processes every verifier's samples are split over (a collective when more than one)
   // The Monte Carlo engine the samples come from: the CPU's, or the GPU's under --device gpu.
-  engine::BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&,
-                                     const engine::MonteCarloPlan&) = engine::run_monte_carlo;
+  montecarlo::BlockCounts (*monte_carlo)(VerifierId, const DraftTree&, const TargetRows&,
+                                         const montecarlo::MonteCarloPlan&) =
+      montecarlo::run_monte_carlo;
 
   VerdictPolicy policy() const {
     return {.alpha = verifier_alpha(),

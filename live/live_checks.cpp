@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "stats/goodness_of_fit.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 
 namespace tev::live {
 
@@ -29,7 +29,7 @@ long long milliseconds_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-std::vector<LiveCase> build_cases(const LiveOptions& options, const engine::RunContext& context,
+std::vector<LiveCase> build_cases(const LiveOptions& options, const montecarlo::RunContext& context,
                                   const models::ModelSet& set,
                                   const std::vector<std::vector<Token>>& contexts,
                                   std::ostream& progress) {
@@ -91,7 +91,7 @@ std::vector<LiveCase> read_cases(const std::string& dir, std::ostream& progress)
 
 // The first word of a completed block: the exit's depth-1 ancestor's token, or the bonus at the root.
 std::vector<std::uint64_t> first_word_counts(const DraftTree& tree,
-                                             const engine::BlockCounts& counts) {
+                                             const montecarlo::BlockCounts& counts) {
   std::vector<std::uint64_t> first(static_cast<std::size_t>(tree.vocab), 0);
   for (NodeId v = 0; v < tree.size(); ++v) {
     NodeId top = v;
@@ -141,15 +141,15 @@ void generate(const LiveOptions& options, const models::ModelSet& set,
   result.generation_holds = result.min_length_p_holm >= share_alpha;
 }
 
-FirstWordTest first_word_test(const LiveOptions& options, const engine::RunContext& context,
+FirstWordTest first_word_test(const LiveOptions& options, const montecarlo::RunContext& context,
                               const workloads::CheckCase& first, double share_alpha) {
-  engine::MonteCarloPlan plan;
+  montecarlo::MonteCarloPlan plan;
   plan.seed = options.judging.seed + 1;
   plan.samples = options.first_word_samples;
   plan.threads = options.judging.threads;
   plan.ranks = context.ranks;
-  const engine::BlockCounts counts =
-      engine::run_monte_carlo(VerifierId::tree_exit, first.tree, first.rows, plan);
+  const montecarlo::BlockCounts counts =
+      montecarlo::run_monte_carlo(VerifierId::tree_exit, first.tree, first.rows, plan);
   FirstWordTest test;
   test.samples = options.first_word_samples;
   test.chi_square =
@@ -166,7 +166,7 @@ int LiveResult::exit_code() const {
   return passed ? 0 : inconclusive ? judging::verdict_exit_code(judging::Verdict::inconclusive) : 1;
 }
 
-LiveResult run_live_checks(const LiveOptions& options, const engine::RunContext& context,
+LiveResult run_live_checks(const LiveOptions& options, const montecarlo::RunContext& context,
                            std::ostream& progress,
                            const judging::VerifierProgress& verifier_progress) {
   const auto start = std::chrono::steady_clock::now();

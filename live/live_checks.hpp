@@ -9,7 +9,7 @@
 
 #include "live/live.hpp"
 #include "models/models.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 #include "judging/verdicts.hpp"
 
 namespace tev::live {
@@ -73,7 +73,7 @@ struct LiveResult {
 // Builds (or reads) the trees, judges every verifier, generates and tests; progress lines go to
 // `progress` and verifier_progress. The Monte Carlo runs are split over context.ranks; only a
 // context that writes files writes the dumps.
-LiveResult run_live_checks(const LiveOptions& options, const engine::RunContext& context,
+LiveResult run_live_checks(const LiveOptions& options, const montecarlo::RunContext& context,
                            std::ostream& progress,
                            const judging::VerifierProgress& verifier_progress = {});
 

@@ -5,7 +5,7 @@
 
 namespace tev::reports {
 
-ResultsWriter::ResultsWriter(std::string path, const engine::RunContext& context)
+ResultsWriter::ResultsWriter(std::string path, const montecarlo::RunContext& context)
     : path_(context.writes_files ? std::move(path) : std::string()) {
   if (path_.empty()) return;
   file_.open(path_);

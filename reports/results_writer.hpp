@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 
 namespace tev::reports {
 
@@ -15,7 +15,7 @@ class ResultsWriter {
  public:
   // An empty path, or a context that does not write files, asks for no file. Throws
   // std::runtime_error when the path cannot be written.
-  ResultsWriter(std::string path, const engine::RunContext& context);
+  ResultsWriter(std::string path, const montecarlo::RunContext& context);
   bool wanted() const { return !path_.empty(); }
   // Writes the JSON, checks the write, and tells `out` where it went.
   void write(const nlohmann::json& results, std::ostream& out, int indent = 2);

@@ -32,10 +32,10 @@ TEST(ExitTrainRuns, RefusesSettingsBeforeTraining) {
   std::ostringstream progress;
   ExitTrainOptions bad_mode;
   bad_mode.mode = "gpu";
-  EXPECT_THROW(run_exittrain(bad_mode, engine::RunContext{}, progress), std::invalid_argument);
+  EXPECT_THROW(run_exittrain(bad_mode, montecarlo::RunContext{}, progress), std::invalid_argument);
   ExitTrainOptions too_wide;
   too_wide.budget = 300;  // 2B > V x H = 64 x 8
-  EXPECT_THROW(run_exittrain(too_wide, engine::RunContext{}, progress), std::invalid_argument);
+  EXPECT_THROW(run_exittrain(too_wide, montecarlo::RunContext{}, progress), std::invalid_argument);
   EXPECT_EQ(progress.str(), "");
 }
 
@@ -51,7 +51,7 @@ TEST(ExitTrainRuns, ASmallSimRunGivesOneComparisonPerSeed) {
   o.test_contexts = 2;
   o.tev_samples = 50;
   std::ostringstream progress;
-  const ExitTrainRuns runs = run_exittrain(o, engine::RunContext{}, progress);
+  const ExitTrainRuns runs = run_exittrain(o, montecarlo::RunContext{}, progress);
   ASSERT_EQ(runs.runs.size(), 2u);
   EXPECT_EQ(runs.runs[0].seed, o.seed);
   EXPECT_EQ(runs.runs[1].seed, o.seed + 1);

@@ -35,7 +35,7 @@ std::uint64_t samples_per_tree() {
 TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
   const std::vector<workloads::CheckCase> suite =
       workloads::make_suite({.trees = 8, .vocab = 24, .budget = 20, .seed = 4242}).cases;
-  const engine::MonteCarloPlan plan{
+  const montecarlo::MonteCarloPlan plan{
       .seed = 77,
       .tree_id = 3,
       .samples = samples_per_tree(),
@@ -43,12 +43,13 @@ TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
       .threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.fast_path == FastPath::none) continue;
-    const std::vector<engine::BlockCounts> on_gpu = gpu::monte_carlo_batch(info.id, suite, plan);
+    const std::vector<montecarlo::BlockCounts> on_gpu =
+        gpu::monte_carlo_batch(info.id, suite, plan);
     ASSERT_EQ(on_gpu.size(), suite.size());
     for (std::size_t i = 0; i < suite.size(); ++i) {
-      engine::MonteCarloPlan one = plan;
+      montecarlo::MonteCarloPlan one = plan;
       one.tree_id = plan.tree_id + static_cast<std::uint32_t>(i);
-      EXPECT_EQ(on_gpu[i], engine::run_monte_carlo(info.id, suite[i].tree, suite[i].rows, one))
+      EXPECT_EQ(on_gpu[i], montecarlo::run_monte_carlo(info.id, suite[i].tree, suite[i].rows, one))
           << info.name << " tree " << i;
       EXPECT_EQ(on_gpu[i].samples, plan.samples);
     }
@@ -58,11 +59,11 @@ TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
 TEST_F(Gpu, EngineRunsVerifiersWithoutKernelsOnTheCpu) {
   const std::vector<workloads::CheckCase> suite =
       workloads::make_suite({.trees = 1, .vocab = 12, .budget = 8, .seed = 5}).cases;
-  const engine::MonteCarloPlan plan{
+  const montecarlo::MonteCarloPlan plan{
       .seed = 1, .tree_id = 0, .samples = 5000, .first_sample = 0, .threads = 1};
   for (VerifierId id : {VerifierId::first_child_chain, VerifierId::tree_exit}) {
     EXPECT_EQ(gpu::run_monte_carlo(id, suite[0].tree, suite[0].rows, plan),
-              engine::run_monte_carlo(id, suite[0].tree, suite[0].rows, plan))
+              montecarlo::run_monte_carlo(id, suite[0].tree, suite[0].rows, plan))
         << verifier_info(id).name;
   }
 }

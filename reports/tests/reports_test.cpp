@@ -23,7 +23,7 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(ResultsWriter, WritesTheJsonAndSaysWhere) {
   const models::ScratchDir dir;
   const std::string path = dir.file("out.json");
-  ResultsWriter writer(path, engine::RunContext{});
+  ResultsWriter writer(path, montecarlo::RunContext{});
   ASSERT_TRUE(writer.wanted());
   std::ostringstream out;
   writer.write({{"passed", true}}, out);
@@ -35,7 +35,7 @@ TEST(ResultsWriter, WritesTheJsonAndSaysWhere) {
 TEST(ResultsWriter, WritesNothingWhereTheContextDoesNotWriteFiles) {
   const models::ScratchDir dir;
   const std::string path = dir.file("out.json");
-  ResultsWriter writer(path, engine::RunContext{{1, 2}, false});
+  ResultsWriter writer(path, montecarlo::RunContext{{1, 2}, false});
   EXPECT_FALSE(writer.wanted());
   std::ostringstream out;
   writer.write({{"passed", true}}, out);
@@ -44,9 +44,9 @@ TEST(ResultsWriter, WritesNothingWhereTheContextDoesNotWriteFiles) {
 }
 
 TEST(ResultsWriter, EmptyPathAsksForNoFileAndABadPathFailsAtOnce) {
-  EXPECT_FALSE(ResultsWriter("", engine::RunContext{}).wanted());
+  EXPECT_FALSE(ResultsWriter("", montecarlo::RunContext{}).wanted());
   try {
-    ResultsWriter("/nonexistent-dir/out.json", engine::RunContext{});
+    ResultsWriter("/nonexistent-dir/out.json", montecarlo::RunContext{});
     FAIL() << "opened an unwritable path";
   } catch (const std::runtime_error& e) {
     EXPECT_TRUE(contains(e.what(), "cannot write /nonexistent-dir/out.json")) << e.what();

@@ -1,10 +1,10 @@
-#include "engine/process_group.hpp"
+#include "montecarlo/process_group.hpp"
 
 #ifdef TEV_WITH_MPI
 #include <mpi.h>
 #endif
 
-namespace tev::engine {
+namespace tev::montecarlo {
 
 namespace {
 bool g_initialized_here = false;
@@ -52,4 +52,4 @@ void ProcessGroup::sum([[maybe_unused]] std::span<std::int64_t> values) const {
 #endif
 }
 
-}  // namespace tev::engine
+}  // namespace tev::montecarlo

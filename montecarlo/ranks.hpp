@@ -3,13 +3,13 @@
 // and the integer histograms are summed over ranks, so every rank ends with exactly the
 // one-process result (counts are integers; nothing depends on the order of the sum). Without MPI
 // (or without mpirun) there is one rank and these are no-ops. This header knows no MPI: the sum is
-// behind Collective, which engine/process_group.hpp (target tev_process_group) implements with MPI,
-// so tev_engine and everything above it link no MPI.
+// behind Collective, which montecarlo/process_group.hpp (target tev_process_group) implements with MPI,
+// so tev_montecarlo and everything above it link no MPI.
 #include <cstdint>
 #include <span>
 #include <utility>
 
-namespace tev::engine {
+namespace tev::montecarlo {
 
 // An in-place sum over every rank of a group: each rank passes its values and receives the total.
 class Collective {
@@ -45,4 +45,4 @@ struct RunContext {
   bool speaks() const { return ranks.rank == 0; }  // prints to stdout and stderr
 };
 
-}  // namespace tev::engine
+}  // namespace tev::montecarlo

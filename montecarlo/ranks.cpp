@@ -1,9 +1,9 @@
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 
 #include <stdexcept>
 #include <string>
 
-namespace tev::engine {
+namespace tev::montecarlo {
 
 namespace {
 
@@ -28,4 +28,4 @@ std::pair<std::uint64_t, std::uint64_t> Ranks::slice(std::uint64_t first,
 void Ranks::sum(std::span<std::uint64_t> values) const { sum_with(*this, values); }
 void Ranks::sum(std::span<std::int64_t> values) const { sum_with(*this, values); }
 
-}  // namespace tev::engine
+}  // namespace tev::montecarlo

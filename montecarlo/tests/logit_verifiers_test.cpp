@@ -11,11 +11,11 @@
 #include "core/exit_law.hpp"
 #include "stats/goodness_of_fit.hpp"
 #include "core/logit_verifiers.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 #include "core/philox_engine.hpp"
 #include "workloads/trees.hpp"
 
-namespace tev::engine {
+namespace tev::montecarlo {
 namespace {
 
 struct LogitCase {
@@ -110,4 +110,4 @@ TEST(LogitVerifiers, ThreadsDoNotChangeTheBlock) {
 }
 
 }  // namespace
-}  // namespace tev::engine
+}  // namespace tev::montecarlo

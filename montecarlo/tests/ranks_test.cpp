@@ -3,10 +3,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/monte_carlo.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/monte_carlo.hpp"
+#include "montecarlo/ranks.hpp"
 
-namespace tev::engine {
+namespace tev::montecarlo {
 namespace {
 
 // Stands in for MPI: records what each call was given, then adds a second rank holding the same
@@ -93,4 +93,4 @@ TEST(Ranks, SlicesCoverTheSampleIndicesOnceInOrder) {
 }
 
 }  // namespace
-}  // namespace tev::engine
+}  // namespace tev::montecarlo

@@ -1,10 +1,10 @@
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 
 #include <optional>
 
 #include "core/sampling_tables.hpp"
 
-namespace tev::engine {
+namespace tev::montecarlo {
 
 BlockCounts::BlockCounts(std::int32_t nodes, std::int32_t vocab)
     : completed(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(vocab), 0),
@@ -92,4 +92,4 @@ BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRo
   });
 }
 
-}  // namespace tev::engine
+}  // namespace tev::montecarlo

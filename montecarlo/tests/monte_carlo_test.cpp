@@ -2,10 +2,10 @@
 
 #include "core/choosers.hpp"
 #include "core/sampling_tables.hpp"
-#include "engine/monte_carlo.hpp"
+#include "montecarlo/monte_carlo.hpp"
 #include "workloads/suite.hpp"
 
-namespace tev::engine {
+namespace tev::montecarlo {
 namespace {
 
 std::vector<workloads::CheckCase> small_suite() {
@@ -131,4 +131,4 @@ TEST(FastPath, TevBatchesCompleteBlocksWhenATableIsBroken) {
 }
 
 }  // namespace
-}  // namespace tev::engine
+}  // namespace tev::montecarlo

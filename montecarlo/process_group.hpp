@@ -1,12 +1,12 @@
 #pragma once
-// The MPI side of engine/ranks.hpp, in its own target (tev_process_group) so that only programs link
+// The MPI side of montecarlo/ranks.hpp, in its own target (tev_process_group) so that only programs link
 // MPI: the libraries take a RunContext and never see this header.
 #include <cstdint>
 #include <span>
 
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 
-namespace tev::engine {
+namespace tev::montecarlo {
 
 class ProcessGroup final : public Collective {
  public:
@@ -24,4 +24,4 @@ class ProcessGroup final : public Collective {
   void sum(std::span<std::int64_t> values) const override;
 };
 
-}  // namespace tev::engine
+}  // namespace tev::montecarlo

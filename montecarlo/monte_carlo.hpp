@@ -15,9 +15,9 @@
 #include "core/fast_verifiers.hpp"
 #include "core/row_kernels.hpp"
 #include "core/verifier_catalog.hpp"
-#include "engine/ranks.hpp"
+#include "montecarlo/ranks.hpp"
 
-namespace tev::engine {
+namespace tev::montecarlo {
 
 struct BlockCounts {
   std::vector<std::uint64_t>
@@ -186,4 +186,4 @@ BlockCounts count_blocks(const DraftTree& tree, const TargetRows& rows, const Mo
 BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows,
                             const MonteCarloPlan& plan);
 
-}  // namespace tev::engine
+}  // namespace tev::montecarlo
