@@ -121,7 +121,7 @@ struct EngineTev {
 TreeReport check_engine(ProcessingBug bug) {
   tevsuite::TreeCheckOptions options;
   options.engine_inputs = true;
-  return conformance::check_tree_verifier(tevsuite::drawing(EngineTev{bug}), options);
+  return conformance::check_tree_verifier(tevsuite::drawing(EngineTev{bug, {}}), options);
 }
 
 // The exact TV of TEV on the believed rows from the canonical law of the processed ones, per case,

@@ -122,7 +122,7 @@ TreeReport check_at_engine_vocab(TailBug bug) {
   tevsuite::TreeCheckOptions options;
   options.large_vocab = kEngineVocab;
   options.large_vocab_factor = 16;
-  return conformance::check_tree_verifier(TableTev{bug}, options);
+  return conformance::check_tree_verifier(TableTev{bug, {}}, options);
 }
 
 TEST(TailBugsAtEngineVocab, CorrectTevIsExact) {

@@ -194,7 +194,9 @@ TEST(SamplingParams, RandomRowsKeepATopSegment) {
       }
     }
     ASSERT_GE(lowest_kept, highest_dropped);
-    if (params.top_k > 0) ASSERT_LE(kept, static_cast<std::size_t>(params.top_k));
+    if (params.top_k > 0) {
+      ASSERT_LE(kept, static_cast<std::size_t>(params.top_k));
+    }
   }
 }
 
