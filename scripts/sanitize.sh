@@ -15,8 +15,7 @@ cmake --build build-sanitize -j"$(nproc)"
 # runs in the check, report and sampled-check tests at smaller budgets), the sampled check of
 # mutant-residual-not-renormalized (its p-value sits near the level, so its Monte Carlo p-value
 # draws millions of replicates; the same code runs for the 26 other sampled verifiers and in the
-# null calibration), report_renders_sampled (its sampled check runs in
-# tevsuite_check_sampled_drafts, its rendering in the other report tests), and the engine-shaped
+# null calibration), and the engine-shaped
 # cases in process at the default budgets (230 to 310 s each here, enumerating the V = 50,000
 # case; the same path runs in PublicCheck.EngineInputs* at V = 64, the readers in EngineCases.*,
 # and the cases end to end in the conformance_engine_* tests), and the subprocess runs of the
@@ -27,5 +26,5 @@ cmake --build build-sanitize -j"$(nproc)"
 # the tests of independence rejecting run in IidTests.* and BatchJudge.*).
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" \
-  -E '^(tevsuite_check_default|report_renders_sampled|Budgets/LiveSizeLaws\..*/B(64|128)( .*)?|AllVerifiers/SampledCheck\.VerdictMatchesItsKind/mutant_residual_not_renormalized( .*)?|EngineCasesInProcess\..*|conformance_rejects_(tail|serial)_bug_.*|conformance_engine_rejects_.*|conformance_batch_rejects_(neighbour-rows|position-off-by-one|shared-uniforms|shared-bonus-uniform))$'
+  -E '^(tevsuite_check_default|Budgets/LiveSizeLaws\..*/B(64|128)( .*)?|AllVerifiers/SampledCheck\.VerdictMatchesItsKind/mutant_residual_not_renormalized( .*)?|EngineCasesInProcess\..*|conformance_rejects_(tail|serial)_bug_.*|conformance_engine_rejects_.*|conformance_batch_rejects_(neighbour-rows|position-off-by-one|shared-uniforms|shared-bonus-uniform))$'
 

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "reports/optional_field.hpp"
@@ -23,6 +24,7 @@ namespace {
 
 nlohmann::json read(const std::string& path) {
   std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open it (did the test that writes it run?)");
   nlohmann::json j;
   in >> j;
   return j;
