@@ -10,7 +10,9 @@
 
 #include "apps/commands.hpp"
 #include "apps/silenced_streams.hpp"
+#include "core/interrupt.hpp"
 #include "montecarlo/process_group.hpp"
+#include "reports/verdict_table.hpp"
 
 int main(int argc, char** argv) {
   // Under mpirun every rank runs the same command on its slice of the samples; rank 0 speaks
@@ -39,6 +41,8 @@ int main(int argc, char** argv) {
     // --help exits 0; every malformed command line exits 2, like other runtime errors.
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // A simulated p-value that runs for seconds shows its replicates on the progress line.
+  const tev::LongStepNotices long_steps(tev::reports::long_step_progress(std::cerr));
   try {
     for (const Command& command : commands) {
       if (command.app->parsed()) return command.run();

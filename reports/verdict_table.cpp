@@ -1,7 +1,10 @@
 #include "reports/verdict_table.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
+#include <limits>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -32,6 +35,35 @@ judging::VerifierProgress verifier_progress_lines(std::ostream& progress) {
             progress << " " << verdict_text(r.verdict) << " (" << fixed(r.elapsed_seconds, 1)
                      << " s)\n";
           }};
+}
+
+std::function<void(std::string_view, std::uint64_t, std::uint64_t)> long_step_progress(
+    std::ostream& progress, std::function<double()> seconds) {
+  if (!seconds) {
+    seconds = [] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+  struct Step {
+    double opened = 0.0;
+    double shown = -std::numeric_limits<double>::infinity();
+    bool named = false;
+  };
+  auto step = std::make_shared<Step>();
+  return [&progress, seconds = std::move(seconds), step](std::string_view what, std::uint64_t done,
+                                                         std::uint64_t most) {
+    const double now = seconds();
+    if (done == 0) {
+      *step = Step{now};
+      return;
+    }
+    if (now - step->opened < kLongStepShownAfter || now - step->shown < kLongStepEvery) return;
+    if (!step->named) progress << ' ' << what << " (at most " << most << "):";
+    progress << ' ' << done << "..." << std::flush;
+    step->named = true;
+    step->shown = now;
+  };
 }
 
 int print_selftest(std::span<const judging::KnownAnswer> answers, bool verbose, std::ostream& out) {

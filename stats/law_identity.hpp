@@ -45,6 +45,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "core/interrupt.hpp"
@@ -134,7 +135,8 @@ double power_level(double level);
 // `max_replicates` are drawn (p = (exceedances + 1)/(max_replicates + 1)). Valid at every level.
 // Replicates are computed in parallel blocks (oneTBB) and scanned in index order, so the answer
 // is the sequential rule's for any thread count; `replicate` is called from several threads. The
-// caller's thread polls for an interrupt (core/interrupt.hpp) every 64 replicates it computes.
+// caller's thread polls for an interrupt (core/interrupt.hpp) every 64 replicates it computes, and
+// notes the replicates drawn after every block (note_long_step), for a progress line.
 struct SequentialPValue {
   double p_value = 1.0;
   std::uint64_t replicates = 0;
@@ -148,6 +150,8 @@ SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate
   constexpr std::uint64_t kFirstBlock = 256, kLargestBlock = 65536;
   std::vector<double> block;  // (block size) the statistics of replicates r .. r + size − 1
   std::uint64_t hits = 0, r = 0;
+  constexpr std::string_view kStep = "null replicates of a simulated p-value";
+  note_long_step(kStep, 0, max_replicates);
   for (std::uint64_t size = kFirstBlock; r < max_replicates;
        size = std::min(2 * size, kLargestBlock)) {
     block.resize(std::min(size, max_replicates - r));
@@ -165,6 +169,7 @@ SequentialPValue sequential_monte_carlo_p(double observed, Replicate&& replicate
         return {static_cast<double>(hits) / static_cast<double>(r + i + 1), r + i + 1};
     }
     r += block.size();
+    note_long_step(kStep, r, max_replicates);
   }
   return {(static_cast<double>(hits) + 1.0) / (static_cast<double>(max_replicates) + 1.0), r};
 }

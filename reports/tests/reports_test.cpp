@@ -82,6 +82,30 @@ TEST(VerdictTable, OneRowPerVerifierWithItsWeakestTreeAndUnexpectedMarked) {
   EXPECT_TRUE(contains(second, "<-- UNEXPECTED")) << second;
 }
 
+// A long step is silent for its first kLongStepShownAfter seconds, then named once and its count
+// shown every kLongStepEvery seconds; a new step starts the silence again.
+TEST(LongStepProgress, ShowsOnlyStepsThatRunForSeconds) {
+  double now = 0.0;
+  std::ostringstream out;
+  const auto note = long_step_progress(out, [&now] { return now; });
+  note("replicates", 0, 1000);
+  now = kLongStepShownAfter / 2;
+  note("replicates", 100, 1000);
+  EXPECT_EQ(out.str(), "");
+  now = kLongStepShownAfter;
+  note("replicates", 200, 1000);
+  EXPECT_EQ(out.str(), " replicates (at most 1000): 200...");
+  now += kLongStepEvery / 2;
+  note("replicates", 300, 1000);
+  now += kLongStepEvery / 2;
+  note("replicates", 400, 1000);
+  EXPECT_EQ(out.str(), " replicates (at most 1000): 200... 400...");
+  note("other", 0, 10);
+  now += kLongStepShownAfter / 2;
+  note("other", 5, 10);
+  EXPECT_EQ(out.str(), " replicates (at most 1000): 200... 400...");
+}
+
 TEST(Selftest, FailuresArePrintedAndFailTheBuild) {
   const std::vector<judging::KnownAnswer> answers = {{"one", true, "1 = 1"},
                                                      {"two", false, "2 != 3"}};

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "core/philox_engine.hpp"
@@ -193,6 +195,26 @@ TEST(IdentityTest, AnInterruptStopsItsMonteCarlo) {
   const std::vector<std::uint64_t> counts = sample(mild, 20000, 3);
   const InterruptPoll poll([] { throw Interrupted{}; });
   EXPECT_THROW(identity_test(counts, t.null, t.groups, TestLevel{1.0, 1.0, kSeed, 0}), Interrupted);
+}
+
+// A simulated p-value tells its caller's progress line how far it has come: it opens its step at
+// 0, then notes the replicates drawn after each block, up to the replicates it drew, on the
+// caller's thread only.
+TEST(IdentityTest, ItsMonteCarloNotesTheReplicatesDrawn) {
+  std::vector<std::uint64_t> done;
+  std::uint64_t most = 0;
+  const LongStepNotices notices([&](std::string_view, std::uint64_t d, std::uint64_t m) {
+    done.push_back(d);
+    most = m;
+  });
+  const SequentialPValue p = sequential_monte_carlo_p(
+      1.0, [](std::uint64_t) { return 0.0; }, 3, 1000);
+  EXPECT_EQ(p.replicates, 1000u);
+  EXPECT_EQ(most, 1000u);
+  ASSERT_GE(done.size(), 3u);
+  EXPECT_EQ(done.front(), 0u);
+  EXPECT_TRUE(std::is_sorted(done.begin(), done.end()));
+  EXPECT_EQ(done.back(), 1000u);
 }
 
 // Near a tiny level a p-value is simulated, not read from the asymptotic tail.
