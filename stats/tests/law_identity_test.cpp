@@ -198,8 +198,7 @@ TEST(IdentityTest, AnInterruptStopsItsMonteCarlo) {
 }
 
 // A simulated p-value tells its caller's progress line how far it has come: it opens its step at
-// 0, then notes the replicates drawn after each block, up to the replicates it drew, on the
-// caller's thread only.
+// 0, then notes the replicates drawn after each block, up to the replicates it drew.
 TEST(IdentityTest, ItsMonteCarloNotesTheReplicatesDrawn) {
   std::vector<std::uint64_t> done;
   std::uint64_t most = 0;
