@@ -54,6 +54,7 @@ struct StageReport {
   double ceiling = 0.0;       // 1 + C_p
   double mean_top1 = 0.0;
   std::vector<StageTiming> timings;
+  double gpu_floor_micros = 0.0;  // on the GPU, per call: every row read once (a log-sum-exp)
   // Per row, cycling over the workload's rows so each comes from memory as in a call (medians of
   // the calling thread's CPU time):
   double floor_micros = 0.0;     // the row floor: RowKernels::logsumexp, one blocked pass

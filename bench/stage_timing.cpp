@@ -15,6 +15,7 @@ StageReport measure_verifier_stage_gpu(const LiveWorkload& w, std::int32_t calls
   StageReport report = describe_workload(w);
   const gpu::StageTimings t = gpu::time_verifier_stage(w.tree, w.view(), calls);
   const auto counted = static_cast<std::uint64_t>(calls);
+  report.gpu_floor_micros = t.floor_micros;
   report.timings.push_back({"tev (gpu)", 1, t.tev_micros, t.tev_micros, counted});
   report.timings.push_back(
       {"predraw (eager, gpu)", 1, t.predraw_micros, t.predraw_micros, counted});

@@ -273,7 +273,9 @@ int run_bench_verifier_gpu(std::int32_t vocab, reports::ResultsWriter& json, std
   out << "Verifier stage on the GPU: N = B + 1 rows of V = " << vocab
       << " float32 logits already on the device, DDTree trees;\n"
       << "median microseconds per call over " << kCalls
-      << " calls (CUDA events)\n\n   B    T  nodes internal  1+C_p |      TEV | predraw (eager) | "
+      << " calls (CUDA events); the row floor reads every row once (a log-sum-exp over all\n"
+      << "multiprocessors), and TEV and predraw are also given in floors\n\n"
+      << "   B    T  nodes internal  1+C_p | floor us |   TEV us  floors | predraw us  floors | "
          "predraw / TEV\n";
   for (double temperature : {0.6, 1.0}) {
     for (std::int32_t budget : {32, 64, 128}) {
@@ -282,11 +284,15 @@ int run_bench_verifier_gpu(std::int32_t vocab, reports::ResultsWriter& json, std
           measure_verifier_stage_gpu(make_live_workload(budget, temperature, vocab), kCalls);
       progress << " done\n";
       const double tev = r.micros("tev (gpu)", 1), predraw = r.micros("predraw (eager, gpu)", 1);
+      const double floor = r.gpu_floor_micros;
       out << right_aligned(fixed(r.budget, 0), 4) << ' '
           << right_aligned(fixed(r.temperature, 1), 4) << ' ' << right_aligned(fixed(r.nodes, 0), 6)
           << ' ' << right_aligned(fixed(r.internal, 0), 8) << ' '
-          << right_aligned(fixed(r.ceiling, 3), 6) << " | " << right_aligned(fixed(tev, 1), 8)
-          << " | " << right_aligned(fixed(predraw, 1), 14) << " | "
+          << right_aligned(fixed(r.ceiling, 3), 6) << " | " << right_aligned(fixed(floor, 1), 8)
+          << " | " << right_aligned(fixed(tev, 1), 8) << ' '
+          << right_aligned(fixed(tev / floor, 1), 7) << " | "
+          << right_aligned(fixed(predraw, 1), 10) << ' '
+          << right_aligned(fixed(predraw / floor, 1), 7) << " | "
           << right_aligned(fixed(predraw / tev, 2), 13) << '\n';
       j["workloads"].push_back({{"budget", r.budget},
                                 {"temperature", r.temperature},
@@ -294,6 +300,7 @@ int run_bench_verifier_gpu(std::int32_t vocab, reports::ResultsWriter& json, std
                                 {"nodes", r.nodes},
                                 {"internal_nodes", r.internal},
                                 {"ceiling", r.ceiling},
+                                {"floor_micros", floor},
                                 {"tev_micros", tev},
                                 {"predraw_micros", predraw}});
     }

@@ -41,6 +41,7 @@ struct StageTree {
 };
 
 struct StageTimings {
+  double floor_micros = 0.0;  // median per call: the row floor, a log-sum-exp of every row
   double tev_micros =
       0.0;  // median per call: row sums of the internal rows, level-wise P and w, exit and bonus draws
   double predraw_micros = 0.0;    // median per call: a draw from every row, then follow the matches
@@ -55,8 +56,10 @@ TEV_HD inline DrawSite stage_draw_site(std::uint64_t call) {
   return {kStageSeed, Stream::verifier, 0, call};
 }
 
-// Times TEV and eager predraw on N rows of V float32 logits at a temperature, `calls` times each
-// (call i draws at stage_draw_site(i)). The logits are uploaded once, before the timing.
+// Times the row floor, TEV and eager predraw on N rows of V float32 logits at a temperature,
+// `calls` times each (call i draws at stage_draw_site(i)). The logits are uploaded once, before
+// the timing. Throws std::invalid_argument where the tree does not fit TEV's exit step's shared
+// memory (some thousands of nodes at V = 151,936).
 StageTimings time_verifier_stage(const StageTree& tree, const float* logits, double temperature,
                                  std::int32_t calls);
 

@@ -80,6 +80,7 @@ TEST_F(Gpu, VerifierStageBlocksAreTheCpuVerifiersUpToRounding) {
   for (double temperature : {0.6, 1.0}) {
     const bench::LiveWorkload w = bench::make_live_workload(64, temperature);
     const gpu::StageTimings t = gpu::time_verifier_stage(w.tree, w.view(), kCalls);
+    EXPECT_GT(t.floor_micros, 0.0);
     EXPECT_GT(t.tev_micros, 0.0);
     EXPECT_GT(t.predraw_micros, 0.0);
     for (const auto& [verifier, blocks] :
