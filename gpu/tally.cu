@@ -1,5 +1,6 @@
 // Monte Carlo on the GPU: many trees × many samples per launch, each sample through the same
-// sample_fast the CPU engine calls, histograms reduced on the device with integer atomics.
+// sample_fast the CPU engine calls, histograms reduced on the device with integer atomics (per
+// block in shared memory where a tree's histogram fits).
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -93,13 +94,33 @@ __device__ unsigned long long warp_sum(unsigned long long x) {
   return x;
 }
 
+TEV_HD std::size_t histogram_size(const TreeTablesView& t) {
+  return t.row_offset(t.nodes) + static_cast<std::size_t>(t.nodes) + 3;
+}
+
+// Histograms of at most this many bytes per tree are counted in shared memory and added to the
+// global ones once per block: a few hot cells (the likely exits) took every sample's atomics in
+// global memory. Larger ones (wide vocabularies) count in global memory directly.
+constexpr std::size_t kSharedHistogramBytes = 64 * 1024;
+
 // Block (x, y) samples tree y; a tree's samples are spread over the x blocks (grid-stride).
+// InShared: each block counts into a zeroed copy of the tree's histogram in shared memory
+// (dynamic, histogram_size(t) counters) and adds its nonzero cells to the global one at the end.
+template <bool InShared>
 __global__ void tally_kernel(FastPath path, const TreeSlot* slots, std::uint32_t seed,
                              std::uint64_t first_sample, std::uint64_t samples,
                              unsigned long long* histograms) {
+  extern __shared__ unsigned long long block_histogram[];  // (histogram_size(t)) if InShared
   const TreeSlot slot = slots[blockIdx.y];
   const TreeTablesView& t = slot.tables;
-  unsigned long long* completed = histograms + slot.histogram;    // (N, V)
+  const std::size_t size = histogram_size(t);
+  unsigned long long* global = histograms + slot.histogram;
+  unsigned long long* counts = InShared ? block_histogram : global;
+  if constexpr (InShared) {
+    for (std::size_t c = threadIdx.x; c < size; c += blockDim.x) counts[c] = 0;
+    __syncthreads();
+  }
+  unsigned long long* completed = counts;                         // (N, V)
   unsigned long long* exits = completed + t.row_offset(t.nodes);  // (N)
   unsigned long long* scalars = exits + t.nodes;  // {samples, completions, length_sum}
   unsigned long long count = 0, completions = 0, length_sum = 0;
@@ -123,10 +144,12 @@ __global__ void tally_kernel(FastPath path, const TreeSlot* slots, std::uint32_t
     atomicAdd(scalars + 1, completions);
     atomicAdd(scalars + 2, length_sum);
   }
-}
-
-std::size_t histogram_size(const TreeTablesView& t) {
-  return t.row_offset(t.nodes) + static_cast<std::size_t>(t.nodes) + 3;
+  if constexpr (InShared) {
+    __syncthreads();
+    for (std::size_t c = threadIdx.x; c < size; c += blockDim.x) {
+      if (counts[c] != 0) atomicAdd(global + c, counts[c]);
+    }
+  }
 }
 
 }  // namespace
@@ -165,11 +188,24 @@ DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, 
   DeviceTally tally;
   EventTimer timer;
   timer.start();
-  if (samples > 0) {
-    tally_kernel<<<dim3(blocks_per_tree, trees_in_batch), kThreads>>>(
-        path, device_slots.get(), seed, first_sample, samples, histograms.get());
-    check(cudaGetLastError(), "tally_kernel launch");
+  std::size_t largest = 0;
+  for (const TallyTree& tree : trees) largest = std::max(largest, histogram_size(tree.tables));
+  const std::size_t shared_bytes = largest * sizeof(unsigned long long);
+  const bool in_shared = shared_bytes <= kSharedHistogramBytes;
+  if (in_shared) {
+    check(cudaFuncSetAttribute(tally_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(shared_bytes)),
+          "shared memory for the block histograms");
   }
+  const dim3 grid(blocks_per_tree, trees_in_batch);
+  if (samples > 0 && in_shared) {
+    tally_kernel<true><<<grid, kThreads, shared_bytes>>>(path, device_slots.get(), seed,
+                                                         first_sample, samples, histograms.get());
+  } else if (samples > 0) {
+    tally_kernel<false><<<grid, kThreads>>>(path, device_slots.get(), seed, first_sample, samples,
+                                            histograms.get());
+  }
+  check(cudaGetLastError(), "tally_kernel launch");
   tally.kernel_seconds = timer.stop_seconds();
 
   std::vector<unsigned long long> all(cells);

@@ -95,6 +95,8 @@ step "gpu tests (ctest label gpu)" gpu_tests 200000
 step "CPU/GPU bit identity, 8 trees x 1,250,000 samples = 10^7 per verifier" gpu_tests 1250000 --gtest_filter='*BitForBit*'
 step "check --device gpu" "$bundle/tevsuite" check --device gpu
 step "bench montecarlo --device gpu" "$bundle/tevsuite" bench --device gpu montecarlo --samples 33554432 --json "$out_dir/bench-montecarlo-gpu.json"
+# The same tree on this machine's CPU at 1 and 2 threads, for the GPU's ratio to a 2-core CPU.
+step "bench montecarlo (CPU, 1 and 2 threads)" "$bundle/tevsuite" bench montecarlo --samples 33554432 --json "$out_dir/bench-montecarlo-cpu.json"
 step "bench verifier --device gpu" "$bundle/tevsuite" bench --device gpu verifier --json "$out_dir/bench-verifier-gpu.json"
 echo
 echo "=== summary"

@@ -32,9 +32,8 @@ std::uint64_t samples_per_tree() {
   return samples;
 }
 
-TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
-  const std::vector<workloads::CheckCase> suite =
-      workloads::make_suite({.trees = 8, .vocab = 24, .budget = 20, .seed = 4242}).cases;
+// Every fast-path verifier's GPU histograms over the suite, one batch, equal the CPU engine's.
+void expect_gpu_histograms_equal_cpu(const std::vector<workloads::CheckCase>& suite) {
   const montecarlo::MonteCarloPlan plan{
       .seed = 77,
       .tree_id = 3,
@@ -54,6 +53,18 @@ TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
       EXPECT_EQ(on_gpu[i].samples, plan.samples);
     }
   }
+}
+
+// Histograms small enough to count per block in shared memory (21 × 24 cells).
+TEST_F(Gpu, MonteCarloHistogramsEqualTheCpuEngineBitForBit) {
+  expect_gpu_histograms_equal_cpu(
+      workloads::make_suite({.trees = 8, .vocab = 24, .budget = 20, .seed = 4242}).cases);
+}
+
+// Histograms too large for shared memory (9 × 2,048 cells, 147 KB) count in global memory.
+TEST_F(Gpu, WideHistogramsCountedInGlobalMemoryEqualTheCpuEngineBitForBit) {
+  expect_gpu_histograms_equal_cpu(
+      workloads::make_suite({.trees = 2, .vocab = 2048, .budget = 8, .seed = 4243}).cases);
 }
 
 TEST_F(Gpu, EngineRunsVerifiersWithoutKernelsOnTheCpu) {
