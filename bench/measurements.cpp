@@ -6,6 +6,8 @@
 #include <functional>
 #include <thread>
 
+#include "core/exit_law.hpp"
+#include "core/interrupt.hpp"
 #include "core/philox.hpp"
 #include "core/row_kernels.hpp"
 #include "montecarlo/monte_carlo.hpp"
@@ -13,6 +15,8 @@
 #include "workloads/suite.hpp"
 #include "judging/verdict_policy.hpp"
 #include "judging/verdicts.hpp"
+#include "stats/goodness_of_fit.hpp"
+#include "stats/law_identity.hpp"
 
 namespace tev::bench {
 
@@ -213,6 +217,58 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats) {
   return report;
 }
 
+// See WorstSimulation.
+WorstSimulation measure_worst_simulation(const std::vector<workloads::CheckCase>& suite,
+                                         const judging::JudgingConfig& judging) {
+  WorstSimulation w;
+  w.samples = judging.samples;
+  const auto n = static_cast<double>(judging.samples);
+  std::vector<std::vector<double>> laws;
+  std::vector<stats::Binning> binnings;
+  for (std::size_t i = 0; i < suite.size(); ++i) {
+    const workloads::CheckCase& c = suite[i];
+    laws.push_back(canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows)));
+    binnings.push_back(
+        stats::pool_cells(laws.back(), stats::node_groups(c.tree.size(), c.tree.vocab), n));
+    if (binnings.back().bin_probability.size() > binnings[w.tree].bin_probability.size())
+      w.tree = i;
+  }
+  const std::vector<double>& law = laws[w.tree];
+  const stats::Binning& bins = binnings[w.tree];
+  w.bins = static_cast<std::int32_t>(bins.bin_probability.size());
+  // Each bin off its expected count by ±sqrt(k·n·p_b): the χ² over the bins is about k·bins.
+  const double dof = w.bins - 1.0, target = dof + 10.0 * std::sqrt(2.0 * dof);
+  const double k = target / w.bins;
+  std::vector<double> bin_count(bins.bin_probability.size());
+  for (std::size_t b = 0; b < bin_count.size(); ++b) {
+    const double expected = n * bins.bin_probability[b];
+    bin_count[b] = std::max(0.0, expected + (b % 2 == 0 ? 1.0 : -1.0) * std::sqrt(k * expected));
+  }
+  std::vector<std::uint64_t> counts(law.size(), 0);
+  for (std::size_t cell = 0; cell < law.size(); ++cell) {
+    const std::int32_t b = bins.bin_of_cell[cell];
+    if (b < 0 || law[cell] <= 0.0) continue;
+    const double share = law[cell] / bins.bin_probability[static_cast<std::size_t>(b)];
+    counts[cell] =
+        static_cast<std::uint64_t>(std::llround(bin_count[static_cast<std::size_t>(b)] * share));
+  }
+  const judging::VerdictPolicy policy = judging.policy();
+  const stats::TestLevel level = policy.identity_test_level(suite.size(), w.tree, true);
+  w.level = level.level;
+  const LongStepNotices notices([&](std::string_view, std::uint64_t done, std::uint64_t most) {
+    w.replicates = std::max(w.replicates, done);
+    w.cap = most;
+  });
+  const auto start = Clock::now();
+  const stats::ChiSquareResult r = stats::identity_test(
+      counts, law, stats::node_groups(suite[w.tree].tree.size(), suite[w.tree].tree.vocab), level);
+  w.seconds = seconds_since(start);
+  w.statistic = r.statistic;
+  w.simulated = w.cap > 0;
+  w.p_value = r.p_value;
+  return w;
+}
+
 DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_seconds,
                                                   int replicates) {
   DetectablePerMinute d;
@@ -277,6 +333,7 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
       .alpha = d.level, .replicates = replicates, .seed = judging.seed, .threads = d.threads};
   if (d.spot_tv > 0.0)
     d.spot = experiments::noise_contamination_spot_check(c, d.spot_tv, d.spot_samples, config);
+  d.worst_simulation = measure_worst_simulation(suite, judging);
   return d;
 }
 

@@ -44,7 +44,26 @@ ThroughputReport measure_montecarlo(std::uint64_t samples, int repeats);
 // extrapolated to `budget_seconds`, the samples split evenly over the trees, and per tree the
 // smallest contamination TV its χ² detects with 99 % power at the level check tests it at
 // (verdict_policy's chi_square_level over the whole check's α); then a Monte Carlo spot check of
-// the predicted power on the worst tree at a small budget.
+// the predicted power on the worst tree at a small budget; and the longest simulated p-value
+// (WorstSimulation).
+// The longest one simulated p-value of the default check runs: on the suite's tree with the most
+// χ² bins at the check's samples, counts whose χ² over the bins lies ten null standard deviations
+// above its mean, the excess spread evenly over the bins (alternating signs, each bin's count split
+// over its cells in proportion): no bound decides it and no null replicate reaches it, so the Monte
+// Carlo draws its whole cap before rejecting. Timed at the level check tests that tree at.
+struct WorstSimulation {
+  std::size_t tree = 0;
+  std::uint64_t samples = 0;
+  std::int32_t bins = 0;
+  double statistic = 0.0;        // the χ² over the bins of the constructed counts
+  bool simulated = false;        // a Monte Carlo p-value ran (no bound decided)
+  std::uint64_t replicates = 0;  // drawn
+  std::uint64_t cap = 0;         // the most it could draw
+  double p_value = 1.0;
+  double level = 0.0;
+  double seconds = 0.0;  // wall clock, all hardware threads
+};
+
 struct DetectablePerMinute {
   double samples_per_second =
       0.0;  // threads × samples per CPU second: on that many cores of one's own
@@ -62,6 +81,7 @@ struct DetectablePerMinute {
   std::uint64_t spot_samples = 0;  // per replicate
   double spot_tv = 0.0;            // detectable TV of the worst tree at spot_samples
   experiments::PowerSpotCheck spot;
+  WorstSimulation worst_simulation;
 };
 DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_seconds,
                                                   int replicates);

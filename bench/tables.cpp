@@ -260,6 +260,27 @@ int run_bench_power(double seconds, double budget_seconds, int replicates,
                        {"predicted_power", d.spot.predicted},
                        {"binomial_p", p}};
   }
+  const WorstSimulation& w = d.worst_simulation;
+  out << "Longest simulated p-value (tree " << w.tree << ", " << w.bins << " bins, " << w.samples
+      << " samples, level " << num(w.level, 3) << "): counts with chi-square "
+      << fixed(w.statistic, 1) << ", ten null sd above its mean, spread over every bin: ";
+  if (w.simulated) {
+    out << w.replicates << " of at most " << w.cap << " null replicates, p " << num(w.p_value, 3)
+        << ", " << fixed(w.seconds, 2) << " s on " << d.threads << " thread(s)\n";
+  } else {
+    out << "decided by the bounds without simulation (p " << num(w.p_value, 3) << ", "
+        << fixed(w.seconds, 2) << " s)\n";
+  }
+  j["worst_simulation"] = {{"tree", w.tree},
+                           {"bins", w.bins},
+                           {"samples", w.samples},
+                           {"level", w.level},
+                           {"statistic", w.statistic},
+                           {"simulated", w.simulated},
+                           {"replicates", w.replicates},
+                           {"cap", w.cap},
+                           {"p_value", w.p_value},
+                           {"seconds", w.seconds}};
   json.write(j, out);
   return 0;
 }
