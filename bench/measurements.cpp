@@ -4,6 +4,7 @@
 #include <chrono>
 #include <ctime>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "core/exit_law.hpp"
@@ -255,9 +256,12 @@ WorstSimulation measure_worst_simulation(const std::vector<workloads::CheckCase>
   const judging::VerdictPolicy policy = judging.policy();
   const stats::TestLevel level = policy.identity_test_level(suite.size(), w.tree, true);
   w.level = level.level;
-  const LongStepNotices notices([&](std::string_view, std::uint64_t done, std::uint64_t most) {
+  // Counts the replicates and passes them on to the command's progress line.
+  std::optional<LongStepNotices> notices;
+  notices.emplace([&](std::string_view step, std::uint64_t done, std::uint64_t most) {
     w.replicates = std::max(w.replicates, done);
     w.cap = most;
+    notices->call_outer(step, done, most);
   });
   const auto start = Clock::now();
   const stats::ChiSquareResult r = stats::identity_test(

@@ -8,7 +8,8 @@
 //   p-value has drawn), so that a progress line can show it. note_long_step(step, 0, most) opens a
 //   step; later calls give what is done so far, at most `most`.
 // On other threads (the pool's workers), and with none alive, both do nothing. Hooks nest: the
-// innermost alive on a thread is the one called.
+// innermost alive on a thread is the one called; it may pass the call on to the one it hides
+// (call_outer), to observe a step without silencing the caller's progress line.
 #include <cstdint>
 #include <functional>
 #include <string_view>
@@ -31,6 +32,10 @@ class ThreadHook {
   // Calls this thread's innermost hook, if any.
   static void call(Args... args) {
     if (const std::function<void(Args...)>* h = current()) (*h)(args...);
+  }
+  // Calls the hook this one hides, if any.
+  void call_outer(Args... args) const {
+    if (previous_) (*previous_)(args...);
   }
 
  private:
