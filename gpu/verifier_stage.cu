@@ -140,6 +140,7 @@ __device__ Token draw_from_chunks(const RowMass& mass, std::int32_t vocab, const
     chunk = choose_part(chunk_sums, 0.0, target);
   }
   __syncthreads();
+  if (chunk.part < 0) return kNoToken;  // a row without mass: nothing to draw (every thread)
   const Range in_chunk = row.part(chunk.part);
   part_sums(mass, in_chunk, sub_sums);
   __syncthreads();
