@@ -25,6 +25,7 @@ enum class Stream : std::uint32_t {
   sampled_live = 6,  // live --drafts sampled: drafting and verification on live sampled trees
   null_simulation =
       7,  // Monte Carlo p-values: replicates of a test's null law (test id, replicate)
+  generation_runs = 8,  // whole generations of the generation check (loop and case, generation)
 };
 
 // The seed every command, experiment and library check starts from unless told otherwise.

@@ -79,6 +79,13 @@ inline constexpr RandomUse bench_workload{
     "bench live workload (id 0 logit pool, 1 drafter marginals)", Stream::generation, 9};
 inline constexpr RandomUse engine_logit_offsets{
     "engine-shaped cases' logit scale and row offsets (id: tree drawn)", Stream::generation, 10};
+inline constexpr RandomUse generation_case_logits{
+    "generation cases' n-gram logits (id: 2 · context + 0 target, 1 drafter noise)",
+    Stream::generation, 11};
+inline constexpr RandomUse generation_runs{
+    "generation check's speculative and plain generations (tree word: loop · cases + case, "
+    "sample: generation)",
+    Stream::generation_runs, kWholeStream};
 }  // namespace uses
 
 inline constexpr std::array kRandomUses = {
@@ -98,6 +105,8 @@ inline constexpr std::array kRandomUses = {
     uses::generation_rounds,
     uses::bench_workload,
     uses::engine_logit_offsets,
+    uses::generation_case_logits,
+    uses::generation_runs,
     uses::null_simulation,
 };
 

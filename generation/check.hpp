@@ -1,0 +1,68 @@
+#pragma once
+// `tevsuite check --generation`: every generation loop of the catalog (generation/loops.hpp) on
+// the default generation cases, each judged against the exact law of plain generation under the
+// same request: by enumeration (to the verdict policy's tolerance) and by sampling (the identity
+// test over emitted sequences and the tests of independence over consecutive generations), one
+// subject of the verdict policy per loop.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "generation/judge.hpp"
+
+namespace tev::generation {
+
+// The default generation cases: one request per semantics and per kind of carried state (stops
+// and min_tokens, penalties, a grammar), over synthetic n-gram pairs of V = 5 tokens.
+std::vector<GenerationCase> default_generation_cases();
+
+struct GenerationCheckOptions {
+  std::uint64_t samples = 40000;  // generations per loop and case
+  std::uint32_t seed = kDefaultSeed;
+  double alpha = judging::kDefaultAlpha;  // family-wise, split evenly over the loops judged
+  int threads = 1;
+};
+
+struct CaseOutcome {
+  judging::TreeEvidence evidence;  // samples, impossible ones, identity and independence tests,
+                                   // exact TV and the sampled test's power against the exact law
+  std::string first_impossible;
+  double exact_tokens_per_round = 0.0;  // E[length] / E[rounds] by enumeration (descriptive)
+  double tokens_per_round = 0.0;        // the same, sampled
+  LargestDifference largest;            // the sequence the loop moves most
+};
+
+struct LoopOutcome {
+  Loop loop;
+  std::vector<CaseOutcome> cases;  // one per case, in case order
+  judging::SubjectVerdict verdict;
+  double max_exact_tv = 0.0;
+  std::size_t worst_case = 0;  // the case of the largest exact TV
+  bool caught_by_enumeration = false;
+  bool caught_by_sampling = false;
+  bool sampling_missed = false;  // some case predicted ≥ 99 % power and sampling did not reject
+  bool as_expected = false;      // exact loops exact; faulty ones caught by enumeration and by
+                                 // sampling wherever its predicted power is ≥ 99 %
+};
+
+struct GenerationCheckResult {
+  std::vector<GenerationCase> cases;
+  std::vector<ExactGeneration> references;  // (cases) plain generation's exact law
+  std::vector<LoopOutcome> loops;
+  judging::VerdictPolicy policy;  // one loop's share of α
+  bool passed() const;
+  int exit_code() const { return passed() ? 0 : 1; }
+};
+
+// Progress names each loop as it is judged.
+GenerationCheckResult run_generation_check(const GenerationCheckOptions& options,
+                                           std::ostream& progress);
+
+// The generations of one loop on one case, on the generation_runs stream (tree word: the loop's
+// index · cases + the case's), identical for any thread count.
+GenerationSamples sample_generations(const GenerationCase& c, const Loop& loop,
+                                     const SequenceCells& cells, std::uint64_t samples,
+                                     std::uint32_t seed, std::uint32_t site, int threads);
+
+}  // namespace tev::generation

@@ -1,0 +1,123 @@
+#include "generation/judge.hpp"
+
+#include <cmath>
+
+#include "core/format.hpp"
+#include "stats/iid_assumption.hpp"
+
+namespace tev::generation {
+
+namespace {
+
+std::string sequence_text(std::span<const Token> sequence) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < sequence.size(); ++i)
+    out += (i ? " " : "") + std::to_string(sequence[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+SequenceCells::SequenceCells(const SequenceLaw& reference) {
+  for (const auto& [sequence, p] : reference) {
+    index.emplace(sequence, static_cast<std::int64_t>(sequences.size()));
+    sequences.push_back(sequence);
+    probability.push_back(p);
+    groups.push_back(sequence.empty() ? -1 : sequence.front());
+  }
+}
+
+std::int64_t SequenceCells::cell(std::span<const Token> sequence) const {
+  const auto it = index.find(std::vector<Token>(sequence.begin(), sequence.end()));
+  return it == index.end() ? stats::kNoCell : it->second;
+}
+
+std::string why_impossible(const Request& r, std::int32_t vocab, std::span<const Token> sequence) {
+  const std::string seq = sequence_text(sequence);
+  if (sequence.empty()) return seq + " is empty: every generation emits at least one token";
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    if (sequence[i] < 0 || sequence[i] >= vocab)
+      return seq + ": token " + std::to_string(sequence[i]) + " at position " + std::to_string(i) +
+             " is outside the vocabulary [0, " + std::to_string(vocab) + ")";
+  }
+  if (sequence.size() > static_cast<std::size_t>(r.max_new_tokens))
+    return seq + " holds " + std::to_string(sequence.size()) + " tokens, more than max_new_tokens " +
+           std::to_string(r.max_new_tokens);
+  for (std::size_t i = 0; i + 1 < sequence.size(); ++i) {
+    if (r.ends_generation(sequence[i]))
+      return seq + " goes on after the stop token " + std::to_string(sequence[i]) +
+             " at position " + std::to_string(i);
+  }
+  if (!r.ends_generation(sequence.back()) &&
+      sequence.size() < static_cast<std::size_t>(r.max_new_tokens))
+    return seq + " ends before max_new_tokens without a stop token";
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    if (r.ends_generation(sequence[i]) && static_cast<std::int32_t>(i) < r.min_tokens &&
+        (r.semantics != Semantics::hf || std::find(r.eos.begin(), r.eos.end(), sequence[i]) != r.eos.end()))
+      return seq + " stops at position " + std::to_string(i) + ", before min_tokens " +
+             std::to_string(r.min_tokens);
+  }
+  if (r.grammar) {
+    if (const auto at = r.grammar->first_forbidden(sequence))
+      return seq + ": the grammar forbids token " + std::to_string(sequence[*at]) +
+             " at position " + std::to_string(*at);
+  }
+  return seq + " has probability 0 under plain generation (a token the request's filters remove)";
+}
+
+judging::TreeEvidence generation_evidence(const SequenceCells& cells,
+                                          const GenerationSamples& samples,
+                                          const judging::VerdictPolicy& policy, std::size_t cases,
+                                          std::size_t index) {
+  judging::TreeEvidence e;
+  std::vector<std::uint64_t> counts(cells.probability.size(), 0);
+  for (std::int64_t cell : samples.stream) {
+    if (cell != stats::kNoCell) ++counts[static_cast<std::size_t>(cell)];
+  }
+  const auto n = static_cast<std::uint64_t>(samples.stream.size());
+  e.samples = n - samples.impossible;
+  e.invalid = samples.impossible;
+  e.chi_square = stats::identity_test(counts, cells.probability, cells.groups,
+                                      policy.identity_test_level(cases, index, false, true),
+                                      judging::kReportedDeviations, &e.largest_deviations);
+  e.mean_length = n ? static_cast<double>(samples.tokens) / static_cast<double>(n) : 0.0;
+  const double level = policy.identity_level(cases, false, true);
+  e.detectable_tv =
+      judging::detectable_tv(cells.probability, cells.groups, n, level, policy.required_power);
+  std::vector<stats::TestLevel> levels;
+  for (std::size_t t = 0; t < stats::kIidTests; ++t)
+    levels.push_back(policy.iid_test_level(cases, index, false, t));
+  e.iid_tests = stats::iid_tests(samples.stream, cells.probability, cells.groups, levels,
+                                 policy.required_power);
+  return e;
+}
+
+void add_exact_generation(judging::TreeEvidence& e, const SequenceCells& cells,
+                          const SequenceLaw& reference, const SequenceLaw& exact,
+                          const judging::VerdictPolicy& policy, std::size_t cases) {
+  e.enumerated = true;
+  e.exact_tv = sequence_tv(reference, exact);
+  if (!(e.exact_tv > policy.exact_tolerance)) return;
+  // The loop's law on the reference's cells; the rest is impossible, seen at once when drawn.
+  std::vector<double> on_cells(cells.probability.size(), 0.0);
+  double on = 0.0;
+  for (const auto& [sequence, p] : exact) {
+    const std::int64_t cell = cells.cell(sequence);
+    if (cell == stats::kNoCell) continue;
+    on_cells[static_cast<std::size_t>(cell)] = p;
+    on += p;
+  }
+  const auto n = static_cast<double>(e.samples + e.invalid);
+  if (!(on > 0.0)) {
+    e.predicted_power = 1.0;
+    return;
+  }
+  for (double& x : on_cells) x /= on;
+  const double none_off = std::pow(std::min(on, 1.0), n);
+  e.predicted_power =
+      1.0 - none_off + none_off * stats::identity_test_power(cells.probability, on_cells,
+                                                             cells.groups, n,
+                                                             policy.identity_level(cases, false, true));
+}
+
+}  // namespace tev::generation

@@ -1,0 +1,62 @@
+#include "generation/model.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+#include "core/philox_engine.hpp"
+
+namespace tev::generation {
+
+namespace {
+
+// A standard normal by Box–Muller from two of the engine's uniforms (portable across standard
+// libraries, unlike std::normal_distribution).
+double standard_normal(PhiloxEngine& engine) {
+  const double u = engine.uniform(), v = engine.uniform();
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * std::numbers::pi * v);
+}
+
+}  // namespace
+
+NgramPair::NgramPair(const NgramSpec& spec) : spec_(spec) {
+  if (spec.vocab < 2 || spec.context < 1 || spec.context > 3)
+    throw std::invalid_argument("an n-gram pair needs V ≥ 2 and a context of 1 to 3 tokens");
+  std::size_t contexts = 1;
+  for (std::int32_t i = 0; i < spec.context; ++i) contexts *= static_cast<std::size_t>(spec.vocab) + 1;
+  const auto vocab = static_cast<std::size_t>(spec.vocab);
+  target_.resize(contexts * vocab);
+  draft_.resize(contexts * vocab);
+  for (std::size_t c = 0; c < contexts; ++c) {
+    PhiloxEngine target(spec.seed, uses::generation_case_logits, static_cast<std::uint32_t>(2 * c));
+    PhiloxEngine noise(spec.seed, uses::generation_case_logits,
+                       static_cast<std::uint32_t>(2 * c + 1));
+    for (std::size_t a = 0; a < vocab; ++a) {
+      target_[c * vocab + a] = spec.logit_sd * standard_normal(target);
+      draft_[c * vocab + a] = target_[c * vocab + a] + spec.draft_noise * standard_normal(noise);
+    }
+  }
+}
+
+std::size_t NgramPair::context_index(std::span<const Token> sequence) const {
+  std::size_t index = 0;
+  const auto n = static_cast<std::ptrdiff_t>(sequence.size());
+  for (std::ptrdiff_t i = n - spec_.context; i < n; ++i) {
+    // Positions before the sequence's start read as digit 0; token t as t + 1.
+    const std::size_t digit = i < 0 ? 0 : static_cast<std::size_t>(sequence[static_cast<std::size_t>(i)]) + 1;
+    index = index * (static_cast<std::size_t>(spec_.vocab) + 1) + digit;
+  }
+  return index;
+}
+
+std::span<const double> NgramPair::target_logits(std::span<const Token> sequence) const {
+  return {target_.data() + context_index(sequence) * static_cast<std::size_t>(spec_.vocab),
+          static_cast<std::size_t>(spec_.vocab)};
+}
+
+std::span<const double> NgramPair::draft_logits(std::span<const Token> sequence) const {
+  return {draft_.data() + context_index(sequence) * static_cast<std::size_t>(spec_.vocab),
+          static_cast<std::size_t>(spec_.vocab)};
+}
+
+}  // namespace tev::generation
