@@ -86,6 +86,9 @@ inline constexpr RandomUse generation_runs{
     "generation check's speculative and plain generations (tree word: loop · cases + case, "
     "sample: generation)",
     Stream::generation_runs, kWholeStream};
+inline constexpr RandomUse engine_generation_loops{
+    "an engine's generation loop: one seed per call (id: request, draw: call)", Stream::generation,
+    12};
 }  // namespace uses
 
 inline constexpr std::array kRandomUses = {
@@ -107,6 +110,7 @@ inline constexpr std::array kRandomUses = {
     uses::engine_logit_offsets,
     uses::generation_case_logits,
     uses::generation_runs,
+    uses::engine_generation_loops,
     uses::null_simulation,
 };
 

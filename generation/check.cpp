@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <ostream>
@@ -61,7 +62,7 @@ std::vector<GenerationCase> default_generation_cases() {
     r.repetition_penalty = 1.5;
     r.frequency_penalty = 0.7;
     r.presence_penalty = 0.4;
-    r.logit_bias = {{1, 0.8}};
+    r.logit_bias = {{1, 0.8}, {kEos, -3.0}};
     r.sampling.top_p = 0.95;
     r.eos = {kEos};
     r.max_new_tokens = 4;
@@ -116,6 +117,7 @@ GenerationSamples sample_generations(const GenerationCase& c, const Loop& loop,
   GenerationSamples out;
   out.stream.assign(samples, stats::kNoCell);
   std::vector<std::uint32_t> lengths(samples), rounds(samples);
+  oneapi::tbb::enumerable_thread_specific<RowMemo> memos;
   oneapi::tbb::task_arena arena(std::max(1, threads));
   arena.execute([&] {
   oneapi::tbb::parallel_for(
@@ -123,9 +125,10 @@ GenerationSamples sample_generations(const GenerationCase& c, const Loop& loop,
       [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
         poll_interrupt();
         PhiloxChooser chooser(DrawSite{});
+        RowMemo& memo = memos.local();
         for (std::uint64_t g = range.begin(); g < range.end(); ++g) {
           chooser.restart(DrawSite{seed, uses::generation_runs.stream, site, g});
-          const GenerationState s = generate(c, loop, chooser);
+          const GenerationState s = generate(c, loop, chooser, memo);
           out.stream[g] = cells.cell(s.output);
           lengths[g] = static_cast<std::uint32_t>(s.output.size());
           rounds[g] = static_cast<std::uint32_t>(s.rounds);
@@ -138,9 +141,10 @@ GenerationSamples sample_generations(const GenerationCase& c, const Loop& loop,
     if (out.stream[g] != stats::kNoCell) continue;
     if (out.impossible++ == 0) {
       PhiloxChooser chooser(DrawSite{seed, uses::generation_runs.stream, site, g});
+      RowMemo memo;
       out.first_impossible = "generation " + std::to_string(g) + " of request '" + c.request.name +
                              "': " + why_impossible(c.request, c.models.vocab(),
-                                                    generate(c, loop, chooser).output);
+                                                    generate(c, loop, chooser, memo).output);
     }
   }
   return out;

@@ -15,6 +15,7 @@ ExactGeneration enumerate_generation(const GenerationCase& c, const Loop& loop,
   const GenerationState start = initial_state();
   frontier.emplace(start.key(), std::pair{start, 1.0});
   CompensatedSum length, rounds;
+  RowMemo memo;
   while (!frontier.empty()) {
     std::map<std::vector<Token>, std::pair<GenerationState, double>> next;
     for (const auto& [key, entry] : frontier) {
@@ -24,7 +25,7 @@ ExactGeneration enumerate_generation(const GenerationCase& c, const Loop& loop,
       out.branches += enumerate_outcomes(
           [&](EnumeratingChooser& chooser) {
             GenerationState s = state;
-            run_round(c, loop, s, chooser);
+            run_round(c, loop, s, chooser, memo);
             return s;
           },
           [&](const GenerationState& s, const Branch& branch) {

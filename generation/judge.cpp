@@ -70,20 +70,36 @@ judging::TreeEvidence generation_evidence(const SequenceCells& cells,
                                           const judging::VerdictPolicy& policy, std::size_t cases,
                                           std::size_t index) {
   judging::TreeEvidence e;
-  std::vector<std::uint64_t> counts(cells.probability.size(), 0);
-  for (std::int64_t cell : samples.stream) {
-    if (cell != stats::kNoCell) ++counts[static_cast<std::size_t>(cell)];
-  }
   const auto n = static_cast<std::uint64_t>(samples.stream.size());
   e.samples = n - samples.impossible;
   e.invalid = samples.impossible;
-  e.chi_square = stats::identity_test(counts, cells.probability, cells.groups,
-                                      policy.identity_test_level(cases, index, false, true),
-                                      judging::kReportedDeviations, &e.largest_deviations);
   e.mean_length = n ? static_cast<double>(samples.tokens) / static_cast<double>(n) : 0.0;
   const double level = policy.identity_level(cases, false, true);
   e.detectable_tv =
       judging::detectable_tv(cells.probability, cells.groups, n, level, policy.required_power);
+  // A test that is not run keeps its share of the level with p = 1 (valid, and it cannot undo
+  // a rejection): near the level each would simulate its p-value for seconds.
+  auto skip_iid = [&](const std::string& why) {
+    e.iid_tests.assign(stats::kIidTests, stats::IidTest{"not run: " + why, 0, {}, std::nullopt});
+  };
+  if (samples.impossible > 0) {
+    // An event of probability 0 under the null: p = 0 exactly, whatever the other tests say.
+    e.chi_square.p_value = 0.0;
+    e.chi_square.impossible = samples.impossible;
+    skip_iid("an impossible generation");
+    return e;
+  }
+  std::vector<std::uint64_t> counts(cells.probability.size(), 0);
+  for (std::int64_t cell : samples.stream) ++counts[static_cast<std::size_t>(cell)];
+  e.chi_square = stats::identity_test(counts, cells.probability, cells.groups,
+                                      policy.identity_test_level(cases, index, false, true),
+                                      judging::kReportedDeviations, &e.largest_deviations);
+  // Rejected at its own share of the level: the case is not exact whatever the tests of
+  // independence say.
+  if (e.chi_square.p_value <= level) {
+    skip_iid("the identity test rejected");
+    return e;
+  }
   std::vector<stats::TestLevel> levels;
   for (std::size_t t = 0; t < stats::kIidTests; ++t)
     levels.push_back(policy.iid_test_level(cases, index, false, t));

@@ -79,6 +79,10 @@ std::vector<Token> penalty_output(const Loop& loop, const GenerationState& s,
   }
 }
 
+std::vector<double> computed_target_row(const GenerationCase& c, const Loop& loop,
+                                        const GenerationState& s, std::span<const Token> prefix,
+                                        bool tests_draft, bool short_draft);
+
 }  // namespace
 
 std::span<const Loop> generation_loops() { return kLoops; }
@@ -96,17 +100,45 @@ std::vector<Token> GenerationState::key() const {
 
 GenerationState initial_state() { return {}; }
 
-std::vector<double> draft_row(const GenerationCase& c, const GenerationState& s,
-                              std::span<const Token> prefix) {
-  const std::vector<Token> output = joined(s.output, prefix);
-  const Request& r = c.request;
-  const RowInputs in{output, static_cast<std::int32_t>(output.size()),
-                     r.grammar ? r.grammar->state_after(output) : kUnconstrained};
-  return processed_row(r, c.models.draft_logits(joined(r.prompt, output)), in);
+std::size_t RowMemo::Hash::operator()(const std::vector<Token>& key) const {
+  std::size_t h = 1469598103934665603ull;  // FNV-1a over the tokens
+  for (Token t : key) h = (h ^ static_cast<std::size_t>(static_cast<std::uint32_t>(t))) * 1099511628211ull;
+  return h;
 }
 
-std::vector<double> target_row(const GenerationCase& c, const Loop& loop, const GenerationState& s,
-                               std::span<const Token> prefix, bool tests_draft, bool short_draft) {
+std::span<const double> draft_row(const GenerationCase& c, const GenerationState& s,
+                                  std::span<const Token> prefix, RowMemo& memo) {
+  // Key: 0, output, −1, prefix (a draft row depends on the tokens before it alone).
+  std::vector<Token> key{0};
+  key.insert(key.end(), s.output.begin(), s.output.end());
+  key.push_back(-1);
+  key.insert(key.end(), prefix.begin(), prefix.end());
+  return memo.get(key, [&] {
+    const std::vector<Token> output = joined(s.output, prefix);
+    const Request& r = c.request;
+    const RowInputs in{output, static_cast<std::int32_t>(output.size()),
+                       r.grammar ? r.grammar->state_after(output) : kUnconstrained};
+    return processed_row(r, c.models.draft_logits(joined(r.prompt, output)), in);
+  });
+}
+
+std::span<const double> target_row(const GenerationCase& c, const Loop& loop,
+                                   const GenerationState& s, std::span<const Token> prefix,
+                                   bool tests_draft, bool short_draft, RowMemo& memo) {
+  // Key: 1 + the two flags, the state's key (its output and what a fault carries), −3, prefix.
+  std::vector<Token> key{1 + (tests_draft ? 2 : 0) + (short_draft ? 4 : 0)};
+  const std::vector<Token> state = s.key();
+  key.insert(key.end(), state.begin(), state.end());
+  key.push_back(-3);
+  key.insert(key.end(), prefix.begin(), prefix.end());
+  return memo.get(key, [&] { return computed_target_row(c, loop, s, prefix, tests_draft, short_draft); });
+}
+
+namespace {
+
+std::vector<double> computed_target_row(const GenerationCase& c, const Loop& loop,
+                                        const GenerationState& s, std::span<const Token> prefix,
+                                        bool tests_draft, bool short_draft) {
   const std::vector<Token> output = joined(s.output, prefix);
   Request r = c.request;  // the request as the loop's rows see it
   const bool speculative = loop.drafting != Drafting::none;
@@ -133,6 +165,8 @@ std::vector<double> target_row(const GenerationCase& c, const Loop& loop, const 
   const RowInputs in{counted, static_cast<std::int32_t>(output.size()), grammar_state};
   return processed_row(r, c.models.target_logits(joined(r.prompt, output)), in);
 }
+
+}  // namespace
 
 void append_block(const GenerationCase& c, const Loop& loop, GenerationState& s,
                   std::span<const Token> block) {
@@ -161,7 +195,7 @@ void append_block(const GenerationCase& c, const Loop& loop, GenerationState& s,
   if (loop.fault == F::penalty_state_last_token_only) s.penalty_history.push_back(s.output.back());
 }
 
-DraftTree draft_tree(const GenerationCase& c, const GenerationState& s) {
+DraftTree draft_tree(const GenerationCase& c, const GenerationState& s, RowMemo& memo) {
   std::vector<NodeId> parents{kNoNode};
   std::vector<Token> tokens{kNoToken};
   std::vector<std::vector<Token>> paths{{}};
@@ -170,7 +204,7 @@ DraftTree draft_tree(const GenerationCase& c, const GenerationState& s) {
     const auto depth = static_cast<std::int32_t>(paths[i].size());
     if (depth == kTreeDepth) continue;
     if (!paths[i].empty() && c.request.ends_generation(paths[i].back())) continue;
-    const std::vector<double> q = draft_row(c, s, paths[i]);
+    const std::span<const double> q = draft_row(c, s, paths[i], memo);
     std::vector<Token> order(q.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),

@@ -10,6 +10,7 @@
 #include <deque>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/draft_tree.hpp"
@@ -83,12 +84,33 @@ struct GenerationState {
 
 GenerationState initial_state();
 
+// Rows already computed by one sampler thread for one loop on one case: a row is a function of
+// the state and the block's prefix, and a few hundred states recur over thousands of generations.
+class RowMemo {
+ public:
+  template <class Compute>
+  std::span<const double> get(const std::vector<Token>& key, Compute&& compute) {
+    auto it = rows_.find(key);
+    if (it == rows_.end()) it = rows_.emplace(key, compute()).first;
+    return it->second;
+  }
+
+ private:
+  struct Hash {
+    std::size_t operator()(const std::vector<Token>& key) const;
+  };
+  std::unordered_map<std::vector<Token>, std::vector<double>, Hash> rows_;
+};
+
 // The processed rows of one round at `prefix` (tokens after the output within the block), as
-// the loop computes them; `tests_draft`: the row tests a drafted token (else it draws the bonus).
-std::vector<double> target_row(const GenerationCase& c, const Loop& loop, const GenerationState& s,
-                               std::span<const Token> prefix, bool tests_draft, bool short_draft);
-std::vector<double> draft_row(const GenerationCase& c, const GenerationState& s,
-                              std::span<const Token> prefix);
+// the loop computes them; `tests_draft`: the row tests a drafted token (else it draws the bonus);
+// `short_draft`: a chain's bonus row after fewer than kChainDrafts drafts. With a memo, a row
+// computed before is read back (the memo must be the loop's and the case's alone).
+std::span<const double> target_row(const GenerationCase& c, const Loop& loop,
+                                   const GenerationState& s, std::span<const Token> prefix,
+                                   bool tests_draft, bool short_draft, RowMemo& memo);
+std::span<const double> draft_row(const GenerationCase& c, const GenerationState& s,
+                                  std::span<const Token> prefix, RowMemo& memo);
 
 // Appends a verified block to the output with the loop's stop checks.
 void append_block(const GenerationCase& c, const Loop& loop, GenerationState& s,
@@ -96,7 +118,7 @@ void append_block(const GenerationCase& c, const Loop& loop, GenerationState& s,
 
 // A tree of the drafter's likeliest tokens after the output, its nodes' drafted tokens distinct
 // and of positive drafter mass, nothing drafted after a token that ends generation.
-DraftTree draft_tree(const GenerationCase& c, const GenerationState& s);
+DraftTree draft_tree(const GenerationCase& c, const GenerationState& s, RowMemo& memo);
 
 namespace detail {
 
@@ -106,64 +128,59 @@ template <class Chooser>
 class ChainDrafts {
  public:
   ChainDrafts(const GenerationCase& c, const Loop& loop, const GenerationState& s,
-              Chooser& chooser)
-      : c_(c), loop_(loop), s_(s), chooser_(chooser) {}
+              Chooser& chooser, RowMemo& memo)
+      : c_(c), loop_(loop), s_(s), chooser_(chooser), memo_(memo) {}
 
   const DraftedNode& node(std::span<const Token> prefix) {
     const std::size_t depth = prefix.size();
     while (nodes_.size() <= depth) extend(prefix.first(nodes_.size()));
-    return nodes_[depth].node;
+    return nodes_[depth];
   }
 
  private:
-  struct Node {
-    std::vector<double> p, q;
-    DraftedNode node;
-  };
-
   void extend(std::span<const Token> prefix) {
-    Node& n = nodes_.emplace_back();
-    n.q = draft_row(c_, s_, prefix);
+    DraftedNode& n = nodes_.emplace_back();
+    n.q = draft_row(c_, s_, prefix, memo_);
     const bool after_end = !prefix.empty() && c_.request.ends_generation(prefix.back());
     const bool confident = *std::max_element(n.q.begin(), n.q.end()) >= kDraftConfidence;
     const bool drafts =
         static_cast<std::int32_t>(prefix.size()) < kChainDrafts && !after_end && confident;
     const bool short_draft = !drafts && static_cast<std::int32_t>(prefix.size()) < kChainDrafts;
-    n.p = target_row(c_, loop_, s_, prefix, drafts, short_draft);
-    if (drafts) n.node.drafts.push_back(static_cast<Token>(chooser_.categorical(n.q)));
-    n.node.p = n.p;
-    n.node.q = n.q;
+    n.p = target_row(c_, loop_, s_, prefix, drafts, short_draft, memo_);
+    if (drafts) n.drafts.push_back(static_cast<Token>(chooser_.categorical(n.q)));
   }
 
   const GenerationCase& c_;
   const Loop& loop_;
   const GenerationState& s_;
   Chooser& chooser_;
-  std::deque<Node> nodes_;  // (depth) a deque: the spans speculative_sampling holds stay valid
+  RowMemo& memo_;
+  std::deque<DraftedNode> nodes_;  // (depth) a deque: references speculative_sampling holds stay valid
 };
 
 }  // namespace detail
 
 // One round: the loop's block from the state, appended with its stop checks.
 template <class Chooser>
-void run_round(const GenerationCase& c, const Loop& loop, GenerationState& s, Chooser& chooser) {
+void run_round(const GenerationCase& c, const Loop& loop, GenerationState& s, Chooser& chooser,
+               RowMemo& memo) {
   std::vector<Token> block;
   switch (loop.drafting) {
     case Drafting::none:
       block.push_back(static_cast<Token>(
-          chooser.categorical(target_row(c, loop, s, {}, false, false))));
+          chooser.categorical(target_row(c, loop, s, {}, false, false, memo))));
       break;
     case Drafting::chain: {
-      detail::ChainDrafts<Chooser> drafts(c, loop, s, chooser);
+      detail::ChainDrafts<Chooser> drafts(c, loop, s, chooser, memo);
       block = speculative_sampling(drafts, chooser);
       break;
     }
     case Drafting::tree: {
-      const DraftTree tree = draft_tree(c, s);
+      const DraftTree tree = draft_tree(c, s, memo);
       std::vector<double> probs;
       for (NodeId v = 0; v < tree.size(); ++v) {
         const std::vector<Token> path = tree.path_tokens(v);
-        const auto row = target_row(c, loop, s, path, !tree.is_leaf(v), false);
+        const auto row = target_row(c, loop, s, path, !tree.is_leaf(v), false, memo);
         probs.insert(probs.end(), row.begin(), row.end());
       }
       const TargetRows rows = TargetRows::from_probabilities(probs, tree.size(), tree.vocab);
@@ -179,9 +196,10 @@ void run_round(const GenerationCase& c, const Loop& loop, GenerationState& s, Ch
 
 // One whole generation.
 template <class Chooser>
-GenerationState generate(const GenerationCase& c, const Loop& loop, Chooser& chooser) {
+GenerationState generate(const GenerationCase& c, const Loop& loop, Chooser& chooser,
+                         RowMemo& memo) {
   GenerationState s = initial_state();
-  while (!s.finished) run_round(c, loop, s, chooser);
+  while (!s.finished) run_round(c, loop, s, chooser, memo);
   return s;
 }
 
