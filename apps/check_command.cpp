@@ -8,11 +8,13 @@
 #include "apps/commands.hpp"
 #include "gpu/gpu_engine.hpp"
 #include "reports/check_report.hpp"
+#include "reports/generation_report.hpp"
 #include "reports/results_writer.hpp"
 #include "reports/sampled_report.hpp"
 #include "reports/verdict_table.hpp"
 #include "experiments/check_suite.hpp"
 #include "experiments/sampled_check.hpp"
+#include "generation/check.hpp"
 
 namespace tev::apps {
 
@@ -23,7 +25,19 @@ struct CheckState {
   std::string json_path;  // empty: no JSON
   std::string drafts = "fixed";
   experiments::SampledCheckOptions sampled;
+  bool generation = false;
+  generation::GenerationCheckOptions generation_options;
 };
+
+int run_generation(const generation::GenerationCheckOptions& options,
+                   const std::string& json_path, const montecarlo::RunContext& context) {
+  reports::ResultsWriter json(json_path, context);
+  const generation::GenerationCheckResult result =
+      generation::run_generation_check(options, std::cerr);
+  reports::print_generation_check(options, result, std::cout);
+  if (json.wanted()) json.write(reports::generation_check_json(options, result), std::cout);
+  return result.exit_code();
+}
 
 int run_sampled(const experiments::SampledCheckOptions& options, const std::string& json_path,
                 const montecarlo::RunContext& context) {
@@ -107,6 +121,15 @@ Command register_check(CLI::App& app, const montecarlo::RunContext& context) {
                   "4 unless --vocab)")
       ->check(CLI::IsMember({"fixed", "sampled"}))
       ->capture_default_str();
+  cmd->add_flag("--generation", s->generation,
+               "generation-level exactness instead: whole speculative generations (TEV and walk "
+               "over drafted trees,\n"
+               "speculative sampling on sampled chains, and planted bugs in the state engines "
+               "carry: stops, min_tokens,\n"
+               "penalties, grammar masks) on five requests in vLLM's, transformers' and "
+               "llama.cpp's semantics, each\n"
+               "loop's law of emitted sequences judged against plain generation's (exact by "
+               "enumeration, and sampled)");
   experiments::SampledCheckOptions& sampled = s->sampled;
   cmd->add_option("--draft-depth", sampled.depth,
                   "sampled drafts: drafting depth D (completion horizon H = D + 1)")
@@ -128,6 +151,19 @@ Command register_check(CLI::App& app, const montecarlo::RunContext& context) {
         if (check.device == "gpu") check.judging.monte_carlo = gpu::run_monte_carlo;
         check.judging.seed = check.suite.seed;
         check.judging.ranks = context.ranks;
+        if (s->generation) {
+          for (const char* flag : {"--trees", "--budget", "--vocab", "--tv", "--drafts",
+                                   "--draft-depth", "--draft-width", "--device"}) {
+            if (cmd->count(flag) > 0)
+              throw std::invalid_argument(std::string(flag) + " does not apply to --generation");
+          }
+          generation::GenerationCheckOptions& g = s->generation_options;
+          if (cmd->count("--samples") > 0) g.samples = check.judging.samples;
+          g.seed = check.suite.seed;
+          g.threads = check.judging.threads;
+          g.alpha = check.judging.alpha;
+          return run_generation(g, s->json_path, context);
+        }
         if (s->drafts == "sampled") {
           if (check.device == "gpu")
             throw std::invalid_argument("--drafts sampled runs on the CPU only");

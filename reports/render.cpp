@@ -6,6 +6,7 @@
 
 #include "reports/document.hpp"
 #include "reports/exittrain.hpp"
+#include "reports/generation_report.hpp"
 #include "reports/optional_field.hpp"
 #include "reports/render_verdicts.hpp"
 
@@ -284,14 +285,15 @@ ResultsKind results_kind(const json& results) {
                                    ResultsKind::live_sampled,
                                    ResultsKind::conformance,
                                    ResultsKind::conformance_model,
-                                   ResultsKind::conformance_batch};
+                                   ResultsKind::conformance_batch,
+                                   ResultsKind::generation_check};
   std::string accepted;
   for (ResultsKind k : kinds)
     accepted += (accepted.empty() ? "" : ", ") + std::string(results_kind_name(k));
   const std::string why =
       "not a results file tevsuite report renders: it accepts the JSON of theorem1, exittrain "
       "--json, check --json, "
-      "check --drafts sampled --json, live --json, live --drafts sampled --json and conformance "
+      "check --drafts sampled --json, check --generation --json, live --json, live --drafts sampled --json and conformance "
       "check|run --json, fixed-tree, model or batch cases (\"kind\": " +
       accepted + ")";
   if (!results.is_object()) throw std::invalid_argument(why + "; this is not a JSON object");
@@ -345,6 +347,9 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
     case ResultsKind::live_sampled:
       doc = live_sampled_document(results);
       break;  // a fresh tree per sample: no acceptance figure
+    case ResultsKind::generation_check:
+      doc = generation_check_document(results);
+      break;  // whole generations: no tree, no acceptance figure
   }
   std::filesystem::create_directories(options.out_dir);
   const auto json_path = options.out_dir / "results.json";

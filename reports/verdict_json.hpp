@@ -25,7 +25,8 @@ enum class ResultsKind {
   live_sampled,
   conformance,
   conformance_model,
-  conformance_batch
+  conformance_batch,
+  generation_check
 };
 std::string_view results_kind_name(ResultsKind kind);
 
@@ -33,6 +34,8 @@ std::string_view results_kind_name(ResultsKind kind);
 nlohmann::json optional_json(const std::optional<double>& x);
 // The policy's levels: how the subject's α is split and what power rule holds.
 nlohmann::json policy_json(const judging::VerdictPolicy& policy, std::size_t cases);
+// The tests of independence of one stream, as run.
+nlohmann::json iid_tests_json(std::span<const stats::IidTest> tests);
 // One case's evidence and the policy's verdict on it, with the acceptance count per node and the
 // χ² bins farthest from the canonical law (P(u) is the tree's: its writer records it once).
 nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::CaseVerdict& verdict);

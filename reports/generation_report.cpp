@@ -1,0 +1,211 @@
+#include "reports/generation_report.hpp"
+
+#include <iomanip>
+#include <ostream>
+#include <string>
+
+#include "core/format.hpp"
+#include "judging/verdicts.hpp"
+#include "reports/verdict_json.hpp"
+
+namespace tev::reports {
+
+namespace {
+
+using generation::CaseOutcome;
+using generation::GenerationCase;
+using generation::LoopOutcome;
+
+std::string tokens_text(std::span<const Token> tokens) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < tokens.size(); ++i) out += (i ? " " : "") + std::to_string(tokens[i]);
+  return out + "]";
+}
+
+// "exact" where the subject verdict is exact (saturation is a per-round notion: `check` judges it).
+std::string generation_verdict_text(judging::Verdict v) {
+  return v == judging::Verdict::not_exact ? "not exact"
+         : v == judging::Verdict::inconclusive ? "inconclusive"
+                                               : "exact";
+}
+
+std::string request_text(const generation::Request& r) {
+  std::string out = std::string(generation::semantics_name(r.semantics)) + " prompt " +
+                    tokens_text(r.prompt) + " T " + num(r.sampling.temperature);
+  if (r.sampling.top_k > 0) out += " top-k " + std::to_string(r.sampling.top_k);
+  if (r.sampling.top_p < 1.0) out += " top-p " + num(r.sampling.top_p);
+  if (r.sampling.min_p > 0.0) out += " min-p " + num(r.sampling.min_p);
+  if (r.repetition_penalty != 1.0) out += " repetition " + num(r.repetition_penalty);
+  if (r.frequency_penalty != 0.0) out += " frequency " + num(r.frequency_penalty);
+  if (r.presence_penalty != 0.0) out += " presence " + num(r.presence_penalty);
+  if (r.semantics == generation::Semantics::llama_cpp && r.penalized())
+    out += " last-n " + std::to_string(r.penalty_last_n);
+  for (const auto& [t, b] : r.logit_bias) out += " bias " + std::to_string(t) + ":" + num(b);
+  if (r.min_tokens > 0) out += " min_tokens " + std::to_string(r.min_tokens);
+  out += " eos " + tokens_text(r.eos);
+  if (!r.stop.empty()) out += " stop " + tokens_text(r.stop);
+  if (r.grammar) out += " grammar " + std::to_string(r.grammar->states) + " states";
+  return out + " max_new_tokens " + std::to_string(r.max_new_tokens);
+}
+
+double smallest_p(const LoopOutcome& l) {
+  double p = 1.0;
+  for (const CaseOutcome& c : l.cases) p = std::min(p, c.evidence.chi_square.p_value);
+  return p;
+}
+
+double largest_power(const LoopOutcome& l) {
+  double p = 0.0;
+  for (const CaseOutcome& c : l.cases) p = std::max(p, c.evidence.predicted_power);
+  return p;
+}
+
+std::optional<double> stated_tv_of(const LoopOutcome& l) {
+  std::optional<double> tv = 0.0;
+  for (const CaseOutcome& c : l.cases) tv = stats::larger_tv(tv, judging::stated_tv(c.evidence));
+  return tv;
+}
+
+std::string moved_text(const generation::LargestDifference& d) {
+  return "P(" + tokens_text(d.sequence) + ") " + num(d.reference, 4) + " under plain generation, " +
+         num(d.other, 4) + " here";
+}
+
+}  // namespace
+
+void print_generation_check(const generation::GenerationCheckOptions& options,
+                            const generation::GenerationCheckResult& result, std::ostream& out) {
+  out << "tevsuite check --generation: " << result.loops.size() << " generation loops on "
+      << result.cases.size() << " requests, " << options.samples
+      << " generations per loop and request, seed " << options.seed << ", alpha "
+      << num(options.alpha) << " (" << num(result.policy.alpha) << " per loop)\n";
+  for (std::size_t k = 0; k < result.cases.size(); ++k) {
+    const GenerationCase& c = result.cases[k];
+    out << "  " << std::left << std::setw(22) << c.id << request_text(c.request) << "; "
+        << result.references[k].law.size() << " sequences\n";
+  }
+  out << "\n"
+      << std::left << std::setw(38) << "loop" << std::setw(14) << "verdict" << std::setw(11)
+      << "TV enum" << std::setw(10) << "min p" << std::setw(8) << "power" << std::setw(9)
+      << "TV@99%" << std::setw(15) << "tokens/round" << "as expected\n";
+  for (const LoopOutcome& l : result.loops) {
+    const std::optional<double> tv = stated_tv_of(l);
+    double tokens = 0.0;
+    for (const CaseOutcome& c : l.cases) tokens += c.exact_tokens_per_round;
+    out << std::left << std::setw(38) << l.loop.name << std::setw(14)
+        << generation_verdict_text(l.verdict.verdict) << std::setw(11) << scientific(l.max_exact_tv)
+        << std::setw(10) << scientific(smallest_p(l)) << std::setw(8) << fixed(largest_power(l), 3)
+        << std::setw(9) << (tv ? fixed(*tv, 4) : "none") << std::setw(15)
+        << fixed(tokens / static_cast<double>(l.cases.size()), 3)
+        << (l.as_expected ? "yes" : "NO") << "\n";
+  }
+  out << "TV enum: the largest exact TV over the requests between the loop's law of emitted "
+         "sequences and plain generation's\n"
+         "(enumerated); min p: the smallest identity-test p-value; power: the sampled test's "
+         "chance to reject the loop's\n"
+         "exact law; TV@99%: every law this far from plain generation's (and every dependence "
+         "between consecutive\n"
+         "generations the tests of independence state) is rejected with 99 % power; "
+         "tokens/round: exact, averaged over the requests.\n";
+  out << "\nPlanted faults, each on the request it moves most:\n";
+  for (const LoopOutcome& l : result.loops) {
+    if (generation::is_exact_loop(l.loop)) continue;
+    const CaseOutcome& worst = l.cases[l.worst_case];
+    out << "  " << l.loop.name << ": " << l.loop.description << ".\n    "
+        << result.cases[l.worst_case].id << ": TV " << num(l.max_exact_tv) << ", "
+        << moved_text(worst.largest);
+    if (!worst.first_impossible.empty()) out << "; first impossible: " << worst.first_impossible;
+    out << "\n";
+  }
+  std::size_t failed = 0;
+  for (const LoopOutcome& l : result.loops) failed += l.as_expected ? 0 : 1;
+  out << "\n"
+      << (result.passed() ? "PASS" : "FAIL") << ": " << result.loops.size() - failed << " of "
+      << result.loops.size()
+      << " loops as expected (exact loops exact; every fault caught by enumeration, and by "
+         "sampling wherever its power is >= 99 %)\n";
+}
+
+nlohmann::json generation_check_json(const generation::GenerationCheckOptions& options,
+                                     const generation::GenerationCheckResult& result) {
+  nlohmann::json j = {{"kind", results_kind_name(ResultsKind::generation_check)},
+                      {"samples", options.samples},
+                      {"seed", options.seed},
+                      {"alpha", options.alpha},
+                      {"policy", policy_json(result.policy, result.cases.size())},
+                      {"passed", result.passed()}};
+  j["requests"] = nlohmann::json::array();
+  for (std::size_t k = 0; k < result.cases.size(); ++k) {
+    j["requests"].push_back({{"id", result.cases[k].id},
+                             {"request", request_text(result.cases[k].request)},
+                             {"sequences", result.references[k].law.size()},
+                             {"mean_length", result.references[k].mean_length}});
+  }
+  j["loops"] = nlohmann::json::array();
+  for (const LoopOutcome& l : result.loops) {
+    nlohmann::json loop = {{"name", std::string(l.loop.name)},
+                           {"description", std::string(l.loop.description)},
+                           {"exact_loop", generation::is_exact_loop(l.loop)},
+                           {"verdict", generation_verdict_text(l.verdict.verdict)},
+                           {"max_exact_tv", l.max_exact_tv},
+                           {"worst_request", result.cases[l.worst_case].id},
+                           {"caught_by_enumeration", l.caught_by_enumeration},
+                           {"caught_by_sampling", l.caught_by_sampling},
+                           {"stated_tv", optional_json(stated_tv_of(l))},
+                           {"as_expected", l.as_expected}};
+    loop["requests"] = nlohmann::json::array();
+    for (std::size_t k = 0; k < l.cases.size(); ++k) {
+      const CaseOutcome& c = l.cases[k];
+      const judging::TreeEvidence& ev = c.evidence;
+      const judging::CaseVerdict& v = l.verdict.cases[k];
+      nlohmann::json e = {{"request", result.cases[k].id},
+                          {"generations", ev.samples + ev.invalid},
+                          {"impossible", ev.invalid},
+                          {"first_impossible", c.first_impossible},
+                          {"identity_p", ev.chi_square.p_value},
+                          {"identity_bins", ev.chi_square.bins},
+                          {"exactness_p_holm", v.exactness_p_holm},
+                          {"detectable_tv", optional_json(ev.detectable_tv)},
+                          {"stated_tv", optional_json(judging::stated_tv(ev))},
+                          {"iid_tests", iid_tests_json(ev.iid_tests)},
+                          {"exact_tv", ev.exact_tv},
+                          {"predicted_power", ev.predicted_power},
+                          {"mean_tokens", ev.mean_length},
+                          {"exact_tokens_per_round", c.exact_tokens_per_round},
+                          {"tokens_per_round", c.tokens_per_round},
+                          {"verdict", generation_verdict_text(v.verdict)},
+                          {"moved_most",
+                           {{"sequence", c.largest.sequence},
+                            {"plain", c.largest.reference},
+                            {"loop", c.largest.other}}}};
+      loop["requests"].push_back(e);
+    }
+    j["loops"].push_back(loop);
+  }
+  return j;
+}
+
+Document generation_check_document(const nlohmann::json& results) {
+  Document d;
+  heading(d, "Generation-level exactness");
+  paragraph(d, "Each loop's law of emitted sequences against plain generation's, per request: " +
+                   std::to_string(results.at("samples").get<std::uint64_t>()) +
+                   " generations per loop and request, seed " +
+                   std::to_string(results.at("seed").get<std::uint32_t>()) + ".");
+  Table requests{{"request", "parameters", "sequences"}, {}};
+  for (const auto& r : results.at("requests"))
+    requests.rows.push_back({r.at("id").get<std::string>(), r.at("request").get<std::string>(),
+                             std::to_string(r.at("sequences").get<std::size_t>())});
+  table(d, requests);
+  Table loops{{"loop", "verdict", "exact TV", "worst request", "as expected", "cause"}, {}};
+  for (const auto& l : results.at("loops"))
+    loops.rows.push_back({l.at("name").get<std::string>(), l.at("verdict").get<std::string>(),
+                          num(l.at("max_exact_tv").get<double>()),
+                          l.at("worst_request").get<std::string>(),
+                          l.at("as_expected").get<bool>() ? "yes" : "NO",
+                          l.at("description").get<std::string>()});
+  table(d, loops);
+  return d;
+}
+
+}  // namespace tev::reports
