@@ -31,6 +31,9 @@ shapes, ragged lists, non-integer arrays, tokens out of range, a model-case bloc
 accepted tokens, a raising callable) raise ``VerifierError`` naming the case and sample; they
 never become a verdict. Tokens are range-checked in the dtype the verifier gave them, before they
 are narrowed to int32, and -1 pads only in a signed dtype (an unsigned 0xFFFFFFFF is out of range).
+Lists, numpy arrays and torch tensors are read alike: integer dtypes only (a float is refused,
+whole or not), and an answer without elements is empty in any dtype (``np.array(path)`` and
+``torch.tensor(path)`` of an empty path are float).
 Options outside their ranges (``tevsuite conformance``'s: ``cases`` and ``batches`` 1 to 100,000,
 ``samples`` and ``rounds`` 1 to 2**32, ``requests`` 1 to 64, ``alpha`` in [1e-12, 0.5]; a 32-bit
 ``seed``, ``batch`` >= 0) raise ``ValueError`` before anything runs.
@@ -105,8 +108,8 @@ def _as_tokens(value, name, shape_rank, where):
         array = np.asarray(value)
     except Exception as e:  # ragged rows, tensors numpy cannot hold: the answer's fault, whatever it raised
         raise VerifierError(f"{where}: {name} is not an array of integers: {e}") from e
-    if array.size == 0 and not isinstance(value, np.ndarray):
-        array = array.astype(np.int32)  # [] or (): no accepted tokens
+    if array.size == 0:  # no tokens, in any dtype (np.array([]) is float64): no value to misread
+        array = array.astype(np.int32)
     if not _integers(array):
         raise VerifierError(f"{where}: {name} must hold integers, got dtype {array.dtype}")
     if array.ndim != shape_rank:
