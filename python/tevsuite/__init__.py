@@ -100,18 +100,24 @@ def _integers(array):
     return array.dtype != np.bool_ and np.issubdtype(array.dtype, np.integer)
 
 
-def _as_tokens(value, name, shape_rank, where):
-    """One part of an answer as an integer array in the verifier's own dtype: it is narrowed to
-    int32 only once its tokens are checked, so that no value wraps into range."""
+def _integer_array(value, name):
+    """Integers of an answer (a number, a list, a numpy array or a torch tensor on any device) as a
+    numpy array in their own dtype: they are narrowed to int32 only once checked, so that no value
+    wraps into range. The adapters read engines' integer outputs with it too."""
     try:
-        value = _to_numpy(value)
-        array = np.asarray(value)
+        array = np.asarray(_to_numpy(value))
     except Exception as e:  # ragged rows, tensors numpy cannot hold: the answer's fault, whatever it raised
-        raise VerifierError(f"{where}: {name} is not an array of integers: {e}") from e
+        raise VerifierError(f"{name} is not an array of integers: {e}") from e
     if array.size == 0:  # no tokens, in any dtype (np.array([]) is float64): no value to misread
-        array = array.astype(np.int32)
+        return array.astype(np.int32)
     if not _integers(array):
-        raise VerifierError(f"{where}: {name} must hold integers, got dtype {array.dtype}")
+        raise VerifierError(f"{name} must hold integers, got dtype {array.dtype}")
+    return array
+
+
+def _as_tokens(value, name, shape_rank, where):
+    """One part of an answer as an integer array of rank shape_rank in the verifier's own dtype."""
+    array = _integer_array(value, f"{where}: {name}")
     if array.ndim != shape_rank:
         raise VerifierError(f"{where}: {name} must have {shape_rank} dimension(s), got shape {array.shape}")
     return array
