@@ -1,6 +1,7 @@
 """A verifier's answer as a list, a numpy array or a torch tensor, each built as an engine builds
 it (np.array(path) and torch.tensor(path) are float for an empty path): through every check the
-same blocks give the same report, and a float answer is refused whatever holds it."""
+same blocks give the same report, and a float answer is refused whatever holds it, as is a float
+token of a prefix or a float node handed to tevsuite."""
 import numpy as np
 import pytest
 
@@ -78,3 +79,11 @@ def test_numpy_and_torch_answers_give_the_report_of_lists(check, name):
 def test_a_float_answer_is_refused_whatever_holds_it(check, name):
     with pytest.raises(VerifierError, match=r"^(case|round) .*: (accepted|bonus) must hold integers, got dtype float"):
         check(floats(form(name)))
+
+
+@pytest.mark.parametrize("make", [np.float32, lambda x: form("torch")(float(x))], ids=["numpy float32", "torch float"])
+def test_a_float_node_or_prefix_is_refused_not_truncated(make):
+    with pytest.raises(VerifierError, match=r"^case mine: the verifier raised TypeError: next_token\(\)"):
+        tevsuite.exact_law(lambda case, draws: ([], draws.next_token(make(0), case.probs[0])), CASE)
+    with pytest.raises(VerifierError, match=r"^case m0, sample 0: the verifier raised TypeError: p\(\)"):
+        tevsuite.check_model(lambda case, rng: ([], int(case.p([make(0)]).argmax())), cases=1, samples=1)
