@@ -344,33 +344,35 @@ PYBIND11_MODULE(_tevsuite, m) {
                             py::arg("width") = c.drafting->width,
                             py::arg("depth") = c.drafting->depth);
           })
+      // Prefixes (and Draws.next_token's node) without conversion: pybind11 would truncate a
+      // float that is not a Python float (np.float32, a float tensor) to a token.
       .def(
           "p",
           [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) {
             return c.row(&ModelCase::p, prefix);
           },
-          py::arg("prefix") = std::vector<std::int32_t>{},
+          py::arg("prefix").noconvert() = std::vector<std::int32_t>{},
           "(V) float64: the target's next-token row after the prefix")
       .def(
           "q",
           [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) {
             return c.row(&ModelCase::q, prefix);
           },
-          py::arg("prefix") = std::vector<std::int32_t>{},
+          py::arg("prefix").noconvert() = std::vector<std::int32_t>{},
           "(V) float64: the drafter's next-token row after the prefix")
       .def(
           "p_logits",
           [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) {
             return c.row(&ModelCase::p_logits, prefix);
           },
-          py::arg("prefix") = std::vector<std::int32_t>{},
+          py::arg("prefix").noconvert() = std::vector<std::int32_t>{},
           "(V) float64: an engine-shaped case's target logits after the prefix")
       .def(
           "q_logits",
           [](const PyModelCase& c, const std::vector<std::int32_t>& prefix) {
             return c.row(&ModelCase::q_logits, prefix);
           },
-          py::arg("prefix") = std::vector<std::int32_t>{},
+          py::arg("prefix").noconvert() = std::vector<std::int32_t>{},
           "(V) float64: an engine-shaped case's drafter logits after the prefix")
       .def_readonly("target_sampling", &PyModelCase::target_sampling,
                     "engine-shaped cases: what to apply to p_logits; None otherwise")
@@ -406,7 +408,7 @@ PYBIND11_MODULE(_tevsuite, m) {
             const std::vector<double> w = weight_vector(weights);
             return d.draw([&](Draws& draws) { return draws.next_token(node, w); });
           },
-          py::arg("node"), py::arg("weights"),
+          py::arg("node").noconvert(), py::arg("weights"),
           "the token after `node` drawn from weights (V); one that is not a drafted child of node "
           "is the bonus: return at once");
 

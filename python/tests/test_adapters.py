@@ -1,7 +1,9 @@
-"""tevsuite.adapters: the layout conversions round-trip, and in each shape a correct sampler is
-exact while its planted bug is caught. Checks of an exact sampler run 40,000 samples a case (what
-a conclusive "exact" needs; model cases check_model's 20,000) on one or two cases, planted bugs
-5,000 samples or more (a "not exact" needs no stated power); family alpha 1e-3, the default seed."""
+"""tevsuite.adapters: the layout conversions round-trip, in each shape a correct sampler is exact
+while its planted bug is caught, and outputs are read as answers are (integers, in range). Checks
+of an exact sampler run 40,000 samples a case (what a conclusive "exact" needs; model cases
+check_model's 20,000) on one or two cases, planted bugs 5,000 samples or more (a "not exact" needs
+no stated power); family alpha 1e-3, the default seed."""
+import inspect
 from functools import partial
 
 import numpy as np
@@ -16,6 +18,7 @@ EXACT = {Verdict.EXACT_SATURATED, Verdict.EXACT_NOT_SATURATED, Verdict.EXACT_SAT
 TREES = dict(cases=2, samples=40_000)
 MODELS = dict(cases=2, samples=20_000)  # check_model's default budget, the one its power rule is stated for
 BATCH = dict(batches=1, requests=3, rounds=40_000)
+FEW = dict(cases=1, samples=200)  # for answers refused on their first call
 
 
 # --- conversions ---
@@ -225,6 +228,48 @@ def test_bad_outputs_are_verifier_errors():
         adapters.check_tree_sampler(lambda accept_token_num, **kw: accept_token_num, **TREES)
     with pytest.raises(ValueError, match="layout"):
         adapters.check_chain(padded_rejection, layout="ragged", **MODELS)
+
+
+def outputs_of(output):
+    """tree_walk returning its outputs, `output` of them as floats."""
+    inputs = set(inspect.signature(tree_walk).parameters) - {"predicts", "accept_index", "accept_token_num", "bug"}
+
+    def walk(predicts, accept_index, accept_token_num, **kwargs):
+        tree_walk(predicts=predicts, accept_index=accept_index, accept_token_num=accept_token_num, **{k: kwargs[k] for k in inputs})
+        outputs = dict(predicts=predicts, accept_index=accept_index, accept_token_num=accept_token_num)
+        outputs[output] = outputs[output].float()
+        return tuple(outputs.values())
+    return walk
+
+
+def answer_of(change):
+    """path_walk with its answer (best, length, the next token's distribution) changed."""
+    return lambda logits, candidates: change(*path_walk(logits, candidates))
+
+
+@pytest.mark.parametrize(
+    "check, message",
+    [(lambda: adapters.check_chain(lambda draft_token_ids, draft_probs, target_probs, uniform_samples:
+                                  padded_rejection(draft_token_ids, draft_probs, target_probs, uniform_samples).float(), **FEW),
+      "output ids must hold integers, got dtype float32"),
+     (lambda: adapters.check_tree_sampler(outputs_of("predicts"), **FEW), "predicts must hold integers, got dtype float32"),
+     (lambda: adapters.check_tree_sampler(outputs_of("accept_index"), **FEW), "accept_index must hold integers, got dtype float32"),
+     (lambda: adapters.check_tree_sampler(outputs_of("accept_token_num"), **FEW), "accept_token_num must hold integers, got dtype float32"),
+     (lambda: adapters.check_paths(answer_of(lambda b, n, p: (torch.tensor(float(b)), n, p)), **FEW), "best_candidate must hold integers, got dtype float32"),
+     (lambda: adapters.check_paths(answer_of(lambda b, n, p: (np.float64(b), n, p)), **FEW), "best_candidate must hold integers, got dtype float64"),
+     (lambda: adapters.check_paths(answer_of(lambda b, n, p: (b, float(n), p)), **FEW), "accept_length must hold integers, got dtype float64"),
+     (lambda: adapters.check_paths(answer_of(lambda b, n, p: (b, n, torch.multinomial(p, 1)[0].float())), **FEW),
+      "next must hold integers, got dtype float32"),
+     (lambda: adapters.check_paths(answer_of(lambda b, n, p: (-1, n, p)), **FEW), r"best_candidate -1 outside \[0, \d+\)"),
+     (lambda: adapters.check_paths(answer_of(lambda b, n, p: (b, 99, p)), **FEW), r"accept_length 99 outside \[0, \d+\)"),
+     (lambda: adapters.check_paths(answer_of(lambda b, n, p: (b, n, torch.multinomial(p, 1))), **FEW),
+      r"next: expected a token or a \(\d+\) distribution, got shape \(1,\)")],
+    ids=["chain float ids", "float predicts", "float accept_index", "float accept_token_num", "float torch best", "float numpy best",
+         "float length", "float next token", "best out of range", "length past the path", "next token of shape (1,)"],
+)
+def test_outputs_are_integers_in_range_as_answers_are(check, message):
+    with pytest.raises(VerifierError, match=r"^case \w+, samples [\d.]+: .*" + message):
+        check()
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")

@@ -31,6 +31,9 @@ shapes, ragged lists, non-integer arrays, tokens out of range, a model-case bloc
 accepted tokens, a raising callable) raise ``VerifierError`` naming the case and sample; they
 never become a verdict. Tokens are range-checked in the dtype the verifier gave them, before they
 are narrowed to int32, and -1 pads only in a signed dtype (an unsigned 0xFFFFFFFF is out of range).
+Lists, numpy arrays and torch tensors are read alike: integer dtypes only (a float is refused,
+whole or not), and an answer without elements is empty in any dtype (``np.array(path)`` and
+``torch.tensor(path)`` of an empty path are float).
 Options outside their ranges (``tevsuite conformance``'s: ``cases`` and ``batches`` 1 to 100,000,
 ``samples`` and ``rounds`` 1 to 2**32, ``requests`` 1 to 64, ``alpha`` in [1e-12, 0.5]; a 32-bit
 ``seed``, ``batch`` >= 0) raise ``ValueError`` before anything runs.
@@ -97,18 +100,24 @@ def _integers(array):
     return array.dtype != np.bool_ and np.issubdtype(array.dtype, np.integer)
 
 
-def _as_tokens(value, name, shape_rank, where):
-    """One part of an answer as an integer array in the verifier's own dtype: it is narrowed to
-    int32 only once its tokens are checked, so that no value wraps into range."""
+def _integer_array(value, name):
+    """Integers of an answer (a number, a list, a numpy array or a torch tensor on any device) as a
+    numpy array in their own dtype: they are narrowed to int32 only once checked, so that no value
+    wraps into range. The adapters read engines' integer outputs with it too."""
     try:
-        value = _to_numpy(value)
-        array = np.asarray(value)
+        array = np.asarray(_to_numpy(value))
     except Exception as e:  # ragged rows, tensors numpy cannot hold: the answer's fault, whatever it raised
-        raise VerifierError(f"{where}: {name} is not an array of integers: {e}") from e
-    if array.size == 0 and not isinstance(value, np.ndarray):
-        array = array.astype(np.int32)  # [] or (): no accepted tokens
+        raise VerifierError(f"{name} is not an array of integers: {e}") from e
+    if array.size == 0:  # no tokens, in any dtype (np.array([]) is float64): no value to misread
+        return array.astype(np.int32)
     if not _integers(array):
-        raise VerifierError(f"{where}: {name} must hold integers, got dtype {array.dtype}")
+        raise VerifierError(f"{name} must hold integers, got dtype {array.dtype}")
+    return array
+
+
+def _as_tokens(value, name, shape_rank, where):
+    """One part of an answer as an integer array of rank shape_rank in the verifier's own dtype."""
+    array = _integer_array(value, f"{where}: {name}")
     if array.ndim != shape_rank:
         raise VerifierError(f"{where}: {name} must have {shape_rank} dimension(s), got shape {array.shape}")
     return array

@@ -38,6 +38,10 @@ The function receives only the keyword arguments its signature names (all of the
   ``sampling`` (the case's parameters); it returns ``(best_candidate, accept_length, next)``,
   ``next`` a token or a (V) distribution the adapter draws the bonus from.
 
+Outputs are read as tevsuite's answers are, torch, numpy or Python alike: ids, indices, counts
+and tokens of an integer dtype only (a float is refused, whole or not), ``best_candidate`` in
+[0, P) and ``accept_length`` at most its path's drafted tokens.
+
 Randomness: ``"uniforms"`` passes ``uniform_samples`` (one per position or node, float64 for a
 chain, float32 for a tree, SGLang's) and ``uniform_samples_for_final_sampling`` [B];
 ``"generator"`` passes a seeded ``generator`` (torch.Generator on ``device``); ``"global"`` seeds
@@ -59,7 +63,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import DEFAULT_SEED, GREEDY_TEMPERATURE, VerifierError, check_batch, check_model, check_tree, process_logits
+from . import DEFAULT_SEED, GREEDY_TEMPERATURE, VerifierError, _integer_array, _to_numpy, check_batch, check_model, check_tree, process_logits
 
 __all__ = ["check_chain", "check_tree_sampler", "check_paths", "first_child_chain", "chain_output", "blocks_of_output",
            "flatten_chains", "unflatten_chains", "tree_layout", "tree_of_layout", "root_paths"]
@@ -227,8 +231,16 @@ def _target(target, probs, logits, sampling_rows, device):
     raise ValueError(f"target must be 'probs' or 'logits', not {target!r}")
 
 
-def _numpy(value):
-    return value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
+def _integer(value, name, high):
+    """One integer of an output (a number, a tensor or an array of one element) in [0, high),
+    compared as a Python int, exact in any integer dtype; a float is refused, as in an answer."""
+    array = _integer_array(value, name)
+    if array.size != 1:
+        raise VerifierError(f"{name}: expected one integer, got shape {array.shape}")
+    value = array.item()
+    if not 0 <= value < high:
+        raise VerifierError(f"{name} {value} outside [0, {high})")
+    return value
 
 
 def _draw_rows(rows, rng):
@@ -278,7 +290,7 @@ def _chain_call(sampler, layout, target, randomness, device, seed, drafts, q, p,
     out = _call(sampler, kwargs)
     if isinstance(out, (tuple, list)):
         out = out[0]
-    out = _numpy(out)
+    out = _integer_array(out, "output ids")
     if out.ndim != 2 or out.shape[0] != b:
         raise VerifierError(f"expected output ids [{b}, {k + 1}], got shape {out.shape}")
     return blocks_of_output(out)
@@ -469,7 +481,8 @@ def check_tree_sampler(sampler, *, target="probs", randomness="uniforms", device
                 raise VerifierError("expected the outputs written in place (None returned) or (predicts, accept_index, accept_token_num), "
                                     f"got {type(out).__name__}")
             predicts, accept_index, accept_token_num = out
-        predicts, accept_index, count = _numpy(predicts).ravel(), _numpy(accept_index).astype(np.int64), _numpy(accept_token_num).astype(np.int64)
+        predicts, accept_index, count = (_integer_array(predicts, "predicts").ravel(), _integer_array(accept_index, "accept_index"),
+                                         _integer_array(accept_token_num, "accept_token_num"))
         bad = np.nonzero((count < 0) | (count >= width))[0]
         if bad.size:
             raise VerifierError(f"request {bad[0]}: accept_token_num {count[bad[0]]} outside [0, {width - 1}]")
@@ -508,24 +521,29 @@ def check_paths(sampler, *, device="cpu", seed=DEFAULT_SEED, **options):
             tokens = np.where(case.tokens < 0, 0, case.tokens)
             candidates = np.where(paths >= 0, tokens[np.maximum(paths, 0)], -1).astype(np.int64)
             tables.clear()
-            tables[case.id] = (paths, candidates, dict(logits=torch.tensor(logits[np.maximum(paths, 0)], dtype=torch.float32, device=device),
-                                                       candidates=torch.tensor(candidates, device=device), sampling=params))
+            tables[case.id] = (paths, candidates, np.count_nonzero(paths >= 0, axis=1),
+                               dict(logits=torch.tensor(logits[np.maximum(paths, 0)], dtype=torch.float32, device=device),
+                                    candidates=torch.tensor(candidates, device=device), sampling=params))
         return tables[case.id]
 
     def batch(case, n, rng):
-        paths, candidates, kwargs = tensors(case)
+        paths, candidates, path_nodes, kwargs = tensors(case)
         _randomness("global", int(rng.integers(2**63)), device, {})
         accepted = np.full((n, paths.shape[1] - 1), -1, dtype=np.int64)
         bonus = np.empty(n, dtype=np.int64)
         for i in range(n):
             best, length, nxt = _call(sampler, kwargs)
-            best, length, nxt = int(best), int(length), _numpy(nxt)
+            best = _integer(best, "best_candidate", len(paths))
+            length = _integer(length, "accept_length", path_nodes[best])  # at most the path's drafted tokens
             accepted[i, :length] = candidates[best, 1:length + 1]
+            nxt = np.asarray(_to_numpy(nxt))
             if nxt.ndim == 0:
-                bonus[i] = int(nxt)
-            else:
+                bonus[i] = _integer(nxt, "next", case.vocab)
+            elif nxt.shape == (case.vocab,):
                 weights = nxt.astype(np.float64)
                 bonus[i] = rng.choice(weights.size, p=weights / weights.sum())
+            else:  # a one-element token read as a distribution would always draw token 0
+                raise VerifierError(f"next: expected a token or a ({case.vocab}) distribution, got shape {nxt.shape}")
         return accepted, bonus
 
     return check_tree(verify_batch=batch, seed=seed, **options)
