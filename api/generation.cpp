@@ -114,6 +114,14 @@ std::vector<double> GenerationCase::draft_logits(
   return logits_of(models_->internal.models, false, sequences);
 }
 
+std::vector<double> GenerationCase::target_law(std::span<const std::int32_t> output) const {
+  return tg::plain_law(models_->internal, output, true);
+}
+
+std::vector<double> GenerationCase::draft_law(std::span<const std::int32_t> output) const {
+  return tg::plain_law(models_->internal, output, false);
+}
+
 std::vector<GenerationCase> generation_cases() {
   std::vector<GenerationCase> out;
   for (const tg::GenerationCase& c : tg::default_generation_cases()) out.push_back(public_case(c));

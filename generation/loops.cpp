@@ -168,6 +168,21 @@ std::vector<double> computed_target_row(const GenerationCase& c, const Loop& loo
 
 }  // namespace
 
+std::vector<double> plain_law(const GenerationCase& c, std::span<const Token> output, bool target) {
+  for (Token t : output) {
+    if (t < 0 || t >= c.models.vocab())
+      throw std::invalid_argument("output token " + std::to_string(t) +
+                                  " is outside the vocabulary [0, " +
+                                  std::to_string(c.models.vocab()) + ")");
+  }
+  GenerationState s = initial_state();
+  s.output.assign(output.begin(), output.end());
+  RowMemo memo;
+  const auto row = target ? target_row(c, plain_loop(), s, {}, false, false, memo)
+                          : draft_row(c, s, {}, memo);
+  return {row.begin(), row.end()};
+}
+
 void append_block(const GenerationCase& c, const Loop& loop, GenerationState& s,
                   std::span<const Token> block) {
   const Request& r = c.request;

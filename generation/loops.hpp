@@ -112,6 +112,10 @@ std::span<const double> target_row(const GenerationCase& c, const Loop& loop,
 std::span<const double> draft_row(const GenerationCase& c, const GenerationState& s,
                                   std::span<const Token> prefix, RowMemo& memo);
 
+// The law plain generation draws from after `output` (target), or the drafter's processed the
+// same way; throws std::invalid_argument on a token outside the vocabulary.
+std::vector<double> plain_law(const GenerationCase& c, std::span<const Token> output, bool target);
+
 // Appends a verified block to the output with the loop's stop checks.
 void append_block(const GenerationCase& c, const Loop& loop, GenerationState& s,
                   std::span<const Token> block);

@@ -60,6 +60,12 @@ class GenerationCase {
   // prompt ‖ generated ‖ drafted tokens. Throws std::invalid_argument on a token outside [0, V).
   std::vector<double> target_logits(std::span<const std::vector<std::int32_t>> sequences) const;
   std::vector<double> draft_logits(std::span<const std::vector<std::int32_t>> sequences) const;
+  // (V) The law plain generation samples the next token from after `output` (the generated tokens
+  // so far): the target's logits through the request's processors in its semantics' order, its
+  // penalties, min_tokens and grammar reading `output`. For a loop whose engine processes rows
+  // elsewhere; an engine that processes its own rows is checked with them.
+  std::vector<double> target_law(std::span<const std::int32_t> output) const;
+  std::vector<double> draft_law(std::span<const std::int32_t> output) const;
   const Models& models() const { return *models_; }
 
  private:
