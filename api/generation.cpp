@@ -41,14 +41,14 @@ GenerationRequest public_request(const tg::GenerationCase& c) {
   out.stop = r.stop;
   out.max_new_tokens = r.max_new_tokens;
   if (r.grammar)
-    out.grammar = GenerationGrammar{r.grammar->states, r.grammar->start, r.grammar->allowed,
-                                    r.grammar->next};
+    out.grammar =
+        GenerationGrammar{r.grammar->states, r.grammar->start, r.grammar->allowed, r.grammar->next};
   return out;
 }
 
 GenerationCase public_case(const tg::GenerationCase& c) {
-  return {public_request(c), std::make_shared<const GenerationCase::Models>(
-                                 GenerationCase::Models{c})};
+  return {public_request(c),
+          std::make_shared<const GenerationCase::Models>(GenerationCase::Models{c})};
 }
 
 std::vector<double> logits_of(const tg::NgramPair& models, bool target,
@@ -63,7 +63,8 @@ std::vector<double> logits_of(const tg::NgramPair& models, bool target,
                                     std::to_string(t) + ", outside the vocabulary [0, " +
                                     std::to_string(vocab) + ")");
     }
-    const auto row = target ? models.target_logits(sequences[i]) : models.draft_logits(sequences[i]);
+    const auto row =
+        target ? models.target_logits(sequences[i]) : models.draft_logits(sequences[i]);
     out.insert(out.end(), row.begin(), row.end());
   }
   return out;
@@ -85,18 +86,6 @@ std::string refused(const tg::Request& r, std::int32_t vocab, std::span<const st
              std::to_string(*at);
   }
   return "";
-}
-
-std::string generation_verdict_text(tev::judging::Verdict v) {
-  return v == tev::judging::Verdict::not_exact      ? "not exact"
-         : v == tev::judging::Verdict::inconclusive ? "inconclusive"
-                                                    : "exact";
-}
-
-std::string sequence_text(std::span<const std::int32_t> s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? " " : "") + std::to_string(s[i]);
-  return out + "]";
 }
 
 }  // namespace
@@ -158,17 +147,16 @@ Report check_generation(const GenerationLoop& loop, const GenerationCheckOptions
       const auto answers = loop(shown, first, count, seed);
       const std::string where = "request '" + c.id + "'";
       if (answers.size() != count)
-        throw std::invalid_argument(where + ": the loop returned " +
-                                    std::to_string(answers.size()) + " sequences for generations " +
-                                    std::to_string(first) + " to " +
-                                    std::to_string(first + count - 1) + " (" +
-                                    std::to_string(count) + " asked)");
+        throw std::invalid_argument(
+            where + ": the loop returned " + std::to_string(answers.size()) +
+            " sequences for generations " + std::to_string(first) + " to " +
+            std::to_string(first + count - 1) + " (" + std::to_string(count) + " asked)");
       for (std::uint64_t g = 0; g < count; ++g) {
         const std::vector<std::int32_t>& s = answers[g];
         const std::string why = refused(c.request, c.models.vocab(), s);
         if (!why.empty())
-          throw std::invalid_argument(where + ", generation " + std::to_string(first + g) +
-                                      ": " + sequence_text(s) + ": " + why);
+          throw std::invalid_argument(where + ", generation " + std::to_string(first + g) + ": " +
+                                      tg::sequence_text(s) + ": " + why);
         const std::int64_t cell = cells.cell(s);
         samples.stream.push_back(cell);
         samples.tokens += s.size();
@@ -184,7 +172,7 @@ Report check_generation(const GenerationLoop& loop, const GenerationCheckOptions
   const tev::judging::SubjectVerdict verdict = tev::judging::decide(evidence, policy);
   Report report;
   report.verdict = static_cast<Verdict>(tev::judging::verdict_exit_code(verdict.verdict));
-  report.verdict_text = generation_verdict_text(verdict.verdict);
+  report.verdict_text = tg::generation_verdict_text(verdict.verdict);
   report.alpha = policy.alpha;
   report.exact_tolerance = policy.exact_tolerance;
   std::string failing;
@@ -205,17 +193,19 @@ Report check_generation(const GenerationLoop& loop, const GenerationCheckOptions
                  std::nullopt,
                  "a generation loop: sampling only"};
     if (failing.empty() && v.verdict != tev::judging::Verdict::exact_saturated) {
-      failing = "request '" + cases[k].id + "': " + generation_verdict_text(v.verdict) +
+      failing = "request '" + cases[k].id + "': " + tg::generation_verdict_text(v.verdict) +
                 ", identity p " + tev::num(e.chi_square.p_value) + ", smallest independence p " +
                 tev::num(tev::judging::smallest_iid_p(e)) +
                 (first_impossible[k].empty() ? "" : "; first impossible: " + first_impossible[k]);
       if (!e.largest_deviations.empty()) {
         const tev::stats::BinDeviation& d = e.largest_deviations.front();
-        failing += "; the bin farthest from plain generation (" +
-                   (d.cell >= 0 ? sequence_text(all_cells[k].sequences[static_cast<std::size_t>(d.cell)])
-                                : std::to_string(d.cells) + " rare sequences") +
-                   ") holds " + std::to_string(d.observed) + " generations, " +
-                   tev::num(d.expected) + " expected";
+        failing +=
+            "; the bin farthest from plain generation (" +
+            (d.cell >= 0
+                 ? tg::sequence_text(all_cells[k].sequences[static_cast<std::size_t>(d.cell)])
+                 : std::to_string(d.cells) + " rare sequences") +
+            ") holds " + std::to_string(d.observed) + " generations, " + tev::num(d.expected) +
+            " expected";
       }
     }
     report.cases.push_back(std::move(r));

@@ -29,8 +29,8 @@ struct CheckState {
   generation::GenerationCheckOptions generation_options;
 };
 
-int run_generation(const generation::GenerationCheckOptions& options,
-                   const std::string& json_path, const montecarlo::RunContext& context) {
+int run_generation(const generation::GenerationCheckOptions& options, const std::string& json_path,
+                   const montecarlo::RunContext& context) {
   reports::ResultsWriter json(json_path, context);
   const generation::GenerationCheckResult result =
       generation::run_generation_check(options, std::cerr);
@@ -122,14 +122,14 @@ Command register_check(CLI::App& app, const montecarlo::RunContext& context) {
       ->check(CLI::IsMember({"fixed", "sampled"}))
       ->capture_default_str();
   cmd->add_flag("--generation", s->generation,
-               "generation-level exactness instead: whole speculative generations (TEV and walk "
-               "over drafted trees,\n"
-               "speculative sampling on sampled chains, and planted bugs in the state engines "
-               "carry: stops, min_tokens,\n"
-               "penalties, grammar masks) on five requests in vLLM's, transformers' and "
-               "llama.cpp's semantics, each\n"
-               "loop's law of emitted sequences judged against plain generation's (exact by "
-               "enumeration, and sampled)");
+                "generation-level exactness instead: whole speculative generations (TEV and walk "
+                "over drafted trees,\n"
+                "speculative sampling on sampled chains, and planted bugs in the state engines "
+                "carry: stops, min_tokens,\n"
+                "penalties, grammar masks) on five requests in vLLM's, transformers' and "
+                "llama.cpp's semantics, each\n"
+                "loop's law of emitted sequences judged against plain generation's (exact by "
+                "enumeration, and sampled)");
   experiments::SampledCheckOptions& sampled = s->sampled;
   cmd->add_option("--draft-depth", sampled.depth,
                   "sampled drafts: drafting depth D (completion horizon H = D + 1)")

@@ -120,20 +120,20 @@ GenerationSamples sample_generations(const GenerationCase& c, const Loop& loop,
   oneapi::tbb::enumerable_thread_specific<RowMemo> memos;
   oneapi::tbb::task_arena arena(std::max(1, threads));
   arena.execute([&] {
-  oneapi::tbb::parallel_for(
-      oneapi::tbb::blocked_range<std::uint64_t>(0, samples, 1024),
-      [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
-        poll_interrupt();
-        PhiloxChooser chooser(DrawSite{});
-        RowMemo& memo = memos.local();
-        for (std::uint64_t g = range.begin(); g < range.end(); ++g) {
-          chooser.restart(DrawSite{seed, uses::generation_runs.stream, site, g});
-          const GenerationState s = generate(c, loop, chooser, memo);
-          out.stream[g] = cells.cell(s.output);
-          lengths[g] = static_cast<std::uint32_t>(s.output.size());
-          rounds[g] = static_cast<std::uint32_t>(s.rounds);
-        }
-      });
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<std::uint64_t>(0, samples, 1024),
+        [&](const oneapi::tbb::blocked_range<std::uint64_t>& range) {
+          poll_interrupt();
+          PhiloxChooser chooser(DrawSite{});
+          RowMemo& memo = memos.local();
+          for (std::uint64_t g = range.begin(); g < range.end(); ++g) {
+            chooser.restart(DrawSite{seed, uses::generation_runs.stream, site, g});
+            const GenerationState s = generate(c, loop, chooser, memo);
+            out.stream[g] = cells.cell(s.output);
+            lengths[g] = static_cast<std::uint32_t>(s.output.size());
+            rounds[g] = static_cast<std::uint32_t>(s.rounds);
+          }
+        });
   });
   for (std::uint64_t g = 0; g < samples; ++g) {
     out.tokens += lengths[g];
@@ -142,16 +142,17 @@ GenerationSamples sample_generations(const GenerationCase& c, const Loop& loop,
     if (out.impossible++ == 0) {
       PhiloxChooser chooser(DrawSite{seed, uses::generation_runs.stream, site, g});
       RowMemo memo;
-      out.first_impossible = "generation " + std::to_string(g) + " of request '" + c.request.name +
-                             "': " + why_impossible(c.request, c.models.vocab(),
-                                                    generate(c, loop, chooser, memo).output);
+      out.first_impossible =
+          "generation " + std::to_string(g) + " of request '" + c.request.name + "': " +
+          why_impossible(c.request, c.models.vocab(), generate(c, loop, chooser, memo).output);
     }
   }
   return out;
 }
 
 bool GenerationCheckResult::passed() const {
-  return std::all_of(loops.begin(), loops.end(), [](const LoopOutcome& l) { return l.as_expected; });
+  return std::all_of(loops.begin(), loops.end(),
+                     [](const LoopOutcome& l) { return l.as_expected; });
 }
 
 GenerationCheckResult run_generation_check(const GenerationCheckOptions& options,
@@ -177,17 +178,17 @@ GenerationCheckResult run_generation_check(const GenerationCheckOptions& options
     for (std::size_t k = 0; k < n_cases; ++k) {
       const GenerationCase& c = result.cases[k];
       const ExactGeneration exact = enumerate_generation(c, loops[l]);
-      const GenerationSamples samples = sample_generations(
-          c, loops[l], cells[k], options.samples, options.seed,
-          static_cast<std::uint32_t>(l * n_cases + k), options.threads);
+      const GenerationSamples samples =
+          sample_generations(c, loops[l], cells[k], options.samples, options.seed,
+                             static_cast<std::uint32_t>(l * n_cases + k), options.threads);
       CaseOutcome co;
       co.evidence = generation_evidence(cells[k], samples, result.policy, n_cases, k);
       add_exact_generation(co.evidence, cells[k], result.references[k].law, exact.law,
                            result.policy, n_cases);
       co.first_impossible = samples.first_impossible;
       co.exact_tokens_per_round = exact.mean_length / exact.mean_rounds;
-      co.tokens_per_round =
-          static_cast<double>(samples.tokens) / static_cast<double>(std::max<std::uint64_t>(1, samples.rounds));
+      co.tokens_per_round = static_cast<double>(samples.tokens) /
+                            static_cast<double>(std::max<std::uint64_t>(1, samples.rounds));
       co.largest = largest_difference(result.references[k].law, exact.law);
       if (co.evidence.exact_tv > out.max_exact_tv) {
         out.max_exact_tv = co.evidence.exact_tv;

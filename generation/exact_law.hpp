@@ -16,9 +16,9 @@ using SequenceLaw = std::map<std::vector<Token>, double>;
 
 struct ExactGeneration {
   SequenceLaw law;
-  double mean_length = 0.0;  // E[tokens emitted]
-  double mean_rounds = 0.0;  // E[rounds]
-  std::uint64_t states = 0;  // unfinished states enumerated
+  double mean_length = 0.0;    // E[tokens emitted]
+  double mean_rounds = 0.0;    // E[rounds]
+  std::uint64_t states = 0;    // unfinished states enumerated
   std::uint64_t branches = 0;  // runs of a round the enumeration took
 };
 

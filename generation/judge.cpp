@@ -7,8 +7,6 @@
 
 namespace tev::generation {
 
-namespace {
-
 std::string sequence_text(std::span<const Token> sequence) {
   std::string out = "[";
   for (std::size_t i = 0; i < sequence.size(); ++i)
@@ -16,7 +14,11 @@ std::string sequence_text(std::span<const Token> sequence) {
   return out + "]";
 }
 
-}  // namespace
+std::string generation_verdict_text(judging::Verdict v) {
+  return v == judging::Verdict::not_exact      ? "not exact"
+         : v == judging::Verdict::inconclusive ? "inconclusive"
+                                               : "exact";
+}
 
 SequenceCells::SequenceCells(const SequenceLaw& reference) {
   for (const auto& [sequence, p] : reference) {
@@ -41,8 +43,8 @@ std::string why_impossible(const Request& r, std::int32_t vocab, std::span<const
              " is outside the vocabulary [0, " + std::to_string(vocab) + ")";
   }
   if (sequence.size() > static_cast<std::size_t>(r.max_new_tokens))
-    return seq + " holds " + std::to_string(sequence.size()) + " tokens, more than max_new_tokens " +
-           std::to_string(r.max_new_tokens);
+    return seq + " holds " + std::to_string(sequence.size()) +
+           " tokens, more than max_new_tokens " + std::to_string(r.max_new_tokens);
   for (std::size_t i = 0; i + 1 < sequence.size(); ++i) {
     if (r.ends_generation(sequence[i]))
       return seq + " goes on after the stop token " + std::to_string(sequence[i]) +
@@ -53,7 +55,8 @@ std::string why_impossible(const Request& r, std::int32_t vocab, std::span<const
     return seq + " ends before max_new_tokens without a stop token";
   for (std::size_t i = 0; i < sequence.size(); ++i) {
     if (r.ends_generation(sequence[i]) && static_cast<std::int32_t>(i) < r.min_tokens &&
-        (r.semantics != Semantics::hf || std::find(r.eos.begin(), r.eos.end(), sequence[i]) != r.eos.end()))
+        (r.semantics != Semantics::hf ||
+         std::find(r.eos.begin(), r.eos.end(), sequence[i]) != r.eos.end()))
       return seq + " stops at position " + std::to_string(i) + ", before min_tokens " +
              std::to_string(r.min_tokens);
   }
@@ -131,9 +134,9 @@ void add_exact_generation(judging::TreeEvidence& e, const SequenceCells& cells,
   for (double& x : on_cells) x /= on;
   const double none_off = std::pow(std::min(on, 1.0), n);
   e.predicted_power =
-      1.0 - none_off + none_off * stats::identity_test_power(cells.probability, on_cells,
-                                                             cells.groups, n,
-                                                             policy.identity_level(cases, false, true));
+      1.0 - none_off +
+      none_off * stats::identity_test_power(cells.probability, on_cells, cells.groups, n,
+                                            policy.identity_level(cases, false, true));
 }
 
 }  // namespace tev::generation

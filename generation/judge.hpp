@@ -28,6 +28,13 @@ struct SequenceCells {
   std::int64_t cell(std::span<const Token> sequence) const;
 };
 
+// "[3 1 4]": a sequence as the messages and tables print it.
+std::string sequence_text(std::span<const Token> sequence);
+
+// "exact", "not exact" or "inconclusive": saturation is a property of one round on a fixed tree,
+// which `check` judges, so an exact subject here reads "exact".
+std::string generation_verdict_text(judging::Verdict v);
+
 // Why plain generation never emits `sequence` under the request, in words: a token outside the
 // vocabulary, more than max_new_tokens, a token after the stop, a stop before min_tokens, a token
 // the grammar forbids, or (when none of these) a token the request's filters remove.

@@ -102,7 +102,8 @@ GenerationState initial_state() { return {}; }
 
 std::size_t RowMemo::Hash::operator()(const std::vector<Token>& key) const {
   std::size_t h = 1469598103934665603ull;  // FNV-1a over the tokens
-  for (Token t : key) h = (h ^ static_cast<std::size_t>(static_cast<std::uint32_t>(t))) * 1099511628211ull;
+  for (Token t : key)
+    h = (h ^ static_cast<std::size_t>(static_cast<std::uint32_t>(t))) * 1099511628211ull;
   return h;
 }
 
@@ -131,7 +132,8 @@ std::span<const double> target_row(const GenerationCase& c, const Loop& loop,
   key.insert(key.end(), state.begin(), state.end());
   key.push_back(-3);
   key.insert(key.end(), prefix.begin(), prefix.end());
-  return memo.get(key, [&] { return computed_target_row(c, loop, s, prefix, tests_draft, short_draft); });
+  return memo.get(
+      key, [&] { return computed_target_row(c, loop, s, prefix, tests_draft, short_draft); });
 }
 
 namespace {
@@ -178,8 +180,8 @@ std::vector<double> plain_law(const GenerationCase& c, std::span<const Token> ou
   GenerationState s = initial_state();
   s.output.assign(output.begin(), output.end());
   RowMemo memo;
-  const auto row = target ? target_row(c, plain_loop(), s, {}, false, false, memo)
-                          : draft_row(c, s, {}, memo);
+  const auto row =
+      target ? target_row(c, plain_loop(), s, {}, false, false, memo) : draft_row(c, s, {}, memo);
   return {row.begin(), row.end()};
 }
 
@@ -196,7 +198,8 @@ void append_block(const GenerationCase& c, const Loop& loop, GenerationState& s,
     }
     s.finished = ended || s.output.size() == max;
   } else if (loop.fault == F::max_tokens_before_stop && s.output.size() + block.size() >= max) {
-    s.output.insert(s.output.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t>(max - s.output.size()));
+    s.output.insert(s.output.end(), block.begin(),
+                    block.begin() + static_cast<std::ptrdiff_t>(max - s.output.size()));
     s.finished = true;
   } else {
     for (Token t : block) {
@@ -222,10 +225,12 @@ DraftTree draft_tree(const GenerationCase& c, const GenerationState& s, RowMemo&
     const std::span<const double> q = draft_row(c, s, paths[i], memo);
     std::vector<Token> order(q.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](Token a, Token b) { return q[static_cast<std::size_t>(a)] > q[static_cast<std::size_t>(b)]; });
+    std::stable_sort(order.begin(), order.end(), [&](Token a, Token b) {
+      return q[static_cast<std::size_t>(a)] > q[static_cast<std::size_t>(b)];
+    });
     const std::int32_t width = depth == 0 ? kTreeWidth : 1;
-    for (std::int32_t k = 0; k < width && q[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] > 0.0; ++k) {
+    for (std::int32_t k = 0;
+         k < width && q[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] > 0.0; ++k) {
       parents.push_back(static_cast<NodeId>(i));
       tokens.push_back(order[static_cast<std::size_t>(k)]);
       std::vector<Token> path = paths[i];

@@ -37,16 +37,16 @@ enum class Drafting {
 
 enum class Fault {
   none,
-  eos_mid_block_emits_rest,         // the stop is checked only at the block's end
-  max_tokens_before_stop,           // a block crossing max_new_tokens is cut there, stops unseen
-  min_tokens_not_in_verifier,       // verified rows lack min_tokens' suppression
-  penalty_state_last_token_only,    // the penalty state counts one token per round
-  penalties_without_block_drafts,   // verified rows count the output, not the block's drafts
-  penalties_on_bonus_only,          // rows that test a draft are unpenalized
-  penalties_ignored,                // the speculative path applies no penalty
-  last_token_counted_twice,         // the penalty history holds the last token twice
+  eos_mid_block_emits_rest,        // the stop is checked only at the block's end
+  max_tokens_before_stop,          // a block crossing max_new_tokens is cut there, stops unseen
+  min_tokens_not_in_verifier,      // verified rows lack min_tokens' suppression
+  penalty_state_last_token_only,   // the penalty state counts one token per round
+  penalties_without_block_drafts,  // verified rows count the output, not the block's drafts
+  penalties_on_bonus_only,         // rows that test a draft are unpenalized
+  penalties_ignored,               // the speculative path applies no penalty
+  last_token_counted_twice,        // the penalty history holds the last token twice
   grammar_unconstrained_after_padding,  // the bonus row after a short draft has no mask
-  grammar_not_advanced,             // verified rows keep the round's first grammar state
+  grammar_not_advanced,                 // verified rows keep the round's first grammar state
   eos_suppressed_at_draft_positions,    // EOS masked on every row that tests a draft
 };
 
@@ -131,8 +131,8 @@ namespace detail {
 template <class Chooser>
 class ChainDrafts {
  public:
-  ChainDrafts(const GenerationCase& c, const Loop& loop, const GenerationState& s,
-              Chooser& chooser, RowMemo& memo)
+  ChainDrafts(const GenerationCase& c, const Loop& loop, const GenerationState& s, Chooser& chooser,
+              RowMemo& memo)
       : c_(c), loop_(loop), s_(s), chooser_(chooser), memo_(memo) {}
 
   const DraftedNode& node(std::span<const Token> prefix) {
@@ -159,7 +159,8 @@ class ChainDrafts {
   const GenerationState& s_;
   Chooser& chooser_;
   RowMemo& memo_;
-  std::deque<DraftedNode> nodes_;  // (depth) a deque: references speculative_sampling holds stay valid
+  std::deque<DraftedNode>
+      nodes_;  // (depth) a deque: references speculative_sampling holds stay valid
 };
 
 }  // namespace detail
@@ -171,8 +172,8 @@ void run_round(const GenerationCase& c, const Loop& loop, GenerationState& s, Ch
   std::vector<Token> block;
   switch (loop.drafting) {
     case Drafting::none:
-      block.push_back(static_cast<Token>(
-          chooser.categorical(target_row(c, loop, s, {}, false, false, memo))));
+      block.push_back(
+          static_cast<Token>(chooser.categorical(target_row(c, loop, s, {}, false, false, memo))));
       break;
     case Drafting::chain: {
       detail::ChainDrafts<Chooser> drafts(c, loop, s, chooser, memo);

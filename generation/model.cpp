@@ -23,7 +23,8 @@ NgramPair::NgramPair(const NgramSpec& spec) : spec_(spec) {
   if (spec.vocab < 2 || spec.context < 1 || spec.context > 3)
     throw std::invalid_argument("an n-gram pair needs V ≥ 2 and a context of 1 to 3 tokens");
   std::size_t contexts = 1;
-  for (std::int32_t i = 0; i < spec.context; ++i) contexts *= static_cast<std::size_t>(spec.vocab) + 1;
+  for (std::int32_t i = 0; i < spec.context; ++i)
+    contexts *= static_cast<std::size_t>(spec.vocab) + 1;
   const auto vocab = static_cast<std::size_t>(spec.vocab);
   target_.resize(contexts * vocab);
   draft_.resize(contexts * vocab);
@@ -43,7 +44,8 @@ std::size_t NgramPair::context_index(std::span<const Token> sequence) const {
   const auto n = static_cast<std::ptrdiff_t>(sequence.size());
   for (std::ptrdiff_t i = n - spec_.context; i < n; ++i) {
     // Positions before the sequence's start read as digit 0; token t as t + 1.
-    const std::size_t digit = i < 0 ? 0 : static_cast<std::size_t>(sequence[static_cast<std::size_t>(i)]) + 1;
+    const std::size_t digit =
+        i < 0 ? 0 : static_cast<std::size_t>(sequence[static_cast<std::size_t>(i)]) + 1;
     index = index * (static_cast<std::size_t>(spec_.vocab) + 1) + digit;
   }
   return index;

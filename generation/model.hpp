@@ -13,9 +13,9 @@ namespace tev::generation {
 
 struct NgramSpec {
   std::int32_t vocab = 6;
-  std::int32_t context = 2;      // the tokens the logits depend on (fewer at the very start)
-  double logit_sd = 1.5;         // target logits: logit_sd · z, z ~ N(0, 1) per (context, token)
-  double draft_noise = 0.8;      // drafter logits: the target's plus draft_noise · z'
+  std::int32_t context = 2;  // the tokens the logits depend on (fewer at the very start)
+  double logit_sd = 1.5;     // target logits: logit_sd · z, z ~ N(0, 1) per (context, token)
+  double draft_noise = 0.8;  // drafter logits: the target's plus draft_noise · z'
   std::uint32_t seed = 1;
 };
 

@@ -198,8 +198,9 @@ void validate(const Request& r, std::int32_t vocab) {
   if (r.semantics == Semantics::llama_cpp && r.min_tokens > 0)
     fail("llama_cpp does not offer min_tokens");
   if (r.semantics == Semantics::llama_cpp && r.grammar)
-    fail("llama_cpp's grammar resamples after its chain rejects a token; that law is not "
-         "modelled, so its requests carry no grammar");
+    fail(
+        "llama_cpp's grammar resamples after its chain rejects a token; that law is not "
+        "modelled, so its requests carry no grammar");
   if (r.max_new_tokens < 1) fail("max_new_tokens must be ≥ 1");
   if (r.min_tokens > r.max_new_tokens) fail("min_tokens exceeds max_new_tokens");
   if (r.grammar) {
@@ -213,8 +214,9 @@ void validate(const Request& r, std::int32_t vocab) {
       for (Token t = 0; t < vocab; ++t) {
         if (!g.allows(s, t)) continue;
         any = true;
-        const std::int32_t to = g.next[static_cast<std::size_t>(s) * static_cast<std::size_t>(vocab) +
-                                       static_cast<std::size_t>(t)];
+        const std::int32_t to =
+            g.next[static_cast<std::size_t>(s) * static_cast<std::size_t>(vocab) +
+                   static_cast<std::size_t>(t)];
         if (to < 0 || to >= g.states) fail("grammar transition leads to no state");
       }
       if (!any) fail("grammar state " + std::to_string(s) + " allows no token");

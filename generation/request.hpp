@@ -60,9 +60,9 @@ struct Request {
   Semantics semantics = Semantics::vllm;
   std::vector<Token> prompt;
   SamplingParams sampling;  // temperature, top-k, top-p, min-p and vLLM's or HF's filter order
-  double repetition_penalty = 1.0;  // ≥ 1 in practice; 1: off
-  double frequency_penalty = 0.0;   // 0: off (not offered by hf)
-  double presence_penalty = 0.0;    // 0: off (not offered by hf)
+  double repetition_penalty = 1.0;   // ≥ 1 in practice; 1: off
+  double frequency_penalty = 0.0;    // 0: off (not offered by hf)
+  double presence_penalty = 0.0;     // 0: off (not offered by hf)
   std::int32_t penalty_last_n = 64;  // llama_cpp: the window the penalties count (−1: all)
   std::vector<std::pair<Token, double>> logit_bias;  // added to the raw logit
   std::int32_t min_tokens = 0;  // EOS and stop tokens forbidden before this many are generated

@@ -16,22 +16,12 @@ using generation::CaseOutcome;
 using generation::GenerationCase;
 using generation::LoopOutcome;
 
-std::string tokens_text(std::span<const Token> tokens) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < tokens.size(); ++i) out += (i ? " " : "") + std::to_string(tokens[i]);
-  return out + "]";
-}
-
-// "exact" where the subject verdict is exact (saturation is a per-round notion: `check` judges it).
-std::string generation_verdict_text(judging::Verdict v) {
-  return v == judging::Verdict::not_exact ? "not exact"
-         : v == judging::Verdict::inconclusive ? "inconclusive"
-                                               : "exact";
-}
+using generation::generation_verdict_text;
+using generation::sequence_text;
 
 std::string request_text(const generation::Request& r) {
   std::string out = std::string(generation::semantics_name(r.semantics)) + " prompt " +
-                    tokens_text(r.prompt) + " T " + num(r.sampling.temperature);
+                    sequence_text(r.prompt) + " T " + num(r.sampling.temperature);
   if (r.sampling.top_k > 0) out += " top-k " + std::to_string(r.sampling.top_k);
   if (r.sampling.top_p < 1.0) out += " top-p " + num(r.sampling.top_p);
   if (r.sampling.min_p > 0.0) out += " min-p " + num(r.sampling.min_p);
@@ -42,8 +32,8 @@ std::string request_text(const generation::Request& r) {
     out += " last-n " + std::to_string(r.penalty_last_n);
   for (const auto& [t, b] : r.logit_bias) out += " bias " + std::to_string(t) + ":" + num(b);
   if (r.min_tokens > 0) out += " min_tokens " + std::to_string(r.min_tokens);
-  out += " eos " + tokens_text(r.eos);
-  if (!r.stop.empty()) out += " stop " + tokens_text(r.stop);
+  out += " eos " + sequence_text(r.eos);
+  if (!r.stop.empty()) out += " stop " + sequence_text(r.stop);
   if (r.grammar) out += " grammar " + std::to_string(r.grammar->states) + " states";
   return out + " max_new_tokens " + std::to_string(r.max_new_tokens);
 }
@@ -67,8 +57,8 @@ std::optional<double> stated_tv_of(const LoopOutcome& l) {
 }
 
 std::string moved_text(const generation::LargestDifference& d) {
-  return "P(" + tokens_text(d.sequence) + ") " + num(d.reference, 4) + " under plain generation, " +
-         num(d.other, 4) + " here";
+  return "P(" + sequence_text(d.sequence) + ") " + num(d.reference, 4) +
+         " under plain generation, " + num(d.other, 4) + " here";
 }
 
 }  // namespace
@@ -87,7 +77,8 @@ void print_generation_check(const generation::GenerationCheckOptions& options,
   out << "\n"
       << std::left << std::setw(38) << "loop" << std::setw(14) << "verdict" << std::setw(11)
       << "TV enum" << std::setw(10) << "min p" << std::setw(8) << "power" << std::setw(9)
-      << "TV@99%" << std::setw(15) << "tokens/round" << "as expected\n";
+      << "TV@99%" << std::setw(15) << "tokens/round"
+      << "as expected\n";
   for (const LoopOutcome& l : result.loops) {
     const std::optional<double> tv = stated_tv_of(l);
     double tokens = 0.0;
@@ -96,8 +87,8 @@ void print_generation_check(const generation::GenerationCheckOptions& options,
         << generation_verdict_text(l.verdict.verdict) << std::setw(11) << scientific(l.max_exact_tv)
         << std::setw(10) << scientific(smallest_p(l)) << std::setw(8) << fixed(largest_power(l), 3)
         << std::setw(9) << (tv ? fixed(*tv, 4) : "none") << std::setw(15)
-        << fixed(tokens / static_cast<double>(l.cases.size()), 3)
-        << (l.as_expected ? "yes" : "NO") << "\n";
+        << fixed(tokens / static_cast<double>(l.cases.size()), 3) << (l.as_expected ? "yes" : "NO")
+        << "\n";
   }
   out << "TV enum: the largest exact TV over the requests between the loop's law of emitted "
          "sequences and plain generation's\n"
@@ -199,11 +190,10 @@ Document generation_check_document(const nlohmann::json& results) {
   table(d, requests);
   Table loops{{"loop", "verdict", "exact TV", "worst request", "as expected", "cause"}, {}};
   for (const auto& l : results.at("loops"))
-    loops.rows.push_back({l.at("name").get<std::string>(), l.at("verdict").get<std::string>(),
-                          num(l.at("max_exact_tv").get<double>()),
-                          l.at("worst_request").get<std::string>(),
-                          l.at("as_expected").get<bool>() ? "yes" : "NO",
-                          l.at("description").get<std::string>()});
+    loops.rows.push_back(
+        {l.at("name").get<std::string>(), l.at("verdict").get<std::string>(),
+         num(l.at("max_exact_tv").get<double>()), l.at("worst_request").get<std::string>(),
+         l.at("as_expected").get<bool>() ? "yes" : "NO", l.at("description").get<std::string>()});
   table(d, loops);
   return d;
 }

@@ -293,7 +293,8 @@ ResultsKind results_kind(const json& results) {
   const std::string why =
       "not a results file tevsuite report renders: it accepts the JSON of theorem1, exittrain "
       "--json, check --json, "
-      "check --drafts sampled --json, check --generation --json, live --json, live --drafts sampled --json and conformance "
+      "check --drafts sampled --json, check --generation --json, live --json, live --drafts "
+      "sampled --json and conformance "
       "check|run --json, fixed-tree, model or batch cases (\"kind\": " +
       accepted + ")";
   if (!results.is_object()) throw std::invalid_argument(why + "; this is not a JSON object");

@@ -48,10 +48,9 @@ Sequences generate(const GenerationCase& c, std::uint64_t count, std::uint64_t s
 }
 
 TEST(PublicGeneration, PlainGenerationFromTheCasesLawsIsExact) {
-  const tevsuite::Report report = tevsuite::check_generation(
-      [](const GenerationCase& c, std::uint64_t, std::uint64_t count, std::uint64_t seed) {
-        return generate(c, count, seed, 1);
-      });
+  const tevsuite::Report report =
+      tevsuite::check_generation([](const GenerationCase& c, std::uint64_t, std::uint64_t count,
+                                    std::uint64_t seed) { return generate(c, count, seed, 1); });
   EXPECT_EQ(report.verdict, tevsuite::Verdict::exact_saturated) << report.description;
   EXPECT_EQ(report.verdict_text, "exact");
   ASSERT_EQ(report.cases.size(), tevsuite::generation_cases().size());
@@ -62,10 +61,9 @@ TEST(PublicGeneration, PlainGenerationFromTheCasesLawsIsExact) {
 }
 
 TEST(PublicGeneration, TokensAfterAStopAreNotExactAndNamed) {
-  const tevsuite::Report report = tevsuite::check_generation(
-      [](const GenerationCase& c, std::uint64_t, std::uint64_t count, std::uint64_t seed) {
-        return generate(c, count, seed, 2);
-      });
+  const tevsuite::Report report =
+      tevsuite::check_generation([](const GenerationCase& c, std::uint64_t, std::uint64_t count,
+                                    std::uint64_t seed) { return generate(c, count, seed, 2); });
   EXPECT_EQ(report.verdict, tevsuite::Verdict::not_exact);
   EXPECT_NE(report.description.find("goes on after the stop token"), std::string::npos)
       << report.description;
@@ -88,8 +86,8 @@ TEST(PublicGeneration, BadAnswersAreRefusedNamingTheRequestAndGeneration) {
   EXPECT_NE(outside.find("request '" + first + "', generation 0: [99]: token 99"),
             std::string::npos)
       << outside;
-  const std::string endless = refused(
-      [](const GenerationCase& c, std::uint64_t, std::uint64_t count, std::uint64_t) {
+  const std::string endless =
+      refused([](const GenerationCase& c, std::uint64_t, std::uint64_t count, std::uint64_t) {
         return Sequences(count, std::vector<std::int32_t>(
                                     static_cast<std::size_t>(c.request().max_new_tokens) + 1, 0));
       });

@@ -52,11 +52,13 @@ TEST(GenerationExactLaw, PlainLoopMatchesADirectRecursion) {
 TEST(GenerationExactLaw, EveryPlainSequenceIsPossibleAndItsWhyNamesTheRule) {
   const auto cases = default_generation_cases();
   const GenerationCase& stops = cases.front();  // EOS 4, stop 3, min_tokens 2, max 4
-  EXPECT_NE(why_impossible(stops.request, 5, std::vector<Token>{0, 3, 1}).find("goes on after the stop"),
-            std::string::npos);
+  EXPECT_NE(
+      why_impossible(stops.request, 5, std::vector<Token>{0, 3, 1}).find("goes on after the stop"),
+      std::string::npos);
   EXPECT_NE(why_impossible(stops.request, 5, std::vector<Token>{4}).find("before min_tokens"),
             std::string::npos);
-  EXPECT_NE(why_impossible(stops.request, 5, std::vector<Token>{0, 1, 2, 0, 1}).find("more than max_new_tokens"),
+  EXPECT_NE(why_impossible(stops.request, 5, std::vector<Token>{0, 1, 2, 0, 1})
+                .find("more than max_new_tokens"),
             std::string::npos);
   EXPECT_NE(why_impossible(stops.request, 5, std::vector<Token>{9}).find("outside the vocabulary"),
             std::string::npos);
@@ -79,7 +81,8 @@ TEST(GenerationExactLaw, ExactLoopsHavePlainGenerationsLawOnEveryCase) {
 TEST(GenerationExactLaw, EveryPlantedFaultChangesTheLawOnSomeCase) {
   const auto cases = default_generation_cases();
   std::vector<SequenceLaw> references;
-  for (const GenerationCase& c : cases) references.push_back(enumerate_generation(c, plain_loop()).law);
+  for (const GenerationCase& c : cases)
+    references.push_back(enumerate_generation(c, plain_loop()).law);
   for (const Loop& loop : generation_loops()) {
     if (is_exact_loop(loop)) continue;
     double worst = 0.0;
