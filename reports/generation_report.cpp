@@ -119,7 +119,8 @@ void print_generation_check(const generation::GenerationCheckOptions& options,
 
 nlohmann::json generation_check_json(const generation::GenerationCheckOptions& options,
                                      const generation::GenerationCheckResult& result) {
-  nlohmann::json j = {{"kind", results_kind_name(ResultsKind::generation_check)},
+  nlohmann::json j = {{"format_version", 1},
+                      {"kind", results_kind_name(ResultsKind::generation_check)},
                       {"samples", options.samples},
                       {"seed", options.seed},
                       {"alpha", options.alpha},
