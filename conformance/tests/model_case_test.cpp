@@ -242,9 +242,9 @@ judging::Verdict judge_verifier(const std::vector<std::string>& emitted,
   return judge_models(judges, judging::VerdictPolicy{}).overall;
 }
 
-// Fixed seeds, alpha = 1e-3, 20,000 samples per case (the default model-case budget).
+// Fixed seeds, alpha = 1e-3, 40,000 samples per case (the default model-case budget).
 TEST(ModelJudge, ExactQBasedVerifiersPassAndAMutantFails) {
-  const auto emitted = emit_model_cases({.cases = 4, .samples = 20000});
+  const auto emitted = emit_model_cases({.cases = 4, .samples = 40000});
   using Id = drafts::SampledVerifierId;
   // m0, m1 chains; m2 independent chains; m3 i.i.d. children.
   EXPECT_EQ(

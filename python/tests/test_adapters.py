@@ -1,6 +1,6 @@
 """tevsuite.adapters: the layout conversions round-trip, and in each shape a correct sampler is
 exact while its planted bug is caught. Checks of an exact sampler run 40,000 samples a case (what
-a conclusive "exact" needs; model cases check_model's 20,000) on one or two cases, planted bugs
+a conclusive "exact" needs; model cases check_model's 40,000) on one or two cases, planted bugs
 5,000 samples or more (a "not exact" needs no stated power); family alpha 1e-3, the default seed."""
 from functools import partial
 
@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch", reason="the adapters call torch samplers (D
 
 EXACT = {Verdict.EXACT_SATURATED, Verdict.EXACT_NOT_SATURATED, Verdict.EXACT_SATURATION_INCONCLUSIVE}
 TREES = dict(cases=2, samples=40_000)
-MODELS = dict(cases=2, samples=20_000)  # check_model's default budget, the one its power rule is stated for
+MODELS = dict(cases=2, samples=40_000)  # check_model's default budget, the one its power rule is stated for
 BATCH = dict(batches=1, requests=3, rounds=40_000)
 
 
