@@ -61,6 +61,19 @@ nlohmann::json policy_json(const judging::VerdictPolicy& policy, std::size_t cas
           {"exact_tolerance", policy.exact_tolerance}};
 }
 
+nlohmann::json iid_tests_json(std::span<const stats::IidTest> tests) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const stats::IidTest& t : tests) {
+    out.push_back({{"test", t.name},
+                   {"samples", t.samples},
+                   {"chi2", t.result.statistic},
+                   {"dof", t.result.dof},
+                   {"p", t.result.p_value},
+                   {"detectable_tv", optional_json(t.detectable_tv)}});
+  }
+  return out;
+}
+
 nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::CaseVerdict& verdict) {
   // A 95 % interval for E[L] from the sample standard deviation: descriptive (the test uses the exact law).
   const double half =
@@ -94,15 +107,7 @@ nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::Case
     j["largest_deviations"].push_back(
         deviation_json(d, {{"node", index_or_null(d.group)}, {"token", token}}));
   }
-  j["iid_tests"] = nlohmann::json::array();
-  for (const stats::IidTest& t : e.iid_tests) {
-    j["iid_tests"].push_back({{"test", t.name},
-                              {"samples", t.samples},
-                              {"chi2", t.result.statistic},
-                              {"dof", t.result.dof},
-                              {"p", t.result.p_value},
-                              {"detectable_tv", optional_json(t.detectable_tv)}});
-  }
+  j["iid_tests"] = iid_tests_json(e.iid_tests);
   j["stated_tv"] = optional_json(judging::stated_tv(e));
   if (e.enumerated) {
     j["exact_tv"] = e.exact_tv;
