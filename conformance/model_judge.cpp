@@ -210,9 +210,9 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges,
         judging::kReportedDeviations, &e.largest_deviations);
     std::vector<std::int64_t> stream = judge.stream();
     stream.resize(c.samples, stats::kNoCell);
-    e.iid_tests = stats::iid_tests(stream, reference, groups,
-                                   model_iid_levels(report.policy, judges.size(), evidence.size()),
-                                   report.policy.required_power);
+    e.iid_tests = case_iid_tests(stream, reference, groups,
+                                 model_iid_levels(report.policy, judges.size(), evidence.size()),
+                                 report.policy, judges.size(), false, e.chi_square.p_value);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
     e.detectable_tv =
         judging::detectable_tv(reference, groups, c.samples, level, report.policy.required_power);
