@@ -51,7 +51,7 @@ Report public_report(const tc::ModelReport& r) {
     const tev::judging::TreeEvidence& e = c.evidence;
     out.cases.push_back({c.id, c.label, public_verdict(c.decision.verdict), e.samples, c.impossible,
                          e.chi_square.p_value, c.decision.exactness_p_holm, std::nullopt,
-                         e.detectable_tv, std::nullopt, std::nullopt, std::nullopt,
+                         tev::judging::stated_tv(e), std::nullopt, std::nullopt, std::nullopt,
                          "a model case: sampling only"});
   }
   return out;

@@ -135,7 +135,7 @@ Command register_conformance(CLI::App& app, const montecarlo::RunContext& contex
                   "drafting depth D = 2 and a drafting hint\n"
                   "(chain, independent chains, i.i.d., without replacement, top-k); the verifier "
                   "drafts and verifies itself. Only\n"
-                  "--cases and --samples apply to them (default 8 cases x 20000 samples); a cases "
+                  "--cases and --samples apply to them (default 8 cases x 40000 samples); a cases "
                   "file says its own format_version");
     cmd->add_flag(
         "--engine-inputs", s->emit.engine_inputs,

@@ -6,7 +6,9 @@
 #include <ostream>
 #include <sstream>
 
+#include "core/format.hpp"
 #include "stats/goodness_of_fit.hpp"
+#include "stats/iid_assumption.hpp"
 
 namespace tev::conformance {
 
@@ -28,8 +30,8 @@ EmitSummary write_emitted(const std::vector<std::string>& lines, std::uint64_t s
   EmitSummary summary;
   summary.cases = lines.size();
   summary.samples = samples;
-  // Fixed-tree cases run their tests of independence beside the identity test.
-  summary.chi_square_level = summary.policy.identity_level(lines.size(), with_tree, with_tree);
+  // Every case runs its tests of independence beside the identity test.
+  summary.chi_square_level = summary.policy.identity_level(lines.size(), with_tree, true);
   for (std::size_t k = 0; k < lines.size(); ++k) {
     if (context.writes_files) file << lines[k] << '\n';
     const auto [tv, line] =
@@ -84,21 +86,21 @@ EmitSummary emit_conformance_cases(const EmitConfig& config, const std::string& 
 EmitSummary emit_model_conformance_cases(const ModelEmitConfig& config, const std::string& out_path,
                                          const montecarlo::RunContext& context,
                                          std::ostream& progress) {
+  const std::vector<std::string> lines = emit_configured(config);
   EmitSummary summary = write_emitted(
-      emit_configured(config), config.samples, false, out_path, context, progress,
-      [](const std::string& line, std::size_t k, double level, double power) {
+      lines, config.samples, false, out_path, context, progress,
+      [&](const std::string& line, std::size_t k, double, double) {
         const ModelCase c = parse_model_case(line, "emitted case " + std::to_string(k));
-        const std::vector<double> law = c.pair.sequence_law();
-        const auto groups = stats::node_groups(
-            static_cast<std::int32_t>(law.size() / static_cast<std::size_t>(c.pair.vocab())),
-            c.pair.vocab());
-        return std::pair{judging::detectable_tv(law, groups, c.samples, level, power),
+        return std::pair{model_stated_tv(c, judging::VerdictPolicy{}, lines.size(), k),
                          c.id + ": V = " + std::to_string(c.pair.vocab()) +
                              ", D = " + std::to_string(c.depth) + ", hint " + c.drafting->label() +
                              " - " + c.label};
       });
   summary.what = "model cases";
-  summary.law = "the law of the completed sequences";
+  summary.law =
+      "the law of the completed sequences, either half of its stream's, or the joint law of two "
+      "sequences' bins up to " +
+      std::to_string(stats::kSerialLags) + " apart against the product";
   return summary;
 }
 
@@ -134,9 +136,11 @@ EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::st
                                     ", the largest TV of its requests and pairs"};
       });
   summary.what = "batch cases";
-  summary.level_of =
-      "pair test; a request's identity test 0.54 of it, each of its four tests of independence "
-      "0.09";
+  summary.level_of = "pair test; a request's identity test " +
+                     num(judging::VerdictPolicy::identity_share(true, true)) +
+                     " of it, each of its " + std::to_string(stats::kIidTests) +
+                     " tests of independence " +
+                     num(judging::VerdictPolicy::iid_test_share(true));
   summary.member = "batch, at the largest TV over its requests and pairs,";
   summary.law =
       "a request's as a case's; for two requests, the joint law of their blocks' bins within a "

@@ -23,8 +23,8 @@ struct EmitSummary {
   std::string member = "case";    // what each detectable TV belongs to
   // what a TV that far is measured on
   std::string law =
-      "its blocks' law, either half of its stream's, or the joint law of two consecutive blocks' "
-      "bins against the product";
+      "its blocks' law, either half of its stream's, or the joint law of two blocks' bins up to " +
+      std::to_string(stats::kSerialLags) + " apart against the product";
   std::size_t cases = 0;
   std::uint64_t samples = 0;      // per case
   judging::VerdictPolicy policy;  // the default policy the levels below come from

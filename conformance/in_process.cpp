@@ -560,6 +560,8 @@ std::string describe(const ModelReport& report) {
     out << "  power: detects TV "
         << (e.detectable_tv ? num(*e.detectable_tv) : std::string("(none)"))
         << " with 99% power at its level\n";
+    if (!e.iid_tests.empty())
+      out << "  tests of independence: " << stats::iid_tests_text(e.iid_tests) << "\n";
     append_deviations(out, e.largest_deviations, [&](const stats::BinDeviation& d) {
       return d.cell >= 0 ? sequence_name(d.cell, r.vocab, r.horizon)
                          : "tail of " + std::to_string(d.cells) + " sequences";

@@ -112,6 +112,12 @@ void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, st
   judging::complete_to_horizon(case_->pair, tokens, completion_);
   const std::size_t cell = drafts::sequence_cell(tokens, case_->pair.vocab());
   ++counts_[cell];
+  // Grown as samples come (8 bytes a sample); samples past the case's count are refused when it
+  // is judged (require_all_samples).
+  if (index < case_->samples) {
+    if (index >= stream_.size()) stream_.resize(index + 1, stats::kNoCell);
+    stream_[index] = static_cast<std::int64_t>(cell);
+  }
   if (!(reference_[cell] > 0.0)) {
     impossible_.record(index, where, [&] {
       return "the block " +
@@ -126,6 +132,10 @@ void ModelCaseJudge::add_sample(std::span<const Token> accepted, Token bonus, st
 void ModelCaseJudge::merge(const ModelCaseJudge& other) {
   if (other.case_ != case_) throw std::logic_error("merging the judges of two different cases");
   for (std::size_t k = 0; k < counts_.size(); ++k) counts_[k] += other.counts_[k];
+  if (other.stream_.size() > stream_.size()) stream_.resize(other.stream_.size(), stats::kNoCell);
+  for (std::size_t i = 0; i < other.stream_.size(); ++i) {
+    if (other.stream_[i] != stats::kNoCell) stream_[i] = other.stream_[i];
+  }
   lines_ += other.lines_;
   length_sum_ += other.length_sum_;
   trees_ += other.trees_;
@@ -144,11 +154,35 @@ std::string model_verdict_text(judging::Verdict v) {
   }
 }
 
+namespace {
+
+std::vector<stats::TestLevel> model_iid_levels(const judging::VerdictPolicy& policy,
+                                               std::size_t cases, std::size_t index) {
+  std::vector<stats::TestLevel> levels;
+  for (std::size_t t = 0; t < stats::kIidTests; ++t)
+    levels.push_back(policy.iid_test_level(cases, index, false, t));
+  return levels;
+}
+
+}  // namespace
+
+std::optional<double> model_stated_tv(const ModelCase& c, const judging::VerdictPolicy& policy,
+                                      std::size_t cases, std::size_t index) {
+  const std::vector<double> law = c.pair.sequence_law();
+  const std::vector<std::int32_t> groups = prefix_groups(c.pair, law.size());
+  return stats::larger_tv(
+      judging::detectable_tv(law, groups, c.samples, policy.identity_level(cases, false, true),
+                             policy.required_power),
+      stats::iid_detectable_tv(law, groups, c.samples, model_iid_levels(policy, cases, index),
+                               policy.required_power));
+}
+
 ModelReport judge_models(const std::vector<ModelCaseJudge>& judges,
                          const judging::VerdictPolicy& policy) {
   ModelReport report;
   report.policy = policy;
-  const double level = report.policy.identity_level(judges.size(), false);
+  // Every model case runs its tests of independence beside its identity test.
+  const double level = report.policy.identity_level(judges.size(), false, true);
   std::vector<judging::TreeEvidence> evidence;
   for (const ModelCaseJudge& judge : judges) {
     const ModelCase& c = judge.spec();
@@ -172,8 +206,13 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges,
     e.samples = judge.lines();
     e.chi_square = stats::identity_test(
         judge.counts(), reference, groups,
-        report.policy.identity_test_level(judges.size(), evidence.size(), false),
+        report.policy.identity_test_level(judges.size(), evidence.size(), false, true),
         judging::kReportedDeviations, &e.largest_deviations);
+    std::vector<std::int64_t> stream = judge.stream();
+    stream.resize(c.samples, stats::kNoCell);
+    e.iid_tests = case_iid_tests(stream, reference, groups,
+                                 model_iid_levels(report.policy, judges.size(), evidence.size()),
+                                 report.policy, judges.size(), false, e.chi_square.p_value);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
     e.detectable_tv =
         judging::detectable_tv(reference, groups, c.samples, level, report.policy.required_power);

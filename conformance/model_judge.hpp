@@ -1,9 +1,11 @@
 #pragma once
 // Judges the blocks an outside verifier emitted for model cases: each is validated, completed with
-// p to the horizon H = D + 1 and counted in V^H cells; Pearson χ² against p's H-token law (pooled by
-// the first H − 1 tokens, as `check --drafts sampled` pools) decides marginal exactness through the
-// verdict policy. Saturation does not apply (the ceiling 1 + C_p belongs to a fixed tree); E[L] is
-// reported, descriptive.
+// p to the horizon H = D + 1 and counted in V^H cells; the identity test against p's H-token law
+// (pooled by the first H − 1 tokens, as `check --drafts sampled` pools) and the tests of
+// independence of the case's stream of completed sequences, in sample order (each half, and pairs
+// at every lag up to stats::kSerialLags, stats/iid_assumption.hpp), decide marginal exactness
+// through the verdict policy. Saturation does not apply (the ceiling 1 + C_p belongs to a fixed
+// tree); E[L] is reported, descriptive.
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -46,6 +48,9 @@ class ModelCaseJudge {
     return counts_;
   }  // (V^H) completed blocks per cell
   const std::vector<double>& reference() const { return reference_; }  // (V^H) p's H-token law
+  // (samples) each sample's completed sequence cell in sample order, for the tests of
+  // independence; stats::kNoCell for a sample not yet given.
+  const std::vector<std::int64_t>& stream() const { return stream_; }
   std::uint64_t lines() const { return lines_; }
   std::uint64_t length_sum() const { return length_sum_; }  // Σ emitted tokens, before completion
   std::uint64_t impossible() const { return impossible_.count(); }
@@ -62,6 +67,7 @@ class ModelCaseJudge {
   std::uint32_t case_index_;
   std::vector<double> reference_;  // (V^H) p's H-token law
   std::vector<std::uint64_t> counts_;
+  std::vector<std::int64_t> stream_;
   PhiloxChooser completion_;
   std::uint64_t lines_ = 0;
   std::uint64_t length_sum_ = 0;
@@ -80,7 +86,7 @@ struct ModelCaseResult {
   std::string first_impossible;
   std::uint64_t trees = 0;
   double mean_tree_nodes = 0.0;    // drafted nodes per reported tree (descriptive)
-  judging::TreeEvidence evidence;  // samples, χ², mean_length (descriptive), detectable_tv
+  judging::TreeEvidence evidence;  // samples, χ², mean_length (descriptive), detectable_tv, iid_tests
   // Exact E[L] of the suite's own verifier for the hint (exact_verifier_for), by enumeration, where
   // the case has a hint and V^H ≤ kMaxReferenceCells: what a standard implementation emits, to set
   // beside mean_length (descriptive: the outside verifier may verify otherwise and stay exact).
@@ -102,9 +108,15 @@ struct ModelReport {
 // "exact (marginally)", "not exact" or "inconclusive".
 std::string model_verdict_text(judging::Verdict v);
 
-// The outside verifier is one subject of the verdict policy at family level alpha: one χ² per case
-// in the exactness family (α/2, Holm); a case whose χ² cannot detect the policy's TV at its
-// Bonferroni level is "inconclusive". Every judge must hold its case's full sample count.
+// What a model case's sampling guarantees as case `index` of `cases`: the largest worst-direction
+// TV of its identity test and its tests of independence (none when one of them has none).
+std::optional<double> model_stated_tv(const ModelCase& c, const judging::VerdictPolicy& policy,
+                                      std::size_t cases, std::size_t index);
+
+// The outside verifier is one subject of the verdict policy at family level alpha: one p-value per
+// case in the exactness family (α/2, Holm), its identity test's and its tests of independence's
+// (weighted Bonferroni); a case whose tests cannot all detect the policy's TV at their levels is
+// "inconclusive". Every judge must hold its case's full sample count.
 ModelReport judge_models(const std::vector<ModelCaseJudge>& judges,
                          const judging::VerdictPolicy& policy);
 

@@ -29,13 +29,17 @@ standard library only, the same law. Run it through the suite with
     full-and-top-k-as-vllm     top_p_full_and_top_k processed in vLLM's order
     min-p-bonus-rows-only      min-p applied to bonus rows only: the rows of nodes with drafted
                                children (the verified rows) are processed without it
-  and two that break the independence of consecutive blocks (each block's own law is right or
-  averages to it; the sequence's is not):
+  and four that break the independence of blocks (each block's own law is right or averages to
+  it; the sequence's is not), two between neighbours and two between blocks two apart:
     alternating-laws          consecutive blocks alternate between two laws, each at TV 0.05 from
                               the canonical one (mass moved to the first half of the exit order,
                               then to the second), that average to it
     counter-every-other-call  the exit uniform is drawn every other call only, as when a seeded
                               generator's offset is not advanced: blocks 2k and 2k+1 share it
+    lag2-replay               two generators used in turn (one for even samples, one for odd),
+                              each replaying its last exit uniform once: blocks 4k+j and 4k+j+2
+                              (j < 2) share it
+    lag2-mirror               the same, the replay drawing from 1 - u where the first drew from u
   and four that live in a batch's flattened layout (format_version 5 cases):
     neighbour-rows       each request reads the rows at the next request's offset
     position-off-by-one  each request reads its rows one position late (the last one its neighbour's root)
@@ -224,12 +228,21 @@ class Tev:
         return [heads[v] + str(b) + "}" for v, b in zip(exits.tolist(), bonus.tolist())]
 
 
+LAG2 = {"lag2-replay": lambda u: u, "lag2-mirror": lambda u: 1.0 - u}  # what block s + 2 makes of u
+
+
 def exit_uniform(s, rng, bug, state):
     """Sample s's exit uniform. The serial bugs keep `state` across the calls of one case."""
     if bug == "counter-every-other-call":
         if s % 2 == 0:
             state["u"] = rng.random()
         return state["u"]
+    if bug in LAG2:
+        generator = s % 2  # used in turn; each replays its last uniform once
+        if s % 4 < 2:
+            state[generator] = rng.random()
+            return state[generator]
+        return LAG2[bug](state[generator])
     u = rng.random()
     if bug == "alternating-laws" and rng.random() < 2 * ALTERNATING_TV:
         # With probability 2 * TV the exit comes from one half of w's order, alternately: each
@@ -242,6 +255,10 @@ def exit_uniforms(count, rng, bug):
     """exit_uniform for samples 0 .. count - 1 at once (numpy)."""
     if bug == "counter-every-other-call":
         return np.repeat(rng.random((count + 1) // 2), 2)[:count]
+    if bug in LAG2:
+        # Blocks 4k and 4k + 1 draw; 4k + 2 and 4k + 3 reuse them.
+        fresh = rng.random(2 * ((count + 3) // 4)).reshape(-1, 2)
+        return np.concatenate([fresh, LAG2[bug](fresh)], axis=1).reshape(-1)[:count]
     u = rng.random(count)
     if bug == "alternating-laws":
         moved = rng.random(count) < 2 * ALTERNATING_TV
@@ -320,7 +337,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bug", choices=["full-row-bonus", "first-unlisted", "top-k-bonus", "truncated-ids", "unprocessed-target",
                                           "temperature-after-softmax", "logits-as-logprobs", "softmax-no-max-fp16", "order-swapped",
-                                          "full-and-top-k-as-vllm", "min-p-bonus-rows-only", "alternating-laws", "counter-every-other-call", "neighbour-rows",
+                                          "full-and-top-k-as-vllm", "min-p-bonus-rows-only", "alternating-laws", "counter-every-other-call", "lag2-replay",
+                                          "lag2-mirror", "neighbour-rows",
                                           "position-off-by-one", "shared-uniforms", "shared-bonus-uniform", "short-round",
                                           "swapped-requests", "unknown-request", "crash", "hang", "garbage"])
     parser.add_argument("--seed", type=int, default=12345)

@@ -111,11 +111,13 @@ double exact_law_power(std::span<const double> canonical, const ExactOutcome& ex
                        std::span<const std::int32_t> groups, std::uint64_t samples, double level);
 
 // The identity test's share of a fixed-tree case's exactness level; the tests of what Theorem 1
-// forbids (E[L] and acceptance above their ceilings) share the rest. A model case has only the
-// identity test, which then has the whole level.
+// forbids (E[L] and acceptance above their ceilings) share the rest. A model case has no Theorem 1
+// tests: its identity test (and its tests of independence) then have the whole level.
 inline constexpr double kIdentityShare = 0.9;
-// Where a case's samples come in a known order (conformance, the library), its tests of
-// independence (stats/iid_assumption.hpp) take this share of the identity test's, split evenly over them.
+// Where a case's samples come in a known order (conformance fixed-tree and model cases, a batch's
+// requests, the library), its stats::kIidTests tests of independence (stats/iid_assumption.hpp:
+// each half, and pairs at every lag 1 .. stats::kSerialLags at two phases) take this share of the
+// identity test's, split evenly over them.
 inline constexpr double kIidShare = 0.4;
 
 // The null simulations' seed when a policy is not given the run's seed.
@@ -164,7 +166,8 @@ struct VerdictPolicy {
             static_cast<std::uint32_t>(index)};
   }
   // Where the same case runs test t of its stats::kIidTests tests of independence (each its own
-  // null-simulation id).
+  // null-simulation id), in stats::iid_tests' order (halves, then lags 1 .. stats::kSerialLags at
+  // phases 0 and 1: stats::serial_test_index).
   stats::TestLevel iid_test_level(std::size_t cases, std::size_t index, bool with_tree,
                                   std::size_t t) const {
     const double share = iid_test_share(with_tree);

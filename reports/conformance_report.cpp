@@ -17,6 +17,15 @@ using nlohmann::json;
 
 std::string tv_text(const std::optional<double>& tv) { return tv ? num(*tv) : "none"; }
 
+// What "indep p" is, under a table of cases.
+std::string indep_legend() {
+  return "indep p: the smallest p of the case's tests of independence (each half of its sample "
+         "stream against the canonical law; the\njoint law of the bins of samples i and i + l "
+         "against the product, for every lag l = 1 .. " +
+         std::to_string(stats::kSerialLags) +
+         ", at phases i mod 2l < l and >= l: at lag 1 pairs (2k, 2k+1) and (2k+1, 2k+2)).\n";
+}
+
 // One row per fixed-tree case (a batch's request), then its impossible events; `width` fits the ids.
 void print_case_rows(const std::vector<CaseResult>& cases, std::size_t width, std::ostream& out) {
   out << std::left << std::setw(static_cast<int>(width)) << "case" << std::setw(10) << "samples"
@@ -98,12 +107,10 @@ void print_conformance(const ConformanceReport& report, std::ostream& out) {
       << " cases: identity test, tests of independence, E[L] and acceptance above their ceilings), "
       << p.saturation_alpha() << " for saturation (Holm over " << report.saturation_tests
       << " E[L] and per-node acceptance shortfall tests).\n"
-      << "indep p: the smallest p of the case's tests of independence (each half of its sample "
-         "stream against the canonical law; the\n"
-      << "joint law of consecutive blocks' bins against the product, pairs (2k, 2k+1) and (2k+1, "
-         "2k+2)).\n"
-      << "TV@99%: every law at least this far from the canonical one (or a half's law, or "
-         "consecutive blocks' joint law this far from the\n"
+      << indep_legend()
+      << "TV@99%: every law at least this far from the canonical one (or a half's law, or the "
+         "joint law of two blocks up to "
+      << stats::kSerialLags << " apart this far from the\n"
       << "product), in any direction, tails included, is rejected with " << p.required_power * 100
       << " % power by the case's tests at their levels (identity test "
       << num(p.identity_level(report.cases.size(), true, true))
@@ -116,16 +123,18 @@ void print_conformance(const ConformanceReport& report, std::ostream& out) {
 
 void print_model_conformance(const ModelReport& report, std::ostream& out) {
   out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11)
-      << "impossible" << std::setw(11) << "exact p(H)" << std::setw(9) << "mean L" << std::setw(9)
+      << "impossible" << std::setw(11) << "exact p(H)" << std::setw(10) << "indep p"
+      << std::setw(9) << "mean L" << std::setw(9)
       << "ref E[L]" << std::setw(10) << "TV@99%" << std::setw(20) << "verdict" << std::setw(24)
       << "drafting hint"
       << "what it exercises\n";
   for (const ModelCaseResult& r : report.cases) {
     out << std::left << std::setw(6) << r.id << std::setw(10) << r.evidence.samples << std::setw(11)
-        << r.impossible << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(9)
-        << fixed(r.evidence.mean_length, 4) << std::setw(9)
+        << r.impossible << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(10)
+        << (r.evidence.iid_tests.empty() ? "-" : num(judging::smallest_iid_p(r.evidence)))
+        << std::setw(9) << fixed(r.evidence.mean_length, 4) << std::setw(9)
         << (r.reference_mean_length ? fixed(*r.reference_mean_length, 4) : "-") << std::setw(10)
-        << (r.evidence.detectable_tv ? num(*r.evidence.detectable_tv) : "none") << std::setw(20)
+        << tv_text(judging::stated_tv(r.evidence)) << std::setw(20)
         << model_verdict_text(r.decision.verdict) << std::setw(24)
         << (r.drafting.empty() ? "-" : r.drafting) << r.label << '\n';
   }
@@ -133,6 +142,10 @@ void print_model_conformance(const ModelReport& report, std::ostream& out) {
     if (r.impossible > 0)
       out << "impossible event (" << r.impossible << " in case " << r.id
           << "), first: " << r.first_impossible << '\n';
+    if (r.decision.verdict == judging::Verdict::not_exact && !r.evidence.iid_tests.empty()) {
+      out << "case " << r.id
+          << ", tests of independence: " << stats::iid_tests_text(r.evidence.iid_tests) << '\n';
+    }
     if (r.trees > 0)
       out << "case " << r.id << ": " << r.trees << " samples reported their tree, "
           << num(r.mean_tree_nodes) << " drafted nodes each on average\n";
@@ -140,16 +153,20 @@ void print_model_conformance(const ModelReport& report, std::ostream& out) {
   const judging::VerdictPolicy& p = report.policy;
   out << "\nModel cases: every block completed with p to H = D + 1 tokens; Pearson chi-square "
          "against p's H-token law, pooled by the\n"
-      << "first H - 1 tokens. alpha " << p.alpha << " family-wise: " << p.exactness_alpha()
-      << " for marginal exactness (Holm over " << report.exactness_tests
-      << " chi-square tests).\nSaturation does not apply (no fixed tree, no 1 + C_p): mean L is "
+      << "first H - 1 tokens, and the case's tests of independence. alpha " << p.alpha
+      << " family-wise: " << p.exactness_alpha() << " for marginal exactness (Holm over "
+      << report.exactness_tests << " cases).\n"
+      << indep_legend() << "Saturation does not apply (no fixed tree, no 1 + C_p): mean L is "
          "descriptive; "
       << "ref E[L] is the exact E[L] of the suite's own exact\nverifier for the drafting hint, by "
          "enumeration (descriptive: an exact verifier may emit more or fewer).\n"
-      << "TV@99%: every law over the H-token sequences at least this far from p's, in any "
-         "direction, tails included, is rejected\n"
-      << "with " << p.required_power * 100 << " % power by the case's identity test at its level "
-      << num(p.identity_level(report.cases.size(), false)) << "; a case that cannot guarantee TV "
+      << "TV@99%: every law over the H-token sequences at least this far from p's (or a half's "
+         "law, or the joint law of two sequences\nup to "
+      << stats::kSerialLags
+      << " apart this far from the product), in any direction, tails included, is rejected "
+         "with "
+      << p.required_power * 100 << " % power by the case's tests\nat their levels (identity test "
+      << num(p.identity_level(report.cases.size(), false, true)) << "); a case that cannot guarantee TV "
       << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
   print_overall(out, model_verdict_text(report.overall), "case", report.first_failing);
 }
@@ -171,6 +188,8 @@ json model_conformance_json(const ModelReport& report) {
                           {"p_value", r.evidence.chi_square.p_value},
                           {"exactness_p_holm", r.decision.exactness_p_holm},
                           {"detectable_tv", optional_json(r.evidence.detectable_tv)},
+                          {"iid_tests", iid_tests_json(r.evidence.iid_tests)},
+                          {"stated_tv", optional_json(judging::stated_tv(r.evidence))},
                           {"powered", r.decision.powered},
                           {"mean_L", r.evidence.mean_length},
                           {"reference_mean_L", optional_json(r.reference_mean_length)},

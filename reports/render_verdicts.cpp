@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/optional_field.hpp"
+#include "stats/iid_assumption.hpp"
 
 namespace tev::reports {
 
@@ -21,6 +22,12 @@ constexpr std::size_t kAllDeviations = std::numeric_limits<std::size_t>::max();
 
 std::string count(const json& x) { return std::to_string(x.get<std::uint64_t>()); }
 std::string tv_text(const json& tv) { return tv.is_null() ? "none" : num(tv.get<double>()); }
+// What a case's sampling guarantees: the largest TV@99% of its identity test and its tests of
+// independence ("stated_tv"); files written before it was recorded give the identity test's.
+std::string stated_tv_text(const json& c) {
+  const json* stated = optional_field(c, "stated_tv");
+  return tv_text(stated != nullptr ? *stated : c.at("detectable_tv"));
+}
 // JSON holds no infinity: a KL written as null is infinite (q misses mass p has).
 std::string kl_text(const json& kl) {
   return kl.is_null() ? "infinite" : fixed(kl.get<double>(), 3);
@@ -383,6 +390,39 @@ Document verifiers_document(const json& r, bool live) {
   return d;
 }
 
+// Every case's tests of independence (stats/iid_assumption.hpp), one row per test: what each
+// counted, its p-value and its worst-direction guarantee. Files written before the tests ran, or
+// whose cases had none, add nothing.
+void iid_section(Document& d, const json& cases) {
+  Table t{{"case", "test", "samples or pairs", "chi2 (dof)", "p", "TV@99%"}, {}};
+  for (const json& c : cases) {
+    const json* tests = optional_field(c, "iid_tests");
+    if (tests == nullptr) continue;
+    for (const json& test : *tests) {
+      t.rows.push_back({text(c, "case_id"), text(test, "test"), count(test.at("samples")),
+                        fixed(test.at("chi2").get<double>(), 1) + " (" +
+                            std::to_string(test.at("dof").get<int>()) + ")",
+                        num(test.at("p").get<double>()), tv_text(test.at("detectable_tv"))});
+    }
+  }
+  if (t.rows.empty()) return;
+  reports::heading(d, "Tests of independence");
+  reports::paragraph(
+      d, "Per case, in sample order: each half of its sample stream against the canonical law over its pair bins (the case's cells cut, in cell "
+             "order, into at most " +
+             std::to_string(stats::kPairBins) +
+             " bins), and for every lag l from 1 to " + std::to_string(stats::kSerialLags) +
+             " the joint law of the bins of samples i and i + l against the product of the "
+             "canonical law with itself, at two phases (i mod 2l < l, then i mod 2l >= l; at lag 1 "
+             "the pairs (2k, 2k+1) and (2k+1, 2k+2)): the pairs of one phase are disjoint, so "
+             "under independence they are i.i.d. and the identity test applies. Each test sits in "
+             "the case's exactness p-value; TV@99% is its worst-direction guarantee at its level, "
+             "and a case is exact only where every one of them is at most the policy's TV. "
+             "Dependence more than " +
+             std::to_string(stats::kSerialLags) + " samples apart is not tested.");
+  reports::table(d, t);
+}
+
 Document model_conformance_document(const json& r) {
   Document d;
   const json& policy = r.at("policy");
@@ -399,7 +439,9 @@ Document model_conformance_document(const json& r) {
           "Family-wise alpha " +
           num(policy.at("alpha").get<double>()) + ": " +
           num(policy.at("exactness_alpha").get<double>()) + " for marginal exactness (Holm over " +
-          count(r.at("exactness_tests")) + " chi-square tests, one per case); each is held to " +
+          count(r.at("exactness_tests")) +
+          " cases, each the identity test and, where the file lists them, the tests of "
+          "independence below); each case is held to " +
           num(policy.at("chi_square_level").get<double>()) +
           " (Bonferroni), where TV@99% is the worst-direction guarantee: every law that far, tails "
           "included, is rejected with " +
@@ -421,10 +463,11 @@ Document model_conformance_document(const json& r) {
          fixed(c.at("chi_square").get<double>(), 1) + " (" +
              std::to_string(c.at("dof").get<int>()) + ")",
          num(c.at("p_value").get<double>()), num(c.at("exactness_p_holm").get<double>()),
-         tv_text(c.at("detectable_tv")), fixed(c.at("mean_L").get<double>()),
+         stated_tv_text(c), fixed(c.at("mean_L").get<double>()),
          reference.is_null() ? "-" : fixed(reference.get<double>()), text(c, "verdict")});
   }
   reports::table(d, ct);
+  iid_section(d, cases);
   reports::heading(d, "First failing case");
   const std::string first = text(r, "first_failing_case");
   const auto failing = std::find_if(cases.begin(), cases.end(),
@@ -467,6 +510,9 @@ Document conformance_document(const json& r) {
              num(policy.at("chi_square_level").get<double>()) +
              " (Bonferroni); TV@99% is the worst-direction guarantee: every law at least "
              "that far from the canonical one, tails included, is rejected by its identity test "
+             "(and, where the file lists them, every half's law or pair law at lags 1 to " +
+             std::to_string(stats::kSerialLags) +
+             " that far from the canonical law or the product by its tests of independence) "
              "with " +
              num(100.0 * policy.at("required_power").get<double>()) +
              " % power there, and a case that cannot guarantee TV " +
@@ -483,9 +529,10 @@ Document conformance_document(const json& r) {
          fixed(c.at("chi2").get<double>(), 1) + " (" + std::to_string(c.at("dof").get<int>()) + ")",
          num(c.at("chi2_p").get<double>()), num(c.at("exactness_p_holm").get<double>()),
          num(c.at("saturation_p_holm").get<double>()), fixed(c.at("mean_L").get<double>()),
-         fixed(c.at("ceiling").get<double>()), tv_text(c.at("detectable_tv")), text(c, "verdict")});
+         fixed(c.at("ceiling").get<double>()), stated_tv_text(c), text(c, "verdict")});
   }
   reports::table(d, ct);
+  iid_section(d, cases);
 
   // Batch cases: the cases are the batches' requests, and every pair of a batch's requests is
   // tested for independence within a round.

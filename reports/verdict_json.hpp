@@ -40,6 +40,9 @@ nlohmann::json iid_tests_json(std::span<const stats::IidTest> tests);
 // χ² bins farthest from the canonical law (P(u) is the tree's: its writer records it once).
 nlohmann::json evidence_json(const judging::TreeEvidence& e, const judging::CaseVerdict& verdict);
 nlohmann::json verifier_json(const judging::VerifierReport& r);
+// A case's tests of independence, one object per test: its name, samples or pairs counted, χ²,
+// dof, p-value and worst-direction TV (null: none).
+nlohmann::json iid_tests_json(std::span<const stats::IidTest> tests);
 // One sampled-drafts case on one language pair, with the χ² bins (H-token sequences, or a tail
 // of them) farthest from p's H-token law.
 nlohmann::json sampled_pair_json(const judging::SampledEvidence& e,

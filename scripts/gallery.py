@@ -7,7 +7,7 @@ docs/gallery.md, or checks that the verdicts it publishes still hold.
 
 The full budget runs every routine's runs: fixed-tree cases (default or engine-shaped) at 40,000
 samples a case (the sparse case four times as many, over V = 1,000), model cases at check_model's
-20,000, batches of requests at 2 batches of 4, 40,000 rounds. The CI budget runs one run per
+40,000, batches of requests at 2 batches of 4, 40,000 rounds. The CI budget runs one run per
 routine on its first cases (CI_PLAN), the verdicts the document's CI table publishes; --check
 fails (exit 1) where one differs. Progress goes to stderr.
 """
@@ -27,7 +27,7 @@ GALLERY = os.path.join(ROOT, "examples", "gallery")
 TREE = dict(samples=40_000, large_vocab=1_000, large_vocab_factor=4)
 FULL = dict(tree=dict(cases=8, **TREE), model=dict(cases=8), batch=dict(batches=2, rounds=40_000))
 # CI: per routine one run and how many of its first cases (the first that shows a not-exact
-# verdict, where the routine has one); 40,000 samples a fixed-tree case, 20,000 a model case.
+# verdict, where the routine has one); 40,000 samples a fixed-tree case, 40,000 a model case.
 CI_PLAN = {
     "vllm_rejection_sample": ("model (draft probs)", 2),
     "vllm_rejection_sampler_forward": ("engine model (draft probs)", 4),
@@ -125,7 +125,7 @@ def write(path, full, ci):
              "written from the algorithm of the cited commit (`examples/gallery/`, one file each, the engine's signature), "
              "called through `tevsuite.adapters` in its engine's tensor layout. Budget: fixed-tree cases at "
              f"{TREE['samples']:,} samples a case (the sparse case {TREE['large_vocab_factor']}x over V = {TREE['large_vocab']:,}), "
-             "model cases at 20,000, batches of requests 2 x 4 at 40,000 rounds; family alpha 1e-3 per run, the default seed. "
+             "model cases at 40,000, batches of requests 2 x 4 at 40,000 rounds; family alpha 1e-3 per run, the default seed. "
              "Exact TV: tevsuite enumerates the exact law of drawing verifiers in C++ only, not reachable from Python "
              "(\"not enumerated\"); Medusa's acceptance is deterministic, so its law is computed exactly by its file's `exact_tv` "
              "(the range over the run's cases).", ""]
@@ -166,7 +166,7 @@ def write(path, full, ci):
             lines += [f"- {case_line(c, r['exact_tv'])}" for c in cases]
             lines.append("")
     lines += ["## CI", "", "`ctest -R python_gallery` runs `scripts/gallery.py --check docs/gallery.md`: one run per routine on its first "
-              "cases (fixed-tree cases at 40,000 samples, model cases at 20,000) and fails where a verdict differs from this table. "
+              "cases (fixed-tree cases at 40,000 samples, model cases at 40,000) and fails where a verdict differs from this table. "
               "It certifies each routine's verdict on those cases only; the full table above comes from the script.", "",
               "| routine | run | cases | verdict |", "|---|---|---|---|"]
     for r in ci:

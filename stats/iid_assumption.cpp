@@ -90,6 +90,20 @@ IidTest pair_test(std::span<const std::int64_t> first, std::span<const std::int6
                   static_cast<double>(first.size()), level, power);
 }
 
+std::uint64_t serial_pairs(std::uint64_t n, std::size_t lag, std::size_t phase) {
+  if (lag == 0 || n <= lag) return 0;
+  // i in [0, n − lag) with i mod 2·lag in [phase·lag, phase·lag + lag).
+  const std::uint64_t firsts = n - lag, period = 2 * lag, start = phase * lag;
+  const std::uint64_t rest = firsts % period;
+  return firsts / period * lag + std::min<std::uint64_t>(lag, rest > start ? rest - start : 0);
+}
+
+std::string serial_test_name(std::size_t lag, std::size_t phase) {
+  if (lag == 1) return phase == 0 ? "pairs (2k, 2k+1)" : "pairs (2k+1, 2k+2)";
+  const std::string l = std::to_string(lag), period = std::to_string(2 * lag);
+  return "pairs (i, i+" + l + "), i mod " + period + (phase == 0 ? " < " : " >= ") + l;
+}
+
 std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream,
                                std::span<const double> probability,
                                std::span<const std::int32_t> group_of_cell,
@@ -97,10 +111,15 @@ std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream,
   if (levels.size() != kIidTests) throw std::invalid_argument("iid_tests: one level per test");
   std::vector<IidTest> tests;
   const std::size_t n = stream.size();
-  if (n < 4) return tests;
-  // One binning for all four: at the fewest samples any of them counts (the pairs (2k+1, 2k+2)),
+  if (n < kIidMinSamples) return tests;
+  // One binning for all: at the fewest samples any of them counts (a phase of pairs at some lag),
   // so every bin expects at least kMinExpectedCount in each.
-  const Binning bins = pair_bins(probability, group_of_cell, static_cast<double>((n - 1) / 2));
+  std::uint64_t fewest = n;
+  for (std::size_t lag = 1; lag <= kSerialLags; ++lag) {
+    for (std::size_t phase = 0; phase < kSerialPhases; ++phase)
+      fewest = std::min(fewest, serial_pairs(n, lag, phase));
+  }
+  const Binning bins = pair_bins(probability, group_of_cell, static_cast<double>(fewest));
   std::vector<std::int32_t> own_group(
       bins.bin_probability.size());  // (bins) each bin a group of its own
   for (std::size_t b = 0; b < own_group.size(); ++b) own_group[b] = static_cast<std::int32_t>(b);
@@ -120,15 +139,20 @@ std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream,
         bins.bin_probability, own_group, static_cast<double>(end - begin), levels[s], power));
   }
   const PairLaw product = pair_law(bins, bins);
-  for (std::size_t phase = 0; phase < kSerialPhases; ++phase) {
-    std::vector<std::int64_t> first, second;  // (pairs) samples phase + 2k and phase + 2k + 1
-    for (std::size_t i = phase; i + 1 < n; i += 2) {
-      first.push_back(stream[i]);
-      second.push_back(stream[i + 1]);
+  std::vector<std::int64_t> first, second;  // (pairs) samples i and i + lag
+  for (std::size_t lag = 1; lag <= kSerialLags; ++lag) {
+    for (std::size_t phase = 0; phase < kSerialPhases; ++phase) {
+      first.clear();
+      second.clear();
+      for (std::size_t i = 0; i + lag < n; ++i) {
+        if ((i % (2 * lag) < lag) == (phase == 0)) {
+          first.push_back(stream[i]);
+          second.push_back(stream[i + lag]);
+        }
+      }
+      tests.push_back(pair_test(first, second, product, levels[serial_test_index(lag, phase)],
+                                power, serial_test_name(lag, phase)));
     }
-    const std::string name = phase == 0 ? "pairs (2k, 2k+1)" : "pairs (2k+1, 2k+2)";
-    tests.push_back(
-        pair_test(first, second, product, levels[kStationaritySegments + phase], power, name));
   }
   return tests;
 }

@@ -7,14 +7,18 @@
 // - stationarity: each of kStationaritySegments consecutive segments of the stream (its halves)
 //   against the reference law over the stream's pair bins (below), by the identity test: a law
 //   that drifts, or differs between the halves, is seen;
-// - serial dependence: the joint law of two consecutive samples against the product of the
-//   reference with itself, at both phases (pairs (2k, 2k + 1) and (2k + 1, 2k + 2)): disjoint pairs,
-//   so under the assumption the pairs are themselves i.i.d. and the identity test applies as it is.
+// - serial dependence at every lag l = 1 .. kSerialLags: the joint law of samples i and i + l
+//   against the product of the reference with itself, at two phases: the pairs (i, i + l) with
+//   i mod 2l < l, then those with i mod 2l >= l (for l = 1, the pairs (2k, 2k + 1) and
+//   (2k + 1, 2k + 2)). Each phase's pairs are disjoint, so under the assumption they are
+//   themselves i.i.d. and the identity test applies as it is; the two phases hold every pair at
+//   that lag, so a dependence confined to every other pair (two generators used in turn) is seen
+//   at full strength by one of them.
 // The same pair test judges two streams against the product of their laws (the requests of a batch,
 // round by round). A pair test bins each marginal coarsely (pair_bins, at most kPairBins bins in
 // cell order) so that the product of two marginals keeps a size its samples can test; its
 // worst-direction TV is stated for the law of the pair's bins (of a segment's, for stationarity).
-// One stream's four tests share one binning, at the count of its fewest pairs.
+// One stream's tests share one binning, at the count of its fewest pairs.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -27,9 +31,19 @@
 namespace tev::stats {
 
 inline constexpr std::size_t kStationaritySegments = 2;
+// The lags whose pairs are tested: 1 .. kSerialLags. Dependence further apart is not tested.
+inline constexpr std::size_t kSerialLags = 4;
+// The phases of one lag's pairs: i mod 2l < l, then i mod 2l >= l.
 inline constexpr std::size_t kSerialPhases = 2;
-// The tests of one stream: its segments, then its two phases of consecutive pairs.
-inline constexpr std::size_t kIidTests = kStationaritySegments + kSerialPhases;
+inline constexpr std::size_t kSerialTests = kSerialLags * kSerialPhases;
+// The tests of one stream: its segments, then for each lag from 1 up its two phases of pairs.
+inline constexpr std::size_t kIidTests = kStationaritySegments + kSerialTests;
+// Where the test of pairs at `lag` (1 .. kSerialLags) and `phase` (0, 1) sits among kIidTests.
+constexpr std::size_t serial_test_index(std::size_t lag, std::size_t phase) {
+  return kStationaritySegments + (lag - 1) * kSerialPhases + phase;
+}
+// The fewest samples a stream needs for every test to count at least one sample or pair.
+inline constexpr std::size_t kIidMinSamples = 2 * kSerialLags + 1;
 // The most bins of one marginal in a pair test: the product then has at most kPairBins² cells.
 inline constexpr std::size_t kPairBins = 12;
 
@@ -56,7 +70,7 @@ PairLaw pair_law(const Binning& first, const Binning& second);
 
 // One test of the i.i.d. assumption, as run.
 struct IidTest {
-  std::string name;           // "half 1 of 2", "pairs (2k, 2k+1)", ...
+  std::string name;  // "half 1 of 2", "pairs (2k, 2k+1)", "pairs (i, i+2), i mod 4 < 2", ...
   std::uint64_t samples = 0;  // samples (segments) or pairs counted
   ChiSquareResult result;     // its identity test
   std::optional<double>
@@ -66,9 +80,16 @@ struct IidTest {
 // The tests in one line, for people: "half 1 of 2 p 0.41 (TV@99% 0.028), ...".
 std::string iid_tests_text(std::span<const IidTest> tests);
 
+// The pairs (i, i + lag) of a stream of n samples at `phase`, in order: i mod 2·lag < lag (phase 0)
+// or >= lag (phase 1), i + lag < n.
+std::uint64_t serial_pairs(std::uint64_t n, std::size_t lag, std::size_t phase);
+// The name of that test: "pairs (2k, 2k+1)", "pairs (2k+1, 2k+2)" at lag 1, else
+// "pairs (i, i+l), i mod 2l < l" and "pairs (i, i+l), i mod 2l >= l" with l and 2l written out.
+std::string serial_test_name(std::size_t lag, std::size_t phase);
+
 // The stationarity and serial tests of one stream drawn from `probability` (kIidTests of them, in
-// the order above); test t runs at levels[t], its power stated at `power`. Streams shorter than
-// four samples have no tests.
+// the order above: serial_test_index); test t runs at levels[t], its power stated at `power`.
+// Streams shorter than kIidMinSamples have no tests.
 std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream,
                                std::span<const double> probability,
                                std::span<const std::int32_t> group_of_cell,

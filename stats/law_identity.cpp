@@ -316,9 +316,9 @@ double bounds_p_value(double bound, double cantelli_bound) {
 // sequential Monte Carlo p-value.
 template <class Replicate>
 double valid_p_value(double asymptotic, double bounds, double level, double largest,
-                     Replicate&& replicate, double observed, bool& simulated) {
+                     Replicate&& replicate, double observed, bool& simulated, bool simulate) {
   if (level <= 0.0 || far_above(asymptotic, level, largest)) return asymptotic;
-  if (bounds <= level) return bounds;
+  if (bounds <= level || !simulate) return bounds;
   simulated = true;
   return std::min(bounds, weighted_monte_carlo_p(observed, replicate, level));
 }
@@ -532,7 +532,7 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts,
       return replicate_chi_square(layout.bins, n, rng);
     };
     r.binned_p_value = valid_p_value(r.binned_p_value, binned_bounds, share, largest_share,
-                                     chi_replicate, r.statistic, r.simulated);
+                                     chi_replicate, r.statistic, r.simulated, level.simulate);
   }
   if (rare_runs) {
     oneapi::tbb::enumerable_thread_specific<std::vector<std::uint32_t>>
@@ -542,7 +542,7 @@ ChiSquareResult identity_test(std::span<const std::uint64_t> counts,
       return replicate_rare_sum(layout, bin_counts, probability, n, rng, scratch.local());
     };
     r.rare_p_value = valid_p_value(r.rare_p_value, rare_bounds, share, largest_share,
-                                   rare_replicate, observed.sum, r.simulated);
+                                   rare_replicate, observed.sum, r.simulated, level.simulate);
   }
   r.p_value = std::min(1.0, tests * std::min(r.binned_p_value, r.rare_p_value));
   return r;

@@ -61,6 +61,9 @@ struct TestLevel {
       0.0;  // the largest level a step-down procedure may compare it with (the family's α)
   std::uint32_t seed = 0;  // the null simulation's key, with the null_simulation stream
   std::uint32_t id = 0;    // the test's id on that stream (a case index)
+  // false: near the level the p-value is the bounds' alone (valid, larger), nothing simulated;
+  // for a test whose decision is already made elsewhere (another test rejected its case).
+  bool simulate = true;
 };
 
 // The identity test: Pearson's χ² over pool_cells' bins and, where bins hold several cells, the

@@ -1,7 +1,8 @@
 // Batch cases (format 5): the reader's refusals, the round reader's refusals, and the judge on
 // emitted batches with a C++ TEV that verifies every request of a round from a flattened row
 // layout, correct and with the batch bugs (a request reading its neighbour's rows, its rows one
-// position late, one uniform shared by every request's exit, or by every request's bonus). Default budgets: 2 batches of 4 requests,
+// position late, one uniform shared by every request's exit, or by every request's bonus, or a
+// request's exit uniform replayed or mirrored two rounds later). Default budgets: 2 batches of 4 requests,
 // 100,000 rounds, family α 1e-3, fixed seeds. Each bug's exact TV is derived and printed for the
 // table in docs/commands/conformance.md.
 #include <gtest/gtest.h>
@@ -182,7 +183,11 @@ enum class BatchBug {
   neighbour_rows,
   position_off_by_one,
   shared_uniforms,
-  shared_bonus_uniform
+  shared_bonus_uniform,
+  // Rounds 4k+2 and 4k+3 reuse the exit uniform u of rounds 4k and 4k+1 (two generators used in
+  // turn, each replaying its last draw once): as u, or as 1 − u.
+  lag2_replayed_exit,
+  lag2_mirrored_exit
 };
 
 // The rows request k's verifier reads from the flattened layout (every request's rows stacked,
@@ -261,10 +266,15 @@ BatchReport check_batches(BatchBug bug) {
                           s});  // a stream no request draws from
       const double shared_u = shared.next(), shared_bonus_u = shared.next();
       for (std::size_t k = 0; k < b.requests.size(); ++k) {
-        DrawCounter draws(
-            {20261203, Stream::verifier, static_cast<std::uint32_t>(i * kMaxBatchRequests + k), s});
+        const auto request = static_cast<std::uint32_t>(i * kMaxBatchRequests + k);
+        DrawCounter draws({20261203, Stream::verifier, request, s});
         const RequestTev& t = tevs[k];
-        const double u = bug == BatchBug::shared_uniforms ? shared_u : draws.next();
+        double u = bug == BatchBug::shared_uniforms ? shared_u : draws.next();
+        if ((bug == BatchBug::lag2_replayed_exit || bug == BatchBug::lag2_mirrored_exit) &&
+            s % 4 >= 2) {
+          const double earlier = DrawCounter({20261203, Stream::verifier, request, s - 2}).next();
+          u = bug == BatchBug::lag2_replayed_exit ? earlier : 1.0 - earlier;
+        }
         const auto node = static_cast<std::size_t>(pick_cumulative(
             t.exit_cumulative.data(), static_cast<std::int32_t>(t.exit_cumulative.size()), u));
         const double bonus_u = draws.next();
@@ -309,7 +319,9 @@ struct BinnedRequest {
   std::int32_t vocab = 0;
 };
 
-BinnedRequest binned_request(const Case& c, std::uint64_t rounds) {
+// `pairs`: the count the pair bins are cut at (a batch's rounds for a pair of requests; a
+// request's fewest pairs at one lag, stats::serial_pairs, for its own stream).
+BinnedRequest binned_request(const Case& c, double pairs) {
   BinnedRequest r;
   r.vocab = c.tree.vocab;
   r.exit = ExitLaw::compute(c.tree, c.rows).exit;
@@ -317,8 +329,7 @@ BinnedRequest binned_request(const Case& c, std::uint64_t rounds) {
   for (double& w : r.exit) w /= total;
   const std::vector<double> law =
       canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
-  r.bins = stats::pair_bins(law, stats::node_groups(c.tree.size(), c.tree.vocab),
-                            static_cast<double>(rounds));
+  r.bins = stats::pair_bins(law, stats::node_groups(c.tree.size(), c.tree.vocab), pairs);
   for (NodeId v = 0; v < c.tree.size(); ++v) {
     std::vector<double> residual(static_cast<std::size_t>(c.tree.vocab));
     masked_row(c.tree, c.rows, v, residual);
@@ -345,8 +356,9 @@ struct PairTvs {
 };
 
 // Shared exits: both exits are one uniform's inverse CDFs (the joint mass of (a, b) is the overlap
-// of their CDF intervals), the bonuses independent given them.
-PairTvs shared_exit_tvs(const BinnedRequest& a, const BinnedRequest& b) {
+// of their CDF intervals), the bonuses independent given them. `mirrored`: b's exit is drawn from
+// 1 − u where a's is from u (b's interval [b0, b1) becomes [1 − b1, 1 − b0)).
+PairTvs shared_exit_tvs(const BinnedRequest& a, const BinnedRequest& b, bool mirrored = false) {
   const std::size_t bins_a = a.bins.bin_probability.size(), bins_b = b.bins.bin_probability.size();
   std::vector<double> joint(bins_a * bins_b, 0.0);  // (bins_a, bins_b)
   PairTvs out;
@@ -355,7 +367,8 @@ PairTvs shared_exit_tvs(const BinnedRequest& a, const BinnedRequest& b) {
     const double a1 = a0 + a.exit[i];
     double b0 = 0.0;
     for (std::size_t j = 0; j < b.exit.size(); ++j) {
-      const double b1 = b0 + b.exit[j], both = overlap(a0, a1, b0, b1);
+      const double b1 = b0 + b.exit[j],
+                   both = mirrored ? overlap(a0, a1, 1.0 - b1, 1.0 - b0) : overlap(a0, a1, b0, b1);
       out.cells +=
           0.5 *
           std::abs(both - a.exit[i] * b.exit[j]);  // the exits' TV (bonuses add none: independent)
@@ -467,7 +480,8 @@ TEST(BatchJudge, SharedUniformsAreCaughtByTheIndependenceTestsAlone) {
     std::vector<double> binned, cells;
     for (const BatchCase& b : default_batches()) {
       std::vector<BinnedRequest> requests;
-      for (const Case& r : b.requests) requests.push_back(binned_request(r, b.samples));
+      for (const Case& r : b.requests)
+        requests.push_back(binned_request(r, static_cast<double>(b.samples)));
       for (std::size_t i = 0; i < b.requests.size(); ++i) {
         for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
           const PairTvs tv = bug == BatchBug::shared_uniforms
@@ -487,6 +501,44 @@ TEST(BatchJudge, SharedUniformsAreCaughtByTheIndependenceTestsAlone) {
       EXPECT_GT(binned[k], *report.pairs[k].evidence.detectable_tv)
           << name << " " << report.pairs[k].id;
     }
+  }
+}
+
+// A request's exit uniform mirrored two rounds later (rounds 4k+2 and 4k+3 draw from 1 − u where
+// rounds 4k and 4k+1 drew from u): each block's law is exact and the requests of a round are
+// independent, but a request's rounds are not. Wherever the exact TV of the joint law of the
+// lag-2 pairs' bins from the product is at least that test's stated TV, the request's lag-2 test
+// at phase 0 (pairs (4k+j, 4k+j+2)) rejects and the request is not exact. (The replayed uniform,
+// whose TVs are larger, is the same test with `mirrored` false; a run costs about 40 s, since
+// the tests that the reuse moves near their level simulate their null.)
+TEST(BatchJudge, AnExitUniformMirroredTwoRoundsLaterIsNotExact) {
+  for (const BatchBug bug : {BatchBug::lag2_mirrored_exit}) {
+    const bool mirrored = bug == BatchBug::lag2_mirrored_exit;
+    const char* name = mirrored ? "lag-2 mirrored exit uniform" : "lag-2 replayed exit uniform";
+    const BatchReport report = check_batches(bug);
+    EXPECT_EQ(report.overall, judging::Verdict::not_exact) << name;
+    std::vector<double> tvs;
+    for (const BatchCase& b : default_batches()) {
+      for (const Case& r : b.requests) {
+        const BinnedRequest binned = binned_request(
+            r, static_cast<double>(stats::serial_pairs(b.samples, stats::kSerialLags, 1)));
+        tvs.push_back(shared_exit_tvs(binned, binned, mirrored).binned);
+      }
+    }
+    print_tvs((std::string(name) + ", per request, over the pair bins").c_str(), tvs);
+    ASSERT_EQ(tvs.size(), report.requests.size());
+    std::size_t above = 0;  // requests whose lag-2 TV is at least the stated one
+    for (std::size_t k = 0; k < report.requests.size(); ++k) {
+      const CaseResult& r = report.requests[k];
+      ASSERT_EQ(r.evidence.iid_tests.size(), stats::kIidTests);
+      const stats::IidTest& lag2 = r.evidence.iid_tests[stats::serial_test_index(2, 0)];
+      ASSERT_TRUE(lag2.detectable_tv.has_value());
+      if (tvs[k] < *lag2.detectable_tv) continue;  // below the guarantee: caught or not
+      ++above;
+      EXPECT_LT(lag2.result.p_value, 1e-9) << name << " " << r.id;
+      EXPECT_EQ(r.decision.verdict, judging::Verdict::not_exact) << name << " " << r.id;
+    }
+    EXPECT_GE(above, 7u) << name;  // 0.018 on the deep chain k0/c2, 0.33-0.72 on the others
   }
 }
 

@@ -212,15 +212,19 @@ TEST(ModelJudge, RefusesMalformedSamplesAndCountsImpossibleOnes) {
 }
 
 // Sample lines as an outside engine prints them, from one of the suite's own sampled-draft verifiers.
+// With `reuse_lag` l > 0, sample s with s mod 2l >= l replays the draws (drafts and verification)
+// of sample s − l, as two generators used in turn that each replay their last state once.
 std::vector<std::string> sample_lines(const ModelCase& c, drafts::SampledVerifierId id,
-                                      std::uint64_t n, std::uint32_t seed) {
+                                      std::uint64_t n, std::uint32_t seed,
+                                      std::uint64_t reuse_lag = 0) {
   std::vector<std::string> lines;
   const judging::SampledPlan plan{seed, 0, n, 1};
   PhiloxChooser verify({seed, Stream::verifier, 0, 0});
   for (std::uint64_t s = 0; s < n; ++s) {
-    judging::PhiloxNodeChoosers choosers = judging::node_choosers(c.pair, plan, s);
+    const std::uint64_t drawn = reuse_lag > 0 && s % (2 * reuse_lag) >= reuse_lag ? s - reuse_lag : s;
+    judging::PhiloxNodeChoosers choosers = judging::node_choosers(c.pair, plan, drawn);
     drafts::LazyDrafts drafts(c.pair, *c.drafting, choosers);
-    verify.restart({seed, Stream::verifier, 0, s});
+    verify.restart({seed, Stream::verifier, 0, drawn});
     std::vector<Token> block = drafts::run_sampled_verifier(id, drafts, verify, c.pair.vocab());
     const Token bonus = block.back();
     block.pop_back();
@@ -229,22 +233,28 @@ std::vector<std::string> sample_lines(const ModelCase& c, drafts::SampledVerifie
   return lines;
 }
 
-judging::Verdict judge_verifier(const std::vector<std::string>& emitted,
-                                const std::vector<drafts::SampledVerifierId>& ids) {
+ModelReport judge_report(const std::vector<std::string>& emitted,
+                         const std::vector<drafts::SampledVerifierId>& ids,
+                         std::uint64_t reuse_lag = 0) {
   std::vector<ModelCase> cases;
   for (const std::string& line : emitted) cases.push_back(parse_model_case(line, "emitted"));
   std::vector<ModelCaseJudge> judges;
   for (std::size_t k = 0; k < cases.size(); ++k) {
     judges.emplace_back(cases[k], 1, static_cast<std::uint32_t>(k));
-    for (const std::string& line : sample_lines(cases[k], ids[k], cases[k].samples, 5))
+    for (const std::string& line : sample_lines(cases[k], ids[k], cases[k].samples, 5, reuse_lag))
       judges.back().add_line(line, "s");
   }
-  return judge_models(judges, judging::VerdictPolicy{}).overall;
+  return judge_models(judges, judging::VerdictPolicy{});
 }
 
-// Fixed seeds, alpha = 1e-3, 20,000 samples per case (the default model-case budget).
+judging::Verdict judge_verifier(const std::vector<std::string>& emitted,
+                                const std::vector<drafts::SampledVerifierId>& ids) {
+  return judge_report(emitted, ids).overall;
+}
+
+// Fixed seeds, alpha = 1e-3, 40,000 samples per case (the default model-case budget).
 TEST(ModelJudge, ExactQBasedVerifiersPassAndAMutantFails) {
-  const auto emitted = emit_model_cases({.cases = 4, .samples = 20000});
+  const auto emitted = emit_model_cases({.cases = 4, .samples = 40000});
   using Id = drafts::SampledVerifierId;
   // m0, m1 chains; m2 independent chains; m3 i.i.d. children.
   EXPECT_EQ(
@@ -304,6 +314,32 @@ TEST(ModelEmit, DefaultBudgetPowersThePlantedBugs) {
     }
   }
   for (Id bug : bugs) EXPECT_GE(best_power[bug], 0.99) << drafts::sampled_verifier_info(bug).name;
+}
+
+// Exact verifiers whose samples 4k+2 and 4k+3 replay the draws of samples 4k and 4k+1 (lag 2,
+// two generators in turn): each block's law is exact, every case's lag-2 test at phase 0 rejects
+// and the case is not exact; the same verifiers without the replay pass every test of
+// independence (the test above). Fixed seeds, alpha = 1e-3, 2 cases x 40,000 samples.
+TEST(ModelJudge, ABlockReplayedTwoSamplesLaterIsNotExact) {
+  const auto emitted = emit_model_cases({.cases = 2, .samples = 40000});
+  using Id = drafts::SampledVerifierId;
+  const ModelReport report =
+      judge_report(emitted, {Id::speculative_sampling, Id::speculative_sampling}, 2);
+  EXPECT_EQ(report.overall, judging::Verdict::not_exact);
+  for (const ModelCaseResult& r : report.cases) {
+    ASSERT_EQ(r.evidence.iid_tests.size(), stats::kIidTests) << r.id;
+    const stats::IidTest& lag2 = r.evidence.iid_tests[stats::serial_test_index(2, 0)];
+    EXPECT_EQ(lag2.name, "pairs (i, i+2), i mod 4 < 2");
+    EXPECT_LT(lag2.result.p_value, 1e-9) << r.id << ": " << stats::iid_tests_text(r.evidence.iid_tests);
+    EXPECT_EQ(r.decision.verdict, judging::Verdict::not_exact) << r.id;
+  }
+  const ModelReport clean = judge_report(emitted, {Id::speculative_sampling, Id::speculative_sampling});
+  EXPECT_EQ(clean.overall, judging::Verdict::exact_saturated);
+  for (const ModelCaseResult& r : clean.cases) {
+    ASSERT_EQ(r.evidence.iid_tests.size(), stats::kIidTests) << r.id;
+    ASSERT_TRUE(judging::stated_tv(r.evidence).has_value());
+    EXPECT_LE(*judging::stated_tv(r.evidence), 0.05) << r.id;
+  }
 }
 
 }  // namespace

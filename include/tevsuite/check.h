@@ -109,7 +109,7 @@ typedef struct tev_check_options {
   int32_t engine_inputs; /* nonzero: engine-shaped cases (logits and sampling parameters) */
 } tev_check_options;
 
-/* `conformance emit`'s defaults: 8 cases x 100,000 samples (model cases: 8 x 20,000), alpha
+/* `conformance emit`'s defaults: 8 cases x 100,000 samples (model cases: 8 x 40,000), alpha
  * TEV_DEFAULT_ALPHA, seed TEV_DEFAULT_SEED (<tevsuite/defaults.h>). */
 tev_check_options tev_tree_check_defaults(void);
 tev_check_options tev_model_check_defaults(void);

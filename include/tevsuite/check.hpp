@@ -264,10 +264,11 @@ struct TreeCheckOptions {
   bool engine_inputs = false;
 };
 
-// `tevsuite conformance emit --model-cases`'s defaults: 8 cases over V = 4, D = 2, 20,000 samples each.
+// `tevsuite conformance emit --model-cases`'s defaults: 8 cases over V = 4, D = 2, 40,000 samples each
+// (about the fewest at which every case's tests of independence guarantee TV 0.05).
 struct ModelCheckOptions {
   std::int32_t cases = 8;
-  std::uint64_t samples = 20000;
+  std::uint64_t samples = 40000;
   double alpha = TEV_DEFAULT_ALPHA;
   std::uint32_t seed = kDefaultSeed;
   int threads = 0;
@@ -299,9 +300,10 @@ struct CaseResult {
   double p_holm = 0.0;   // its Holm-adjusted exactness p
   std::optional<double> saturation_p_holm;  // fixed-tree cases: the Holm-adjusted saturation p
   // What the case's tests guarantee at their levels: every law at least this far, in any direction,
-  // is rejected with 99 % power. Fixed-tree cases: its blocks' law from the canonical one, either
-  // half of its sample stream's (over its pair bins), or two consecutive blocks' joint bins from
-  // the product; a pair of requests: their joint bins from the product.
+  // is rejected with 99 % power. A case: its blocks' law from the canonical one (a model case's
+  // completed sequences' from p's), either half of its sample stream's (over its pair bins), or
+  // the joint bins of two samples up to 4 apart from the product; a pair of requests: their joint
+  // bins from the product.
   std::optional<double> detectable_tv;
   std::optional<double>
       exact_tv;  // a drawing verifier's exact TV from the canonical law (enumeration)

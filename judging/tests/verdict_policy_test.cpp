@@ -118,6 +118,33 @@ TEST(VerdictPolicy, TestsOfIndependenceDecideAndMustBePowered) {
   EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::inconclusive);
   EXPECT_NEAR(VerdictPolicy::identity_share(true, true) + stats::kIidTests * share, kIdentityShare,
               1e-15);
+  // A lag-2 test (phase 0) decides like any other, at the same share.
+  e = clean_case();
+  e.iid_tests.assign(stats::kIidTests, stats::IidTest{"t", 1000, {}, 0.01});
+  e.iid_tests[stats::serial_test_index(2, 0)].result.p_value =
+      0.9 * share * VerdictPolicy{}.exactness_alpha();
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::not_exact);
+  e.iid_tests[stats::serial_test_index(2, 0)].result.p_value = 1.0;
+  e.iid_tests[stats::serial_test_index(stats::kSerialLags, 1)].detectable_tv = 0.06;
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::inconclusive);
+}
+
+// A model case (no tree) splits its whole level between its identity test and its tests of
+// independence, and is decided by them alone.
+TEST(VerdictPolicy, AModelCasesTestsOfIndependenceShareItsWholeLevel) {
+  EXPECT_NEAR(VerdictPolicy::identity_share(false, true) +
+                  stats::kIidTests * VerdictPolicy::iid_test_share(false),
+              1.0, 1e-15);
+  TreeEvidence e;
+  e.samples = 1000;
+  e.chi_square.p_value = 0.5;
+  e.detectable_tv = 0.01;
+  e.iid_tests.assign(stats::kIidTests, stats::IidTest{"t", 500, {}, 0.01});
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict,
+            Verdict::exact_saturated);
+  e.iid_tests[stats::serial_test_index(2, 1)].result.p_value =
+      0.9 * VerdictPolicy::iid_test_share(false) * VerdictPolicy{}.exactness_alpha();
+  EXPECT_EQ(decide(std::vector<TreeEvidence>{e}, VerdictPolicy{}).verdict, Verdict::not_exact);
 }
 
 // Null simulations are keyed by the run's seed, and every test of a case has its own id.

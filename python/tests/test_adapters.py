@@ -1,7 +1,7 @@
 """tevsuite.adapters: the layout conversions round-trip, in each shape a correct sampler is exact
 while its planted bug is caught, and outputs are read as answers are (integers, in range). Checks
 of an exact sampler run 40,000 samples a case (what a conclusive "exact" needs; model cases
-check_model's 20,000) on one or two cases, planted bugs 5,000 samples or more (a "not exact" needs
+check_model's 40,000) on one or two cases, planted bugs 5,000 samples or more (a "not exact" needs
 no stated power); family alpha 1e-3, the default seed."""
 import inspect
 from functools import partial
@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch", reason="the adapters call torch samplers (D
 
 EXACT = {Verdict.EXACT_SATURATED, Verdict.EXACT_NOT_SATURATED, Verdict.EXACT_SATURATION_INCONCLUSIVE}
 TREES = dict(cases=2, samples=40_000)
-MODELS = dict(cases=2, samples=20_000)  # check_model's default budget, the one its power rule is stated for
+MODELS = dict(cases=2, samples=40_000)  # check_model's default budget, the one its power rule is stated for
 BATCH = dict(batches=1, requests=3, rounds=40_000)
 FEW = dict(cases=1, samples=200)  # for answers refused on their first call
 

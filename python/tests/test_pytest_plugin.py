@@ -42,7 +42,7 @@ def test_quick_budget_seed_reproduction_and_properties(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr  # test_bug fails, the others pass
     assert "2 passed" in done.stdout and "1 failed" in done.stdout, done.stdout
     assert f"tevsuite {tevsuite.__version__}: budget quick, seed 7" in done.stdout
-    assert "OPTIONS {'cases': 4, 'samples': 40000, 'seed': 7} {'cases': 4, 'samples': 15000, 'seed': 7}" in done.stdout
+    assert "OPTIONS {'cases': 4, 'samples': 40000, 'seed': 7} {'cases': 4, 'samples': 40000, 'seed': 7}" in done.stdout
     failure = ET.parse(junit).find(".//testcase[@name='test_bug']/failure").attrib["message"]
     assert failure.endswith("\nreproduce: tevsuite.check_tree(verify_batch=test_user.uniform_bonus, cases=4, samples=40000, seed=7)"), failure
     properties = {p.attrib["name"]: p.attrib["value"] for p in ET.parse(junit).findall(".//testcase[@name='test_exact']/properties/property")}

@@ -231,7 +231,7 @@ def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, larg
     return _check_tree_batched(_batched(verify_batch), batch=batch, **options)
 
 
-def check_model(verify=None, *, verify_batch=None, cases=8, samples=20_000, alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED, threads=0, batch=0,
+def check_model(verify=None, *, verify_batch=None, cases=8, samples=40_000, alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED, threads=0, batch=0,
                 engine_inputs=False):
     """Checks a verifier that drafts its own tree from q on the model cases (exactness is
     marginal, over the drafts); returns a Report whose verdict reads "exact (marginally)"."""

@@ -20,9 +20,9 @@ _EXACT = {Verdict.EXACT_SATURATED, Verdict.EXACT_NOT_SATURATED, Verdict.EXACT_SA
 BUDGETS = {
     # The first 4 recipes of each kind (fixed trees: random, DDTree-built, deep chain, star) with
     # about the fewest samples that still certify "exact" at the policy's TV 0.05.
-    "quick": dict(tree=dict(cases=4, samples=40_000), model=dict(cases=4, samples=15_000)),
+    "quick": dict(tree=dict(cases=4, samples=40_000), model=dict(cases=4, samples=40_000)),
     # check_tree's and check_model's defaults: all 8 recipes, `tevsuite conformance emit`'s budget.
-    "default": dict(tree=dict(cases=8, samples=100_000), model=dict(cases=8, samples=20_000)),
+    "default": dict(tree=dict(cases=8, samples=100_000), model=dict(cases=8, samples=40_000)),
     # Every recipe twice (other draws of each), with 4 and 5 times the samples.
     "thorough": dict(tree=dict(cases=16, samples=400_000), model=dict(cases=16, samples=100_000)),
 }

@@ -1,11 +1,15 @@
 // The tests of independence pass an i.i.d. stream and catch what each is for: two blocks sharing
-// their draw, blocks alternating between two laws that average to the reference, a law that
-// changes between the stream's halves, and two streams that share their draws.
+// their draw (neighbours, or blocks up to kSerialLags apart, replayed or mirrored), blocks
+// alternating between two laws that average to the reference, a law that changes between the
+// stream's halves, and two streams that share their draws. Every test here runs at level kLevel
+// on kSamples samples of a fixed seed.
 #include "stats/iid_assumption.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "core/philox_engine.hpp"
@@ -88,9 +92,137 @@ TEST(IidTests, ABlockSharingItsNeighboursDrawIsCaughtAtItsPhase) {
                                            }));
     // Each block is exact; the halves' counts are over-dispersed (each draw counted twice), which
     // their tests may see too.
-    EXPECT_TRUE(rejects(tests[kStationaritySegments + phase]))
-        << tests[kStationaritySegments + phase].name;
+    EXPECT_TRUE(rejects(tests[serial_test_index(1, phase)]))
+        << tests[serial_test_index(1, phase)].name;
   }
+}
+
+// The joint law of two samples' pair bins against the product, as a TV: `joint` (bins, bins)
+// counts the pairs, the product is the reference's bin law with itself.
+double pair_tv(const Binning& bins, std::span<const double> joint) {
+  const std::size_t b = bins.bin_probability.size();
+  double total = 0.0, tv = 0.0;
+  for (double x : joint) total += x;
+  for (std::size_t i = 0; i < b; ++i) {
+    for (std::size_t j = 0; j < b; ++j)
+      tv += std::abs(joint[i * b + j] / total - bins.bin_probability[i] * bins.bin_probability[j]);
+  }
+  return tv / 2.0;
+}
+
+// A stream whose sample i + lag reuses sample i's uniform u (replayed: u; mirrored: 1 − u) for
+// every i at `phase` (i mod 2·lag < lag, or >= lag): two generators used in turn at lag 2, each
+// replaying its last draw once. Each sample is exact; the pairs at that lag and phase are not,
+// by far more than their stated TV, and their test rejects. (Other tests may reject too: a pair
+// and its replay are counted twice, which over-disperses the counts.)
+TEST(IidTests, ASampleReusingTheDrawOfOneUpToKSerialLagsBackIsCaughtAtItsLagAndPhase) {
+  const Law law;
+  for (std::size_t lag = 1; lag <= kSerialLags; ++lag) {
+    for (std::size_t phase = 0; phase < kSerialPhases; ++phase) {
+      for (const bool mirrored : {false, true}) {
+        std::vector<double> u;
+        const auto id = static_cast<std::uint32_t>(100 + 4 * lag + 2 * phase + (mirrored ? 1 : 0));
+        const std::vector<std::int64_t> s = stream(id, [&](std::uint64_t i, PhiloxEngine& rng) {
+          const bool reuses = i >= lag && ((i - lag) % (2 * lag) < lag) == (phase == 0);
+          u.push_back(!reuses ? rng.uniform() : mirrored ? 1.0 - u[i - lag] : u[i - lag]);
+          return law.cell(u.back());
+        });
+        const std::vector<IidTest> tests = run(law, s);
+        const IidTest& t = tests[serial_test_index(lag, phase)];
+        const std::string what = t.name + (mirrored ? " mirrored" : " replayed");
+        EXPECT_TRUE(rejects(t)) << what << ": " << iid_tests_text(tests);
+        // The pairs' binned joint law, measured on the stream in the tests' bins (at the stream's
+        // fewest pairs, lag kSerialLags), is far from the product.
+        const Binning bins = pair_bins(
+            law.p, law.groups, static_cast<double>(serial_pairs(kSamples, kSerialLags, 1)));
+        const std::size_t b = bins.bin_probability.size();
+        std::vector<double> joint(b * b, 0.0);
+        for (std::size_t i = 0; i + lag < s.size(); ++i) {
+          if ((i % (2 * lag) < lag) != (phase == 0)) continue;
+          const std::int32_t x = bins.bin_of_cell[static_cast<std::size_t>(s[i])],
+                             y = bins.bin_of_cell[static_cast<std::size_t>(s[i + lag])];
+          if (x >= 0 && y >= 0) joint[static_cast<std::size_t>(x) * b + static_cast<std::size_t>(y)] += 1.0;
+        }
+        ASSERT_TRUE(t.detectable_tv.has_value()) << what;
+        EXPECT_GT(pair_tv(bins, joint), 2.0 * *t.detectable_tv) << what;
+      }
+    }
+  }
+}
+
+// At the stated TV itself: sample i + 2 (i mod 4 < 2) replays (or mirrors) sample i's uniform with
+// probability r, else draws its own, so that the pairs' binned joint law is r·(the full reuse's) +
+// (1 − r)·product, at TV r·(the full reuse's TV) = the test's stated TV@99%. The test must reject
+// it with probability ≥ 0.99: 20 replicates of kSamples samples at level kLevel, at least 19 reject.
+TEST(IidTests, ALag2ReuseAtTheStatedTvIsRejected) {
+  const Law law;
+  constexpr std::size_t lag = 2, index = serial_test_index(2, 0);
+  const Binning bins = pair_bins(law.p, law.groups,
+                                 static_cast<double>(serial_pairs(kSamples, kSerialLags, 1)));
+  const std::size_t b = bins.bin_probability.size();
+  // The full reuse's joint law of bins, replayed (the diagonal) or mirrored (u → 1 − u), measured
+  // on a million uniforms.
+  for (const bool mirrored : {false, true}) {
+    std::vector<double> joint(b * b, 0.0);
+    PhiloxEngine rng(DrawSite{kSeed, Stream::generation, 300, 0x11d});
+    for (int k = 0; k < 1000000; ++k) {
+      const double u = rng.uniform();
+      const std::int32_t x = bins.bin_of_cell[static_cast<std::size_t>(law.cell(u))],
+                         y = bins.bin_of_cell[static_cast<std::size_t>(law.cell(mirrored ? 1.0 - u : u))];
+      if (x >= 0 && y >= 0) joint[static_cast<std::size_t>(x) * b + static_cast<std::size_t>(y)] += 1.0;
+    }
+    const double full = pair_tv(bins, joint);
+    // The stated TV depends on the law and the count alone: read it off a stream with no cells.
+    const double stated =
+        *run(law, std::vector<std::int64_t>(kSamples, kNoCell))[index].detectable_tv;
+    const double r = stated / full;
+    ASSERT_LT(r, 1.0);
+    int rejected = 0;
+    for (std::uint32_t rep = 0; rep < 20; ++rep) {
+      std::vector<double> u;
+      const std::vector<std::int64_t> s =
+          stream(400 + rep + (mirrored ? 100 : 0), [&](std::uint64_t i, PhiloxEngine& g) {
+            const bool pair_second = i >= lag && (i - lag) % (2 * lag) < lag;
+            const double own = g.uniform(), coin = g.uniform();
+            u.push_back(!pair_second || coin >= r ? own : mirrored ? 1.0 - u[i - lag] : u[i - lag]);
+            return law.cell(u.back());
+          });
+      rejected += rejects(run(law, s)[index]) ? 1 : 0;
+    }
+    EXPECT_GE(rejected, 19) << (mirrored ? "mirrored" : "replayed") << ": stated TV " << stated
+                            << ", full reuse's TV " << full;
+  }
+}
+
+// Each lag's two phases hold every pair at that lag once, their pairs disjoint within a phase.
+TEST(IidTests, EachLagsPhasesHoldItsPairsOnceAndDisjoint) {
+  for (const std::uint64_t n : {9u, 10u, 17u, 40000u, 40001u, 40003u}) {
+    for (std::size_t lag = 1; lag <= kSerialLags; ++lag) {
+      std::uint64_t both = 0;
+      for (std::size_t phase = 0; phase < kSerialPhases; ++phase) {
+        std::vector<int> used(n, 0);
+        std::uint64_t pairs = 0;
+        for (std::uint64_t i = 0; i + lag < n; ++i) {
+          if ((i % (2 * lag) < lag) != (phase == 0)) continue;
+          ++pairs;
+          EXPECT_EQ(++used[i] + ++used[i + lag], 2) << n << " lag " << lag << " phase " << phase;
+        }
+        EXPECT_EQ(serial_pairs(n, lag, phase), pairs) << n << " lag " << lag << " phase " << phase;
+        EXPECT_GT(pairs, 0u);
+        both += pairs;
+      }
+      EXPECT_EQ(both, n - lag);
+    }
+  }
+  std::vector<std::string> names;
+  for (std::size_t lag = 1; lag <= kSerialLags; ++lag) {
+    for (std::size_t phase = 0; phase < kSerialPhases; ++phase)
+      names.push_back(serial_test_name(lag, phase));
+  }
+  EXPECT_EQ(names[0], "pairs (2k, 2k+1)");
+  EXPECT_EQ(names[3], "pairs (i, i+2), i mod 4 >= 2");
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::unique(names.begin(), names.end()), names.end());
 }
 
 // Consecutive blocks alternate between the reference moved 10 % towards the first half of its CDF
@@ -104,7 +236,8 @@ TEST(IidTests, AlternatingLawsThatAverageToTheReferenceAreCaught) {
             return s % 2 == 0 ? law.cell(u, 0.0, 0.5) : law.cell(u, 0.5, 1.0);
           }));
   EXPECT_FALSE(rejects(tests[0]) || rejects(tests[1]));
-  EXPECT_TRUE(rejects(tests[2]) && rejects(tests[3])) << iid_tests_text(tests);
+  EXPECT_TRUE(rejects(tests[serial_test_index(1, 0)]) && rejects(tests[serial_test_index(1, 1)]))
+      << iid_tests_text(tests);
 }
 
 // The first half of the stream leans to the first half of the CDF, the second half to the other:

@@ -228,6 +228,12 @@ TEST(IdentityTest, PValuesNearTheLevelAreSimulated) {
   const ChiSquareResult near =
       identity_test(sample(mild, 20000, 3), t.null, t.groups, TestLevel{1.0, 1.0, kSeed, 0});
   EXPECT_TRUE(near.simulated);
+  // Told not to simulate (its decision made elsewhere), it gives the bounds' p-value: valid, and
+  // no smaller than the simulated one.
+  const ChiSquareResult bounded = identity_test(sample(mild, 20000, 3), t.null, t.groups,
+                                                TestLevel{1.0, 1.0, kSeed, 0, false});
+  EXPECT_FALSE(bounded.simulated);
+  EXPECT_GE(bounded.p_value, near.p_value);
 }
 
 // A simulated p-value is a function of the run's seed: the same seed gives the same replicates
