@@ -1,12 +1,13 @@
 """check_generation from Python: the requests as a loop sees them, the target and drafter rows,
 the answers' rule (the same generations in any form give the same report; bad answers are
-VerifierError naming the request and the generation, never a verdict), and the options.
-Exactness itself is examples/generation's (an exact loop and its planted bugs)."""
+VerifierError naming the request and the generation, never a verdict), the options, and the
+vLLM-named view of a request. Exactness itself is examples/generation's (an exact loop and its
+planted bugs)."""
 import numpy as np
 import pytest
 
 import tevsuite
-from tevsuite import VerifierError
+from tevsuite import VerifierError, adapters
 
 CASES = {c.id: c for c in tevsuite.generation_cases()}
 FEW = dict(samples=2_000, batch=512)
@@ -162,3 +163,12 @@ def test_options_out_of_range_are_refused_before_anything_runs(options, error, m
     with pytest.raises(error, match=message):
         tevsuite.check_generation(**{"loop_batch": never, **options})
 
+
+def test_a_request_under_vllm_sampling_params_names():
+    stops = adapters.vllm_sampling_params(CASES["stops_vllm"])
+    assert (stops.temperature, stops.top_k, stops.top_p, stops.min_p, stops.min_tokens, stops.max_tokens) == (0.9, -1, 1.0, 0.0, 2, 4)
+    assert (stops.stop_token_ids, stops.eos_token_id, stops.all_stop_token_ids, stops.logit_bias, stops.ignore_eos) == ([3], 4, {3, 4}, None, False)
+    penalties = adapters.vllm_sampling_params(CASES["penalties_vllm"])
+    assert (penalties.repetition_penalty, penalties.frequency_penalty, penalties.presence_penalty) == (1.5, 0.7, 0.4)
+    assert penalties.logit_bias == {1: 0.8, 4: -3.0} and penalties.stop_token_ids == [] and penalties.all_stop_token_ids == {4}
+    assert adapters.vllm_sampling_params(CASES["penalties_hf"]).top_k == 4
