@@ -71,12 +71,12 @@ def torch_form(make):
 
 
 @pytest.mark.parametrize("form", [
-    lambda s: s,                                  # lists
+    lambda s: s,
     lambda s: [np.array(x, dtype=np.uint8) for x in s],
-    padded,                                       # an (n, L) array, -1 after each row's end
+    padded,
     lambda s: padded(s, np.int16),
     "torch",
-])
+], ids=["lists", "uint8 arrays", "padded int64", "padded int16", "padded torch"])
 def test_the_same_generations_in_any_form_give_the_same_report(form):
     if form == "torch":
         form = torch_form(padded)
