@@ -258,11 +258,12 @@ struct PyGenerationCase {
   py::object request;  // PyGenerationRequest
 
   // (count, V) float64: the raw logits after each sequence (prompt ‖ generated ‖ drafted).
-  py::array_t<double> rows(bool target, const std::vector<std::vector<std::int32_t>>& sequences) const {
+  py::array_t<double> rows(bool target,
+                           const std::vector<std::vector<std::int32_t>>& sequences) const {
     const std::vector<double> r = target ? c.target_logits(sequences) : c.draft_logits(sequences);
-    return py::array_t<double>({static_cast<py::ssize_t>(sequences.size()),
-                                static_cast<py::ssize_t>(c.request().vocab)},
-                               r.data());
+    return py::array_t<double>(
+        {static_cast<py::ssize_t>(sequences.size()), static_cast<py::ssize_t>(c.request().vocab)},
+        r.data());
   }
 };
 
@@ -272,7 +273,8 @@ py::object generation_case_object(const GenerationCase& c) {
   if (r.grammar) {
     const GenerationGrammar& g = *r.grammar;
     grammar = py::cast(PyGenerationGrammar{
-        g.states, g.start, read_only_table(std::span<const std::uint8_t>(g.allowed), g.states, r.vocab),
+        g.states, g.start,
+        read_only_table(std::span<const std::uint8_t>(g.allowed), g.states, r.vocab),
         read_only_table(std::span<const std::int32_t>(g.next), g.states, r.vocab)});
   }
   return py::cast(PyGenerationCase{c, py::cast(PyGenerationRequest{r, grammar})});
@@ -286,7 +288,8 @@ std::vector<std::vector<std::int32_t>> sequences_of(const py::object& answer) {
   std::vector<std::vector<std::int32_t>> out;
   std::size_t at = 0;
   for (const std::int32_t length : int_vector(t[1])) {
-    if (length < 0 || static_cast<std::size_t>(length) > static_cast<std::size_t>(tokens.size()) - at)
+    if (length < 0 ||
+        static_cast<std::size_t>(length) > static_cast<std::size_t>(tokens.size()) - at)
       throw std::invalid_argument("the sequences' lengths do not add up to their tokens");
     out.emplace_back(tokens.data() + at, tokens.data() + at + length);
     at += static_cast<std::size_t>(length);
@@ -621,10 +624,9 @@ PYBIND11_MODULE(_tevsuite, m) {
       py::arg("verify"), py::kw_only(), py::arg("batches"), py::arg("requests"), py::arg("rounds"),
       py::arg("alpha"), py::arg("seed"), py::arg("engine_inputs"));
 
-  py::class_<PyGenerationGrammar>(
-      m, "GenerationGrammar",
-      "A request's allowed-token automaton: token t is allowed in state s where allowed[s, t] is 1, "
-      "and leads to state next[s, t].")
+  py::class_<PyGenerationGrammar>(m, "GenerationGrammar",
+                                  "A request's allowed-token automaton: token t is allowed in "
+                                  "state s where allowed[s, t] is 1, and leads to next[s, t].")
       .def_readonly("states", &PyGenerationGrammar::states)
       .def_readonly("start", &PyGenerationGrammar::start)
       .def_readonly("allowed", &PyGenerationGrammar::allowed, "(states, V) uint8, read-only")
@@ -698,9 +700,8 @@ PYBIND11_MODULE(_tevsuite, m) {
             return c.rows(false, sequences);
           },
           py::arg("sequences").noconvert(), "(len(sequences), V) float64: the drafter's raw logits")
-      .def("__repr__", [](const PyGenerationCase& c) {
-        return "<GenerationCase " + c.c.request().id + ">";
-      });
+      .def("__repr__",
+           [](const PyGenerationCase& c) { return "<GenerationCase " + c.c.request().id + ">"; });
 
   m.def(
       "generation_cases",
