@@ -1,7 +1,8 @@
-// The Python module tevsuite._tevsuite over the public C++ library (<tevsuite/check.hpp>): cases as
-// numpy arrays, Python verifiers (per sample or batched) called back with the GIL held, and the
-// GIL released while tevsuite samples its completions and judges. The Python layer
-// (tevsuite/__init__.py) validates the verifiers' answers and names the case and sample.
+// The Python module tevsuite._tevsuite over the public C++ library (<tevsuite/check.hpp> and
+// <tevsuite/generation.hpp>): cases as numpy arrays, Python verifiers (per sample or batched) and
+// generation loops called back with the GIL held, and the GIL released while tevsuite samples its
+// completions and judges. The Python layer (tevsuite/__init__.py) validates the callables'
+// answers and names the case and sample (the request and generation).
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -9,6 +10,7 @@
 
 #include <tevsuite/check.h>
 #include <tevsuite/check.hpp>
+#include <tevsuite/generation.hpp>
 
 #include <exception>
 #include <map>
@@ -42,10 +44,11 @@ struct PyTreeCase {
   py::object sampling;  // sampling_dict
 };
 
-py::array_t<double> read_only_rows(std::span<const double> rows, std::int32_t nodes,
-                                   std::int32_t vocab) {
-  py::array_t<double> a({static_cast<py::ssize_t>(nodes), static_cast<py::ssize_t>(vocab)},
-                        rows.data());
+// An (rows, columns) copy of `values` that Python cannot write to.
+template <class T>
+py::array_t<T> read_only_table(std::span<const T> values, std::int32_t rows, std::int32_t columns) {
+  py::array_t<T> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(columns)},
+                   values.data());
   a.attr("setflags")(py::arg("write") = false);
   return a;
 }
@@ -57,9 +60,9 @@ PyTreeCase make_tree_case(const TreeCase& c) {
   out.tokens = py::array_t<std::int32_t>(c.tokens.size(), c.tokens.data());
   for (auto* a : {&out.parents, &out.tokens}) a->attr("setflags")(py::arg("write") = false);
   if (c.sampling) {
-    out.logits = read_only_rows(c.logits, c.nodes(), c.vocab);
+    out.logits = read_only_table(c.logits, c.nodes(), c.vocab);
   } else {
-    out.probs = read_only_rows(c.probs, c.nodes(), c.vocab);
+    out.probs = read_only_table(c.probs, c.nodes(), c.vocab);
   }
   return out;
 }
@@ -196,16 +199,20 @@ TreeCheckOptions tree_options(std::int32_t cases, std::uint64_t samples, std::in
   return {cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads, engine_inputs};
 }
 
-// Per-case Python objects, made once per case on first use (GIL held).
-class TreeCaseCache {
+// Per-case Python objects, made once per case on first use (GIL held), so that a callable sees
+// the same object for every call on a case.
+class CaseCache {
  public:
-  py::object get(const TreeCase& c) {
-    auto it = cases_.find(std::string(c.id));
-    if (it == cases_.end())
-      it = cases_.emplace(std::string(c.id), py::cast(make_tree_case(c))).first;
+  template <class Make>
+  py::object get(const std::string& id, Make&& make) {
+    auto it = cases_.find(id);
+    if (it == cases_.end()) it = cases_.emplace(id, make()).first;
     return it->second;
   }
-  ~TreeCaseCache() {
+  py::object get(const TreeCase& c) {
+    return get(std::string(c.id), [&] { return py::cast(make_tree_case(c)); });
+  }
+  ~CaseCache() {
     py::gil_scoped_acquire gil;
     cases_.clear();
   }
@@ -231,6 +238,63 @@ py::object randomness_object(Randomness& r, PyRandomness*& raw) {
 Block block_of(const py::object& answer) {
   const py::tuple t = answer.cast<py::tuple>();
   return {int_vector(t[0]), t[1].cast<std::int32_t>()};
+}
+
+// A generation request as Python sees it: the library's request, its grammar's tables made into
+// read-only numpy arrays once per case.
+struct PyGenerationGrammar {
+  std::int32_t states = 0, start = 0;
+  py::array_t<std::uint8_t> allowed;  // (states, V)
+  py::array_t<std::int32_t> next;     // (states, V)
+};
+
+struct PyGenerationRequest {
+  GenerationRequest request;
+  py::object grammar;  // PyGenerationGrammar, or None
+};
+
+struct PyGenerationCase {
+  GenerationCase c;
+  py::object request;  // PyGenerationRequest
+
+  // (count, V) float64: the raw logits after each sequence (prompt ‖ generated ‖ drafted).
+  py::array_t<double> rows(bool target,
+                           const std::vector<std::vector<std::int32_t>>& sequences) const {
+    const std::vector<double> r = target ? c.target_logits(sequences) : c.draft_logits(sequences);
+    return py::array_t<double>(
+        {static_cast<py::ssize_t>(sequences.size()), static_cast<py::ssize_t>(c.request().vocab)},
+        r.data());
+  }
+};
+
+py::object generation_case_object(const GenerationCase& c) {
+  const GenerationRequest& r = c.request();
+  py::object grammar = py::none();
+  if (r.grammar) {
+    const GenerationGrammar& g = *r.grammar;
+    grammar = py::cast(PyGenerationGrammar{
+        g.states, g.start,
+        read_only_table(std::span<const std::uint8_t>(g.allowed), g.states, r.vocab),
+        read_only_table(std::span<const std::int32_t>(g.next), g.states, r.vocab)});
+  }
+  return py::cast(PyGenerationCase{c, py::cast(PyGenerationRequest{r, grammar})});
+}
+
+// A loop's answer for `count` generations, validated by the Python layer: (tokens, lengths), every
+// generation's tokens one after the other in an int32 array and each one's length.
+std::vector<std::vector<std::int32_t>> sequences_of(const py::object& answer) {
+  const py::tuple t = answer.cast<py::tuple>();
+  const auto tokens = int_array(t[0]);
+  std::vector<std::vector<std::int32_t>> out;
+  std::size_t at = 0;
+  for (const std::int32_t length : int_vector(t[1])) {
+    if (length < 0 ||
+        static_cast<std::size_t>(length) > static_cast<std::size_t>(tokens.size()) - at)
+      throw std::invalid_argument("the sequences' lengths do not add up to their tokens");
+    out.emplace_back(tokens.data() + at, tokens.data() + at + length);
+    at += static_cast<std::size_t>(length);
+  }
+  return out;
 }
 
 BlockBatch batch_of(const py::object& answer) {
@@ -425,7 +489,7 @@ PYBIND11_MODULE(_tevsuite, m) {
       [](const py::function& verify, std::int32_t cases, std::uint64_t samples,
          std::int32_t large_vocab, std::uint64_t large_vocab_factor, double alpha,
          std::uint32_t seed, int threads, bool engine_inputs) {
-        TreeCaseCache cache;
+        CaseCache cache;
         const TreeVerifier verifier = [&](const TreeCase& c, Randomness& r) {
           py::gil_scoped_acquire gil;
           PyRandomness* raw = nullptr;
@@ -449,7 +513,7 @@ PYBIND11_MODULE(_tevsuite, m) {
       [](const py::function& verify, std::int32_t cases, std::uint64_t samples,
          std::int32_t large_vocab, std::uint64_t large_vocab_factor, double alpha,
          std::uint32_t seed, int threads, bool engine_inputs, std::uint64_t batch) {
-        TreeCaseCache cache;
+        CaseCache cache;
         const TreeBatchVerifier verifier = [&](const TreeCase& c, std::uint64_t first,
                                                std::uint64_t count, std::uint64_t batch_seed) {
           py::gil_scoped_acquire gil;
@@ -541,7 +605,7 @@ PYBIND11_MODULE(_tevsuite, m) {
       "_check_batch",
       [](const py::function& verify, std::int32_t batches, std::int32_t requests,
          std::uint64_t rounds, double alpha, std::uint32_t seed, bool engine_inputs) {
-        TreeCaseCache cache;
+        CaseCache cache;
         const RequestBatchVerifier verifier = [&](std::span<const TreeCase> batch, Randomness& r) {
           py::gil_scoped_acquire gil;
           py::list cases;
@@ -559,6 +623,114 @@ PYBIND11_MODULE(_tevsuite, m) {
       },
       py::arg("verify"), py::kw_only(), py::arg("batches"), py::arg("requests"), py::arg("rounds"),
       py::arg("alpha"), py::arg("seed"), py::arg("engine_inputs"));
+
+  py::class_<PyGenerationGrammar>(m, "GenerationGrammar",
+                                  "A request's allowed-token automaton: token t is allowed in "
+                                  "state s where allowed[s, t] is 1, and leads to next[s, t].")
+      .def_readonly("states", &PyGenerationGrammar::states)
+      .def_readonly("start", &PyGenerationGrammar::start)
+      .def_readonly("allowed", &PyGenerationGrammar::allowed, "(states, V) uint8, read-only")
+      .def_readonly("next", &PyGenerationGrammar::next, "(states, V) int32, read-only");
+
+  py::class_<PyGenerationRequest> request(
+      m, "GenerationRequest",
+      "A generation request as the engine receives it (read-only); its parameters mean what they "
+      "mean in the engine `semantics` names.");
+  const auto field = [&request](const char* name, auto member, const char* doc) {
+    request.def_property_readonly(
+        name, [member](const PyGenerationRequest& r) { return r.request.*member; }, doc);
+  };
+  const auto sampling_field = [&request](const char* name, auto member) {
+    request.def_property_readonly(
+        name, [member](const PyGenerationRequest& r) { return r.request.sampling.*member; });
+  };
+  field("id", &GenerationRequest::id, "the request's name");
+  field("semantics", &GenerationRequest::semantics,
+        "whose sampler the parameters follow: \"vllm\", \"hf\" or \"llama_cpp\"");
+  field("vocab", &GenerationRequest::vocab, "V");
+  field("prompt", &GenerationRequest::prompt, "the prompt's tokens (a list)");
+  sampling_field("temperature", &SamplingParams::temperature);
+  sampling_field("top_k", &SamplingParams::top_k);
+  sampling_field("top_p", &SamplingParams::top_p);
+  sampling_field("min_p", &SamplingParams::min_p);
+  request.def_property_readonly("order", [](const PyGenerationRequest& r) {
+    return std::string(order_name(r.request.sampling.order));
+  });
+  field("repetition_penalty", &GenerationRequest::repetition_penalty, "1: off");
+  field("frequency_penalty", &GenerationRequest::frequency_penalty, "0: off");
+  field("presence_penalty", &GenerationRequest::presence_penalty, "0: off");
+  field("penalty_last_n", &GenerationRequest::penalty_last_n,
+        "llama_cpp: the window of prompt ‖ output the penalties count (-1: all)");
+  request.def_property_readonly(
+      "logit_bias",
+      [](const PyGenerationRequest& r) {
+        py::dict out;
+        for (const auto& [token, bias] : r.request.logit_bias) out[py::int_(token)] = bias;
+        return out;
+      },
+      "{token: bias} added to the raw logits");
+  field("min_tokens", &GenerationRequest::min_tokens,
+        "EOS (and in vllm stop) ids are forbidden before this many tokens are generated");
+  field("eos", &GenerationRequest::eos, "end-of-sequence ids (a list)");
+  field("stop", &GenerationRequest::stop, "stop token ids (a list), emitted and ending generation");
+  field("max_new_tokens", &GenerationRequest::max_new_tokens, "the most tokens a generation emits");
+  request.def_readonly("grammar", &PyGenerationRequest::grammar, "a GenerationGrammar, or None");
+  request.def("__repr__", [](const PyGenerationRequest& r) {
+    return "<GenerationRequest " + r.request.id + " (" + r.request.semantics + ")>";
+  });
+
+  py::class_<PyGenerationCase>(
+      m, "GenerationCase",
+      "One request of check_generation with the target and drafter its generations run on.")
+      .def_property_readonly("id", [](const PyGenerationCase& c) { return c.c.request().id; })
+      .def_property_readonly("vocab", [](const PyGenerationCase& c) { return c.c.request().vocab; })
+      .def_readonly("request", &PyGenerationCase::request)
+      // Sequences without conversion, as ModelCase's prefixes: a float token raises TypeError.
+      .def(
+          "target",
+          [](const PyGenerationCase& c, const std::vector<std::vector<std::int32_t>>& sequences) {
+            return c.rows(true, sequences);
+          },
+          py::arg("sequences").noconvert(),
+          "(len(sequences), V) float64: the target's raw logits of the next token after each "
+          "sequence (prompt ‖ generated ‖ drafted tokens, a list or integer array)")
+      .def(
+          "drafter",
+          [](const PyGenerationCase& c, const std::vector<std::vector<std::int32_t>>& sequences) {
+            return c.rows(false, sequences);
+          },
+          py::arg("sequences").noconvert(), "(len(sequences), V) float64: the drafter's raw logits")
+      .def("__repr__",
+           [](const PyGenerationCase& c) { return "<GenerationCase " + c.c.request().id + ">"; });
+
+  m.def(
+      "generation_cases",
+      [] {
+        py::list out;
+        for (const GenerationCase& c : generation_cases()) out.append(generation_case_object(c));
+        return out;
+      },
+      "the requests check_generation runs, as its loop sees them");
+
+  m.def(
+      "_check_generation",
+      [](const py::function& loop, std::uint64_t samples, std::uint64_t batch, double alpha,
+         std::uint32_t seed) {
+        CaseCache cache;
+        const GenerationLoop generation_loop = [&](const GenerationCase& c, std::uint64_t first,
+                                                   std::uint64_t count, std::uint64_t batch_seed) {
+          py::gil_scoped_acquire gil;
+          const py::object case_object =
+              cache.get(c.request().id, [&] { return generation_case_object(c); });
+          return sequences_of(loop(case_object, first, count, batch_seed));
+        };
+        return run_released([&] {
+          return check_generation(generation_loop,
+                                  GenerationCheckOptions{samples, batch, alpha, seed});
+        });
+      },
+      py::arg("loop"), py::kw_only(), py::arg("samples"), py::arg("batch"), py::arg("alpha"),
+      py::arg("seed"));
 
   m.def(
       "process_logits",

@@ -167,7 +167,7 @@ def answers(bad):
         (lambda a, b, c: (a[:-1], b[:-1]), r"case c0, samples 0\.\.19999: expected 20000 blocks"),
         (lambda a, b, c: (a, np.where(np.arange(b.size) == 7, c.vocab, b)), r"case c0, sample 7: bonus token \d+ outside \[0, \d+\)"),
         (lambda a, b, c: (np.where(np.arange(a.size).reshape(a.shape) == 3, -2, a), b), r"case c0, sample 0: accepted token -2 outside"),
-        (lambda a, b, c: (np.hstack([np.full((b.size, 1), -1), np.full((b.size, 1), 0)]), b), r"case c0, sample 0: an accepted token after the -1 padding"),
+        (lambda a, b, c: (np.hstack([np.full((b.size, 1), -1), np.full((b.size, 1), 0)]), b), r"case c0, sample 0: accepted token 0 after the -1 padding"),
         (lambda a, b, c: 42, r"case c0, samples 0\.\.19999: expected \(accepted \[n, D\], bonus \[n\]\)"),
     ],
 )

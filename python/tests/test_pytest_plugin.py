@@ -19,7 +19,7 @@ def uniform_bonus(case, n, rng):  # the bug: the bonus uniform over the vocabula
     return np.full((n, 1), -1), rng.integers(0, case.vocab, n)
 
 def test_options(tevsuite_options):
-    print("OPTIONS", tevsuite_options.tree, tevsuite_options.model)
+    print("OPTIONS", tevsuite_options.tree, tevsuite_options.model, tevsuite_options.generation)
 
 def test_exact(tevsuite_check):
     tevsuite_check.assert_exact(verify_batch=root_bonus)
@@ -42,7 +42,7 @@ def test_quick_budget_seed_reproduction_and_properties(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr  # test_bug fails, the others pass
     assert "2 passed" in done.stdout and "1 failed" in done.stdout, done.stdout
     assert f"tevsuite {tevsuite.__version__}: budget quick, seed 7" in done.stdout
-    assert "OPTIONS {'cases': 4, 'samples': 40000, 'seed': 7} {'cases': 4, 'samples': 40000, 'seed': 7}" in done.stdout
+    assert "OPTIONS {'cases': 4, 'samples': 40000, 'seed': 7} {'cases': 4, 'samples': 40000, 'seed': 7} {'samples': 40000, 'seed': 7}" in done.stdout
     failure = ET.parse(junit).find(".//testcase[@name='test_bug']/failure").attrib["message"]
     assert failure.endswith("\nreproduce: tevsuite.check_tree(verify_batch=test_user.uniform_bonus, cases=4, samples=40000, seed=7)"), failure
     properties = {p.attrib["name"]: p.attrib["value"] for p in ET.parse(junit).findall(".//testcase[@name='test_exact']/properties/property")}
@@ -59,3 +59,4 @@ def test_a_budget_outside_the_choices_is_a_usage_error(tmp_path):
 def test_the_default_budget_is_the_checks_defaults():
     for check, kind in ((tevsuite.check_tree, "tree"), (tevsuite.check_model, "model")):
         assert {k: check.__kwdefaults__[k] for k in ("cases", "samples")} == BUDGETS["default"][kind]
+    assert {"samples": tevsuite.check_generation.__kwdefaults__["samples"]} == BUDGETS["default"]["generation"]

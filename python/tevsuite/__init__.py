@@ -41,6 +41,11 @@ Options outside their ranges (``tevsuite conformance``'s: ``cases`` and ``batche
 Batches of requests verified together, as an engine's kernel verifies them:
 ``check_batch(verify_requests=f)`` with ``f(requests, rng) -> (accepted, bonus)``, one row per
 request. ``tevsuite.adapters`` calls engines' own samplers in their own tensor layouts.
+
+An engine's whole generation loop (drafting, verification, stops, penalties, min_tokens, a
+grammar's state): ``check_generation(loop_batch=f)`` with ``f(case, n, rng) -> sequences``, ``n``
+generations of ``case.request`` on ``case.target`` and ``case.drafter`` (``generation_cases()``),
+judged against plain generation's exact law.
 """
 import numbers
 
@@ -54,13 +59,18 @@ from ._tevsuite import (
     TreeCase,
     Draws,
     ExactLaw,
+    GenerationCase,
+    GenerationGrammar,
+    GenerationRequest,
     Verdict,
+    _check_generation,
     _check_model,
     _check_batch,
     _check_model_batched,
     _check_tree,
     _check_tree_batched,
     _exact_law,
+    generation_cases,
     kDefaultAlpha,
     kDefaultSeed,
     kGreedyTemperature,
@@ -75,6 +85,7 @@ from ._tevsuite import (
 __all__ = [
     "__version__", "CaseResult", "ModelCase", "Report", "TreeCase", "Verdict", "VerifierError",
     "check_tree", "check_model", "check_batch", "exact_law", "process_logits", "DEFAULT_ALPHA", "DEFAULT_SEED", "GREEDY_TEMPERATURE", "Draws", "ExactLaw",
+    "GenerationCase", "GenerationGrammar", "GenerationRequest", "check_generation", "generation_cases",
 ]
 
 DEFAULT_ALPHA = kDefaultAlpha  # family-wise level of a whole check
@@ -83,13 +94,17 @@ GREEDY_TEMPERATURE = kGreedyTemperature  # below it a temperature is greedy, as 
 
 
 class VerifierError(ValueError):
-    """The verifier under test answered something that is not a block, or raised."""
+    """The verifier (or generation loop) under test answered something that is not a block (a
+    sequence), or raised."""
 
 
-def _where(case, first, n):
-    if n == 1:
-        return f"case {case.id}, sample {first}"
-    return f"case {case.id}, samples {first}..{first + n - 1}"
+def _where(case, first, n, whole="case {}", part="sample"):
+    parts = f"{part} {first}" if n == 1 else f"{part}s {first}..{first + n - 1}"
+    return f"{whole.format(case.id)}, {parts}"
+
+
+# A generation's place, worded as the library words the answers it refuses.
+_GENERATIONS = ("request '{}'", "generation")
 
 
 def _integers(array):
@@ -123,23 +138,31 @@ def _as_tokens(value, name, shape_rank, where):
     return array
 
 
+def _token_rows(rows, vocab, where_row, name, padded):
+    """Rows of tokens (n, D) in the answer's dtype as int32 once checked: tokens in [0, V), compared
+    before narrowing; with `padded`, -1 pads a row after its last token and nowhere else (in a
+    signed dtype: an unsigned 0xFFFFFFFF is a token out of range). where_row(i) names row i."""
+    lowest = -1 if padded and rows.dtype.kind != "u" else 0
+    bad = np.argwhere((rows < lowest) | (rows >= vocab))
+    if bad.size:
+        raise VerifierError(f"{where_row(bad[0][0])}: {name} {rows[tuple(bad[0])]} outside [0, {vocab})")
+    rows = np.ascontiguousarray(rows, dtype=np.int32)
+    if padded and rows.shape[1] > 1:
+        bad = np.argwhere((rows[:, 1:] >= 0) & (rows[:, :-1] < 0))
+        if bad.size:
+            raise VerifierError(f"{where_row(bad[0][0])}: {name} {rows[bad[0][0], bad[0][1] + 1]} after the -1 padding")
+    return rows
+
+
 def _checked(accepted, bonus, case, where_row, padded):
     """Rows of blocks, accepted (n, D) and bonus (n,) in the verifier's dtypes, as int32 arrays once
-    checked: tokens in [0, V), compared before narrowing; with `padded`, -1 pads a row after its
-    last accepted token and nowhere else (in a signed dtype: an unsigned 0xFFFFFFFF is a token out
-    of range); on a model case at most D accepted tokens a row. where_row(i) names row i's sample."""
+    checked (_token_rows); on a model case at most D accepted tokens a row. where_row(i) names row
+    i's sample."""
     bad = np.nonzero((bonus < 0) | (bonus >= case.vocab))[0]
     if bad.size:
         raise VerifierError(f"{where_row(bad[0])}: bonus token {bonus[bad[0]]} outside [0, {case.vocab})")
-    lowest = -1 if padded and accepted.dtype.kind != "u" else 0
-    bad = np.argwhere((accepted < lowest) | (accepted >= case.vocab))
-    if bad.size:
-        raise VerifierError(f"{where_row(bad[0][0])}: accepted token {accepted[tuple(bad[0])]} outside [0, {case.vocab})")
-    accepted, bonus = np.ascontiguousarray(accepted, dtype=np.int32), np.ascontiguousarray(bonus, dtype=np.int32)
-    if padded and accepted.shape[1] > 1:
-        rows = np.nonzero(np.any((accepted[:, 1:] >= 0) & (accepted[:, :-1] < 0), axis=1))[0]
-        if rows.size:
-            raise VerifierError(f"{where_row(rows[0])}: an accepted token after the -1 padding")
+    accepted = _token_rows(accepted, case.vocab, where_row, "accepted token", padded)
+    bonus = np.ascontiguousarray(bonus, dtype=np.int32)
     if isinstance(case, ModelCase):
         lengths = np.count_nonzero(accepted >= 0, axis=1)
         rows = np.nonzero(lengths > case.depth)[0]
@@ -156,11 +179,11 @@ def _to_numpy(value):
     return value
 
 
-def _call(verify, where, *args):
+def _call(verify, where, *args, who="the verifier"):
     try:
         return verify(*args)
     except Exception as e:  # the engine's own failure, named by case and sample
-        raise VerifierError(f"{where}: the verifier raised {type(e).__name__}: {e}") from e
+        raise VerifierError(f"{where}: {who} raised {type(e).__name__}: {e}") from e
 
 
 def _blocks(answer, where, rank, expected):
@@ -196,9 +219,9 @@ def _batched(verify_batch):
     return call
 
 
-def _one_of(verify, verify_batch):
+def _one_of(verify, verify_batch, names=("verify (per sample)", "verify_batch (batched)")):
     if (verify is None) == (verify_batch is None):
-        raise TypeError("give exactly one of verify (per sample) and verify_batch (batched)")
+        raise TypeError(f"give exactly one of {names[0]} and {names[1]}")
 
 
 # The options' ranges: the library's (``tevsuite conformance``'s), and where it has none the C
@@ -206,9 +229,9 @@ def _one_of(verify, verify_batch):
 _RANGES = dict(cases=(1, kMaxCases), batches=(1, kMaxCases), requests=(1, kMaxRequests), samples=(1, kMaxSamples), rounds=(1, kMaxSamples), alpha=(kMinAlpha, kMaxAlpha), seed=(0, 2**32 - 1), batch=(0, 2**64 - 1))
 
 
-def _check_options(**options):
+def _check_options(ranges=_RANGES, **options):
     for name, value in options.items():
-        low, high = _RANGES[name]
+        low, high = ranges[name]
         kind = numbers.Real if isinstance(low, float) else numbers.Integral
         if isinstance(value, bool) or not isinstance(value, kind) or not low <= value <= high:  # NaN fails the comparison
             raise ValueError(f"{name} must lie in [{low}, {high}], not {value!r}")
@@ -289,3 +312,84 @@ def check_batch(*, verify_requests, batches=2, requests=4, rounds=100_000, alpha
     _check_options(batches=batches, requests=requests, rounds=rounds, alpha=alpha, seed=seed)
     return _check_batch(_request_batch(verify_requests), batches=batches, requests=requests, rounds=rounds, alpha=alpha, seed=seed,
                         engine_inputs=engine_inputs)
+
+
+def _sequence(answer, where, vocab):
+    """One generation's emitted tokens as int32, once checked in the loop's own dtype: one
+    dimension, at least one token (a generation emits until its stop), every token in [0, V)."""
+    tokens = _integer_array(answer, f"{where}: the sequence")
+    if tokens.ndim != 1:
+        raise VerifierError(f"{where}: a sequence must have 1 dimension, got shape {tokens.shape}")
+    if tokens.size == 0:
+        raise VerifierError(f"{where}: an empty sequence (every generation emits at least one token)")
+    bad = np.nonzero((tokens < 0) | (tokens >= vocab))[0]
+    if bad.size:
+        raise VerifierError(f"{where}: token {tokens[bad[0]]} at position {bad[0]} outside [0, {vocab})")
+    return tokens.astype(np.int32)
+
+
+def _flat(sequences):
+    """Checked sequences as the library reads them: their tokens one after the other, and their lengths."""
+    return np.concatenate(sequences), np.array([s.size for s in sequences], dtype=np.int32)
+
+
+def _per_generation(loop):
+    def call(case, first, n, seed):
+        rng = np.random.default_rng(seed)  # one generator for the batch's generations, in order
+        where = [_where(case, first + g, 1, *_GENERATIONS) for g in range(n)]
+        return _flat([_sequence(_call(loop, where[g], case, rng, who="the loop"), where[g], case.vocab) for g in range(n)])
+    return call
+
+
+def _batched_generations(loop_batch):
+    def call(case, first, n, seed):
+        where = _where(case, first, n, *_GENERATIONS)
+        answer = _call(loop_batch, where, case, n, np.random.default_rng(seed), who="the loop")
+        if isinstance(answer, (list, tuple)):  # one sequence a generation, each its own length
+            if len(answer) != n:
+                raise VerifierError(f"{where}: expected {n} sequences, got {len(answer)}")
+            return _flat([_sequence(s, _where(case, first + g, 1, *_GENERATIONS), case.vocab) for g, s in enumerate(answer)])
+        rows = _as_tokens(answer, "the sequences", 2, where)
+        if rows.shape[0] != n:
+            raise VerifierError(f"{where}: expected {n} sequences, got an array of shape {rows.shape}")
+        rows = _token_rows(rows, case.vocab, lambda row: _where(case, first + int(row), 1, *_GENERATIONS), "token", padded=True)
+        lengths = np.count_nonzero(rows >= 0, axis=1).astype(np.int32)
+        empty = np.nonzero(lengths == 0)[0]
+        if empty.size:
+            raise VerifierError(f"{_where(case, first + int(empty[0]), 1, *_GENERATIONS)}: an empty sequence (every generation "
+                                "emits at least one token)")
+        return rows[rows >= 0], lengths
+    return call
+
+
+def check_generation(loop=None, *, loop_batch=None, samples=40_000, batch=4096, alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED):
+    """Checks an engine's own speculative generation loop on ``generation_cases()``' requests:
+    their emitted sequences are judged against plain generation's exact law under the same request
+    (the identity test and tests of independence over consecutive generations); returns a Report
+    whose verdict reads "exact", "not exact" or "inconclusive".
+
+    ``loop(case, rng) -> sequence`` runs one generation; ``loop_batch(case, n, rng) -> sequences``
+    runs ``n``: a list of ``n`` sequences, or an (n, L) integer array padded with -1 after each
+    row's last token. A sequence holds the generated tokens up to and including the first EOS or
+    stop id, or ``max_new_tokens`` of them. ``case`` is a ``GenerationCase``: ``request`` (the
+    parameters), ``target(sequences)`` and ``drafter(sequences)`` (raw logits after each prompt ‖
+    generated ‖ drafted sequence). ``rng`` is a ``numpy.random.Generator`` seeded with 64 bits of
+    tevsuite's stream, keyed by the seed, the request and the batch (``batch`` generations a
+    call; a per-generation loop shares its batch's generator, in order).
+
+    Answers follow the other checks' rule (integer dtypes only, ranges checked before narrowing);
+    an empty sequence, a token after the -1 padding, a token outside [0, V), more than
+    ``max_new_tokens`` tokens, a token the grammar forbids, the wrong number of sequences or a
+    raising loop raise ``VerifierError`` naming the request and the generation. A sequence plain
+    generation never emits (a token after the stop, a stop before ``min_tokens``) is judged: "not
+    exact".
+    """
+    _one_of(loop, loop_batch, ("loop (per generation)", "loop_batch (batched)"))
+    _check_options({**_RANGES, "batch": (1, 2**64 - 1)}, samples=samples, batch=batch, alpha=alpha, seed=seed)
+    wrapped = _per_generation(loop) if loop is not None else _batched_generations(loop_batch)
+    try:
+        return _check_generation(wrapped, samples=samples, batch=batch, alpha=alpha, seed=seed)
+    except VerifierError:
+        raise
+    except ValueError as e:  # the options are in range: the library refused an answer (max_new_tokens, the grammar)
+        raise VerifierError(str(e)) from None

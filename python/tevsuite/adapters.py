@@ -56,6 +56,9 @@ With ``target="probs"`` on engine-shaped cases the adapter processes the rows wi
 ``batch_of_requests=True`` checks requests of different trees and parameters verified together
 (``check_batch``): one call a round, one row a request (padded chains are cut to the batch's
 shortest, flattened ones keep their own lengths).
+
+A generation loop written against vLLM's request objects reads a ``check_generation`` request
+through ``vllm_sampling_params(case)``: its parameters under vLLM's ``SamplingParams`` names.
 """
 import inspect
 import random
@@ -66,7 +69,7 @@ import numpy as np
 from . import DEFAULT_SEED, GREEDY_TEMPERATURE, VerifierError, _integer_array, _to_numpy, check_batch, check_model, check_tree, process_logits
 
 __all__ = ["check_chain", "check_tree_sampler", "check_paths", "first_child_chain", "chain_output", "blocks_of_output",
-           "flatten_chains", "unflatten_chains", "tree_layout", "tree_of_layout", "root_paths"]
+           "flatten_chains", "unflatten_chains", "tree_layout", "tree_of_layout", "root_paths", "vllm_sampling_params"]
 
 _NEUTRAL = dict(temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, order="min_p_first")
 
@@ -547,3 +550,24 @@ def check_paths(sampler, *, device="cpu", seed=DEFAULT_SEED, **options):
         return accepted, bonus
 
     return check_tree(verify_batch=batch, seed=seed, **options)
+
+
+def vllm_sampling_params(case):
+    """A ``GenerationCase``'s request under the names of vLLM's ``SamplingParams``, for a generation
+    loop that reads its parameters as it reads vLLM's: ``temperature``, ``top_k`` (-1 when off,
+    which every vLLM version reads as off), ``top_p``, ``min_p``, ``repetition_penalty``,
+    ``frequency_penalty``, ``presence_penalty``, ``logit_bias`` ({token: bias}, None when empty),
+    ``min_tokens``, ``stop_token_ids``, ``max_tokens`` (max_new_tokens) and ``ignore_eos`` (False);
+    ``eos_token_id`` (the first EOS id; vLLM takes it from the tokenizer, and counts a generation
+    config's other EOS ids among ``stop_token_ids``, as here) and ``all_stop_token_ids`` (every EOS
+    and stop id: what vLLM's min_tokens suppresses and its stop check ends on). The values are the
+    request's whatever its semantics; a request whose ``semantics`` is not "vllm" means them as
+    that engine does (docs/python.md). The grammar has no SamplingParams field: read
+    ``case.request.grammar``."""
+    r = case.request
+    eos, stop = list(r.eos), list(r.stop)
+    return SimpleNamespace(
+        temperature=r.temperature, top_k=r.top_k if r.top_k > 0 else -1, top_p=r.top_p, min_p=r.min_p,
+        repetition_penalty=r.repetition_penalty, frequency_penalty=r.frequency_penalty, presence_penalty=r.presence_penalty,
+        logit_bias=r.logit_bias or None, min_tokens=r.min_tokens, stop_token_ids=stop + eos[1:], max_tokens=r.max_new_tokens,
+        ignore_eos=False, eos_token_id=eos[0] if eos else None, all_stop_token_ids=set(eos + stop))

@@ -8,6 +8,9 @@
     def test_walk_report(tevsuite_options):         # or the options for a check of one's own
         report = tevsuite.check_tree(verify_batch=walk, **tevsuite_options.tree)
 
+    def test_generation(tevsuite_check):            # an engine's generation loop
+        tevsuite_check.assert_generation_exact(loop_batch=generate)
+
 The budgets (``tevsuite.testing.BUDGETS``) and the TV each guarantees: docs/python.md. Options a
 test gives itself win over the budget's. ``tevsuite_check`` records every check's verdict,
 smallest Holm p, stated TV and reproducing call as the test's properties (``--junitxml``).
@@ -32,12 +35,14 @@ def pytest_report_header(config):
 
 class Options:
     """The command line's budget and seed as keyword arguments: ``tree`` for ``check_tree``,
-    ``model`` for ``check_model`` (cases, samples and seed)."""
+    ``model`` for ``check_model`` (cases, samples and seed), ``generation`` for
+    ``check_generation`` (samples and seed)."""
 
     def __init__(self, budget, seed):
         self.budget, self.seed = budget, seed
         self.tree = {**testing.BUDGETS[budget]["tree"], "seed": seed}
         self.model = {**testing.BUDGETS[budget]["model"], "seed": seed}
+        self.generation = {**testing.BUDGETS[budget]["generation"], "seed": seed}
 
     def __repr__(self):
         return f"<tevsuite options: budget {self.budget}, seed {self.seed}>"
@@ -58,15 +63,18 @@ class Checks:
     def assert_model_exact(self, verify=None, **options):
         return testing.assert_model_exact(verify, record_property=self._record, **{**self.options.model, **options})
 
+    def assert_generation_exact(self, loop=None, **options):
+        return testing.assert_generation_exact(loop, record_property=self._record, **{**self.options.generation, **options})
+
 
 @pytest.fixture
 def tevsuite_options(request):
-    """The budget's and seed's keyword arguments (``.tree``, ``.model``)."""
+    """The budget's and seed's keyword arguments (``.tree``, ``.model``, ``.generation``)."""
     return Options(request.config.getoption("tevsuite_budget"), request.config.getoption("tevsuite_seed"))
 
 
 @pytest.fixture
 def tevsuite_check(tevsuite_options, record_property):
-    """assert_exact, assert_exact_and_saturated and assert_model_exact with the budget and seed,
-    recording each check as the test's properties."""
+    """assert_exact, assert_exact_and_saturated, assert_model_exact and assert_generation_exact with
+    the budget and seed, recording each check as the test's properties."""
     return Checks(tevsuite_options, record_property)
