@@ -139,8 +139,7 @@ EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::st
   summary.level_of = "pair test; a request's identity test " +
                      num(judging::VerdictPolicy::identity_share(true, true)) +
                      " of it, each of its " + std::to_string(stats::kIidTests) +
-                     " tests of independence " +
-                     num(judging::VerdictPolicy::iid_test_share(true));
+                     " tests of independence " + num(judging::VerdictPolicy::iid_test_share(true));
   summary.member = "batch, at the largest TV over its requests and pairs,";
   summary.law =
       "a request's as a case's; for two requests, the joint law of their blocks' bins within a "

@@ -37,11 +37,11 @@ struct EmitConfig {
 std::vector<std::string> emit_cases(const EmitConfig& config);
 
 struct ModelEmitConfig {
-  std::int32_t cases = 8;         // they cycle through the 8 recipes of emit_model_cases
+  std::int32_t cases = 8;  // they cycle through the 8 recipes of emit_model_cases
   // per case: the fewest round count at which every case's tests of independence guarantee TV
   // 0.05 is about 37,000
   std::uint64_t samples = 40000;
-  bool engine_inputs = false;     // emit_engine_model_cases (format 4) instead of emit_model_cases
+  bool engine_inputs = false;  // emit_engine_model_cases (format 4) instead of emit_model_cases
 };
 
 // Model cases (format_version 2) over V = 4 with drafting depth D = 2, one JSON line each, covering

@@ -138,8 +138,8 @@ std::vector<stats::IidTest> case_iid_tests(std::span<const std::int64_t> stream,
                                            std::span<const double> law,
                                            std::span<const std::int32_t> groups,
                                            std::vector<stats::TestLevel> levels,
-                                           const judging::VerdictPolicy& policy,
-                                           std::size_t family, bool with_tree, double identity_p) {
+                                           const judging::VerdictPolicy& policy, std::size_t family,
+                                           bool with_tree, double identity_p) {
   for (stats::TestLevel& l : levels) l.simulate = false;
   std::vector<stats::IidTest> tests =
       stats::iid_tests(stream, law, groups, levels, policy.required_power);

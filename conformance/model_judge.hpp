@@ -85,8 +85,9 @@ struct ModelCaseResult {
   std::uint64_t impossible = 0;
   std::string first_impossible;
   std::uint64_t trees = 0;
-  double mean_tree_nodes = 0.0;    // drafted nodes per reported tree (descriptive)
-  judging::TreeEvidence evidence;  // samples, χ², mean_length (descriptive), detectable_tv, iid_tests
+  double mean_tree_nodes = 0.0;  // drafted nodes per reported tree (descriptive)
+  judging::TreeEvidence
+      evidence;  // samples, χ², mean_length (descriptive), detectable_tv, iid_tests
   // Exact E[L] of the suite's own verifier for the hint (exact_verifier_for), by enumeration, where
   // the case has a hint and V^H ≤ kMaxReferenceCells: what a standard implementation emits, to set
   // beside mean_length (descriptive: the outside verifier may verify otherwise and stay exact).

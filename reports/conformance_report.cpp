@@ -123,10 +123,9 @@ void print_conformance(const ConformanceReport& report, std::ostream& out) {
 
 void print_model_conformance(const ModelReport& report, std::ostream& out) {
   out << std::left << std::setw(6) << "case" << std::setw(10) << "samples" << std::setw(11)
-      << "impossible" << std::setw(11) << "exact p(H)" << std::setw(10) << "indep p"
-      << std::setw(9) << "mean L" << std::setw(9)
-      << "ref E[L]" << std::setw(10) << "TV@99%" << std::setw(20) << "verdict" << std::setw(24)
-      << "drafting hint"
+      << "impossible" << std::setw(11) << "exact p(H)" << std::setw(10) << "indep p" << std::setw(9)
+      << "mean L" << std::setw(9) << "ref E[L]" << std::setw(10) << "TV@99%" << std::setw(20)
+      << "verdict" << std::setw(24) << "drafting hint"
       << "what it exercises\n";
   for (const ModelCaseResult& r : report.cases) {
     out << std::left << std::setw(6) << r.id << std::setw(10) << r.evidence.samples << std::setw(11)
@@ -156,7 +155,8 @@ void print_model_conformance(const ModelReport& report, std::ostream& out) {
       << "first H - 1 tokens, and the case's tests of independence. alpha " << p.alpha
       << " family-wise: " << p.exactness_alpha() << " for marginal exactness (Holm over "
       << report.exactness_tests << " cases).\n"
-      << indep_legend() << "Saturation does not apply (no fixed tree, no 1 + C_p): mean L is "
+      << indep_legend()
+      << "Saturation does not apply (no fixed tree, no 1 + C_p): mean L is "
          "descriptive; "
       << "ref E[L] is the exact E[L] of the suite's own exact\nverifier for the drafting hint, by "
          "enumeration (descriptive: an exact verifier may emit more or fewer).\n"
@@ -166,8 +166,9 @@ void print_model_conformance(const ModelReport& report, std::ostream& out) {
       << " apart this far from the product), in any direction, tails included, is rejected "
          "with "
       << p.required_power * 100 << " % power by the case's tests\nat their levels (identity test "
-      << num(p.identity_level(report.cases.size(), false, true)) << "); a case that cannot guarantee TV "
-      << p.max_detectable_tv << " is 'inconclusive' (exit 4): give it more samples.\n";
+      << num(p.identity_level(report.cases.size(), false, true))
+      << "); a case that cannot guarantee TV " << p.max_detectable_tv
+      << " is 'inconclusive' (exit 4): give it more samples.\n";
   print_overall(out, model_verdict_text(report.overall), "case", report.first_failing);
 }
 

@@ -119,13 +119,11 @@ void print_generation_check(const generation::GenerationCheckOptions& options,
 
 nlohmann::json generation_check_json(const generation::GenerationCheckOptions& options,
                                      const generation::GenerationCheckResult& result) {
-  nlohmann::json j = {{"format_version", 1},
-                      {"kind", results_kind_name(ResultsKind::generation_check)},
-                      {"samples", options.samples},
-                      {"seed", options.seed},
-                      {"alpha", options.alpha},
-                      {"policy", policy_json(result.policy, result.cases.size())},
-                      {"passed", result.passed()}};
+  nlohmann::json j = {
+      {"format_version", 1},        {"kind", results_kind_name(ResultsKind::generation_check)},
+      {"samples", options.samples}, {"seed", options.seed},
+      {"alpha", options.alpha},     {"policy", policy_json(result.policy, result.cases.size())},
+      {"passed", result.passed()}};
   j["requests"] = nlohmann::json::array();
   for (std::size_t k = 0; k < result.cases.size(); ++k) {
     j["requests"].push_back({{"id", result.cases[k].id},

@@ -408,18 +408,20 @@ void iid_section(Document& d, const json& cases) {
   if (t.rows.empty()) return;
   reports::heading(d, "Tests of independence");
   reports::paragraph(
-      d, "Per case, in sample order: each half of its sample stream against the canonical law over its pair bins (the case's cells cut, in cell "
-             "order, into at most " +
-             std::to_string(stats::kPairBins) +
-             " bins), and for every lag l from 1 to " + std::to_string(stats::kSerialLags) +
-             " the joint law of the bins of samples i and i + l against the product of the "
-             "canonical law with itself, at two phases (i mod 2l < l, then i mod 2l >= l; at lag 1 "
-             "the pairs (2k, 2k+1) and (2k+1, 2k+2)): the pairs of one phase are disjoint, so "
-             "under independence they are i.i.d. and the identity test applies. Each test sits in "
-             "the case's exactness p-value; TV@99% is its worst-direction guarantee at its level, "
-             "and a case is exact only where every one of them is at most the policy's TV. "
-             "Dependence more than " +
-             std::to_string(stats::kSerialLags) + " samples apart is not tested.");
+      d,
+      "Per case, in sample order: each half of its sample stream against the canonical law over "
+      "its pair bins (the case's cells cut, in cell "
+      "order, into at most " +
+          std::to_string(stats::kPairBins) + " bins), and for every lag l from 1 to " +
+          std::to_string(stats::kSerialLags) +
+          " the joint law of the bins of samples i and i + l against the product of the "
+          "canonical law with itself, at two phases (i mod 2l < l, then i mod 2l >= l; at lag 1 "
+          "the pairs (2k, 2k+1) and (2k+1, 2k+2)): the pairs of one phase are disjoint, so "
+          "under independence they are i.i.d. and the identity test applies. Each test sits in "
+          "the case's exactness p-value; TV@99% is its worst-direction guarantee at its level, "
+          "and a case is exact only where every one of them is at most the policy's TV. "
+          "Dependence more than " +
+          std::to_string(stats::kSerialLags) + " samples apart is not tested.");
   reports::table(d, t);
 }
 

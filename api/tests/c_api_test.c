@@ -12,12 +12,12 @@
 #include <tevsuite/check.h>
 
 static int failures = 0;
-#define CHECK(condition)                                          \
-  do {                                                            \
-    if (!(condition)) {                                           \
+#define CHECK(condition)                                                      \
+  do {                                                                        \
+    if (!(condition)) {                                                       \
       fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                 \
-    }                                                             \
+      ++failures;                                                             \
+    }                                                                         \
   } while (0)
 
 static int32_t draw(const double* row, int32_t vocab, double u) {
@@ -29,19 +29,21 @@ static int32_t draw(const double* row, int32_t vocab, double u) {
   return vocab - 1;
 }
 
-static int root_bonus(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
+static int root_bonus(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted,
+                      int32_t capacity, int32_t* length, int32_t* bonus) {
   const int uniform_bug = *(const int*)user;
   (void)accepted;
   (void)capacity;
   *length = 0;
-  *bonus = uniform_bug ? (int32_t)(tev_uniform(r) * c->vocab) : draw(c->probs, c->vocab, tev_uniform(r));
+  *bonus =
+      uniform_bug ? (int32_t)(tev_uniform(r) * c->vocab) : draw(c->probs, c->vocab, tev_uniform(r));
   return 0;
 }
 
 /* The root's logits processed as the case says, or with the bug by a plain softmax (the case's
  * parameters ignored), then the bonus drawn from them. */
-static int engine_root_bonus(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length,
-                             int32_t* bonus) {
+static int engine_root_bonus(void* user, const tev_tree_case* c, tev_randomness* r,
+                             int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
   const int ignores_parameters = *(const int*)user;
   const tev_sampling plain = {1.0, 0, 1.0, 0.0, 0};
   (void)accepted;
@@ -49,35 +51,44 @@ static int engine_root_bonus(void* user, const tev_tree_case* c, tev_randomness*
   if (c->probs != NULL || c->logits == NULL || c->sampling == NULL) return 4;
   double* row = malloc((size_t)c->vocab * sizeof(double));
   if (row == NULL) return 5;
-  const int processed = tev_process_logits(c->logits, c->vocab, ignores_parameters ? &plain : c->sampling, row);
+  const int processed =
+      tev_process_logits(c->logits, c->vocab, ignores_parameters ? &plain : c->sampling, row);
   *length = 0;
   *bonus = draw(row, c->vocab, tev_uniform(r));
   free(row);
   return processed == 0 ? 0 : 6;
 }
 
-static int failing(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
+static int failing(void* user, const tev_tree_case* c, tev_randomness* r, int32_t* accepted,
+                   int32_t capacity, int32_t* length, int32_t* bonus) {
   (void)user, (void)c, (void)r, (void)accepted, (void)capacity, (void)length, (void)bonus;
   return 7;
 }
 
-static int model_root_bonus(void* user, const tev_model_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length,
-                            int32_t* bonus) {
+static int model_root_bonus(void* user, const tev_model_case* c, tev_randomness* r,
+                            int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
   (void)user, (void)accepted, (void)capacity;
   const int32_t outside[1] = {c->vocab};
   const int32_t too_long[3] = {0, 0, 0};
-  if (tev_model_p(c, outside, 1) != NULL || tev_model_q(c, too_long, c->depth + 1) != NULL || tev_model_p(c, NULL, -1) != NULL) return 3;
+  if (tev_model_p(c, outside, 1) != NULL || tev_model_q(c, too_long, c->depth + 1) != NULL ||
+      tev_model_p(c, NULL, -1) != NULL)
+    return 3;
   *length = 0;
   *bonus = draw(tev_model_p(c, NULL, 0), c->vocab, tev_uniform(r));
   return 0;
 }
 
-static int engine_model_root_bonus(void* user, const tev_model_case* c, tev_randomness* r, int32_t* accepted, int32_t capacity, int32_t* length,
+static int engine_model_root_bonus(void* user, const tev_model_case* c, tev_randomness* r,
+                                   int32_t* accepted, int32_t capacity, int32_t* length,
                                    int32_t* bonus) {
   (void)user, (void)accepted, (void)capacity;
-  if (c->target_sampling == NULL || c->drafter_sampling == NULL || tev_model_p(c, NULL, 0) != NULL || tev_model_q_logits(c, NULL, 0) == NULL) return 3;
+  if (c->target_sampling == NULL || c->drafter_sampling == NULL ||
+      tev_model_p(c, NULL, 0) != NULL || tev_model_q_logits(c, NULL, 0) == NULL)
+    return 3;
   double row[64];
-  if (c->vocab > 64 || tev_process_logits(tev_model_p_logits(c, NULL, 0), c->vocab, c->target_sampling, row) != 0) return 4;
+  if (c->vocab > 64 ||
+      tev_process_logits(tev_model_p_logits(c, NULL, 0), c->vocab, c->target_sampling, row) != 0)
+    return 4;
   *length = 0;
   *bonus = draw(row, c->vocab, tev_uniform(r));
   return 0;
@@ -92,7 +103,8 @@ static int32_t child(const tev_tree_case* c, int32_t node, int32_t token) {
   return -1;
 }
 
-static void walk(const tev_tree_case* c, double (*next)(void*), void* state, int32_t* accepted, int32_t* length, int32_t* bonus) {
+static void walk(const tev_tree_case* c, double (*next)(void*), void* state, int32_t* accepted,
+                 int32_t* length, int32_t* bonus) {
   int32_t node = 0;
   *length = 0;
   for (;;) {
@@ -119,8 +131,9 @@ static double next_replayed(void* state) {
   return r->uniforms[r->used++];
 }
 
-static int batch_walk(void* user, const tev_tree_case* requests, int32_t count, tev_randomness* round, int32_t* accepted, int32_t width,
-                      int32_t* lengths, int32_t* bonus) {
+static int batch_walk(void* user, const tev_tree_case* requests, int32_t count,
+                      tev_randomness* round, int32_t* accepted, int32_t width, int32_t* lengths,
+                      int32_t* bonus) {
   const int shares_uniforms = *(const int*)user;
   double uniforms[64];
   for (int32_t i = 0; i < 64; ++i) uniforms[i] = tev_uniform(round);
@@ -128,9 +141,11 @@ static int batch_walk(void* user, const tev_tree_case* requests, int32_t count, 
     if (requests[k].nodes > 64) return 3;
     replay shared = {uniforms, 0};
     if (shares_uniforms) {
-      walk(&requests[k], next_replayed, &shared, accepted + (size_t)k * (size_t)width, &lengths[k], &bonus[k]);
+      walk(&requests[k], next_replayed, &shared, accepted + (size_t)k * (size_t)width, &lengths[k],
+           &bonus[k]);
     } else {
-      walk(&requests[k], next_uniform, round, accepted + (size_t)k * (size_t)width, &lengths[k], &bonus[k]);
+      walk(&requests[k], next_uniform, round, accepted + (size_t)k * (size_t)width, &lengths[k],
+           &bonus[k]);
     }
   }
   return 0;
@@ -138,12 +153,14 @@ static int batch_walk(void* user, const tev_tree_case* requests, int32_t count, 
 
 /* Drawing verifiers: the walk with tev_draw_next_token (exact and saturated), the root's bonus
  * with tev_draw_categorical (exact, not saturated), and the bug of a uniform bonus at the root. */
-static int drawn_walk(void* user, const tev_tree_case* c, tev_draws* d, int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
+static int drawn_walk(void* user, const tev_tree_case* c, tev_draws* d, int32_t* accepted,
+                      int32_t capacity, int32_t* length, int32_t* bonus) {
   (void)user, (void)capacity;
   int32_t node = 0;
   *length = 0;
   for (;;) {
-    const int32_t token = tev_draw_next_token(d, node, c->probs + (size_t)node * (size_t)c->vocab, c->vocab);
+    const int32_t token =
+        tev_draw_next_token(d, node, c->probs + (size_t)node * (size_t)c->vocab, c->vocab);
     if (token < 0) return 1;
     const int32_t next_node = child(c, node, token);
     if (next_node < 0) {
@@ -155,7 +172,8 @@ static int drawn_walk(void* user, const tev_tree_case* c, tev_draws* d, int32_t*
   }
 }
 
-static int drawn_root_bonus(void* user, const tev_tree_case* c, tev_draws* d, int32_t* accepted, int32_t capacity, int32_t* length, int32_t* bonus) {
+static int drawn_root_bonus(void* user, const tev_tree_case* c, tev_draws* d, int32_t* accepted,
+                            int32_t capacity, int32_t* length, int32_t* bonus) {
   const int uniform_bug = *(const int*)user;
   const double flat[3] = {1.0, 1.0, 1.0};
   (void)accepted, (void)capacity;
@@ -174,16 +192,19 @@ static void check_exact_law(void) {
   int bug = 0;
   /* E[L] of the saturated walk: 1 + P(token 0 or 1 at the root) = 1.8, its ceiling. */
   CHECK(tev_exact_law(drawn_walk, NULL, &c, &law, message, sizeof message) == 0);
-  CHECK(fabs(law.tv) < 1e-12 && fabs(law.mean_length - 1.8) < 1e-12 && fabs(law.ceiling - 1.8) < 1e-12 && law.completion_probability < 1e-12);
+  CHECK(fabs(law.tv) < 1e-12 && fabs(law.mean_length - 1.8) < 1e-12 &&
+        fabs(law.ceiling - 1.8) < 1e-12 && law.completion_probability < 1e-12);
   /* The root's bonus: exact, E[L] = 1, and the bonus is a drafted child's token with P = 0.8. */
   CHECK(tev_exact_law(drawn_root_bonus, &bug, &c, &law, message, sizeof message) == 0);
-  CHECK(fabs(law.tv) < 1e-12 && fabs(law.mean_length - 1.0) < 1e-12 && fabs(law.completion_probability - 0.8) < 1e-12);
+  CHECK(fabs(law.tv) < 1e-12 && fabs(law.mean_length - 1.0) < 1e-12 &&
+        fabs(law.completion_probability - 0.8) < 1e-12);
   /* The uniform bonus: TV from the root's row = (|1/3 - .5| + |1/3 - .3| + |1/3 - .2|) / 2 = 1/6. */
   bug = 1;
   CHECK(tev_exact_law(drawn_root_bonus, &bug, &c, &law, message, sizeof message) == 0);
   CHECK(fabs(law.tv - 1.0 / 6.0) < 1e-12);
   const tev_tree_case no_rows = {"mine", "", 3, 3, parents, tokens, NULL, NULL, NULL};
-  CHECK(tev_exact_law(drawn_walk, NULL, &no_rows, &law, message, sizeof message) == -1 && strstr(message, "probs") != NULL);
+  CHECK(tev_exact_law(drawn_walk, NULL, &no_rows, &law, message, sizeof message) == -1 &&
+        strstr(message, "probs") != NULL);
   const int32_t cycle[3] = {-1, 2, 1};
   const tev_tree_case malformed = {"cycle", "", 3, 3, cycle, tokens, probs, NULL, NULL};
   CHECK(tev_exact_law(drawn_walk, NULL, &malformed, &law, NULL, 0) == -1);
@@ -191,12 +212,14 @@ static void check_exact_law(void) {
 
 static void check_batches(void) {
   tev_batch_options options = tev_batch_check_defaults();
-  CHECK(options.batches == 2 && options.requests == 4 && options.rounds == 100000 && options.alpha == 1e-3);
+  CHECK(options.batches == 2 && options.requests == 4 && options.rounds == 100000 &&
+        options.alpha == 1e-3);
   int shares_uniforms = 0;
   tev_check_result* exact = tev_check_batch_verifier(batch_walk, &shares_uniforms, &options);
   CHECK(tev_result_verdict(exact) == TEV_EXACT_SATURATED);
   /* The 8 requests, then the 12 pairs. */
-  CHECK(tev_result_cases(exact) == 20 && strcmp(tev_result_case_id(exact, 0), "k0/c0") == 0 && strcmp(tev_result_case_id(exact, 8), "k0/c0 x c1") == 0);
+  CHECK(tev_result_cases(exact) == 20 && strcmp(tev_result_case_id(exact, 0), "k0/c0") == 0 &&
+        strcmp(tev_result_case_id(exact, 8), "k0/c0 x c1") == 0);
   tev_result_free(exact);
   shares_uniforms = 1;
   tev_check_result* shared = tev_check_batch_verifier(batch_walk, &shares_uniforms, &options);
@@ -204,20 +227,24 @@ static void check_batches(void) {
   tev_result_free(shared);
   options.requests = 65;
   tev_check_result* too_many = tev_check_batch_verifier(batch_walk, &shares_uniforms, &options);
-  CHECK(tev_result_verdict(too_many) == TEV_ERROR && strstr(tev_result_description(too_many), "requests") != NULL);
+  CHECK(tev_result_verdict(too_many) == TEV_ERROR &&
+        strstr(tev_result_description(too_many), "requests") != NULL);
   tev_result_free(too_many);
 }
 
 int main(void) {
   char version[32];
-  snprintf(version, sizeof version, "%d.%d.%d", TEVSUITE_VERSION_MAJOR, TEVSUITE_VERSION_MINOR, TEVSUITE_VERSION_PATCH);
-  CHECK(strcmp(tev_version(), TEVSUITE_VERSION_STRING) == 0 && strcmp(version, TEVSUITE_VERSION_STRING) == 0);
+  snprintf(version, sizeof version, "%d.%d.%d", TEVSUITE_VERSION_MAJOR, TEVSUITE_VERSION_MINOR,
+           TEVSUITE_VERSION_PATCH);
+  CHECK(strcmp(tev_version(), TEVSUITE_VERSION_STRING) == 0 &&
+        strcmp(version, TEVSUITE_VERSION_STRING) == 0);
   check_exact_law();
   check_batches();
 
   tev_check_options options = tev_tree_check_defaults();
   CHECK(options.cases == 8 && options.samples == 100000 && options.alpha == 1e-3);
-  options.threads = 2;  /* the default budgets: fewer samples cannot guarantee TV 0.05 (inconclusive) */
+  options.threads =
+      2; /* the default budgets: fewer samples cannot guarantee TV 0.05 (inconclusive) */
 
   int bug = 0;
   tev_check_result* exact = tev_check_tree_verifier(root_bonus, &bug, &options);
@@ -226,7 +253,8 @@ int main(void) {
   CHECK(strcmp(tev_result_case_id(exact, 0), "c0") == 0);
   CHECK(tev_result_case_p_value(exact, 0) >= 0.0 && tev_result_case_p_value(exact, 0) <= 1.0);
   CHECK(tev_result_case_detectable_tv(exact, 0) > 0.0);
-  CHECK(tev_result_case_id(exact, 8) == NULL && isnan(tev_result_case_p_value(exact, -1)) && tev_result_case_verdict(exact, 99) == TEV_ERROR);
+  CHECK(tev_result_case_id(exact, 8) == NULL && isnan(tev_result_case_p_value(exact, -1)) &&
+        tev_result_case_verdict(exact, 99) == TEV_ERROR);
   tev_result_free(exact);
 
   bug = 1;
@@ -248,12 +276,14 @@ int main(void) {
   tev_check_options bad = options;
   bad.alpha = NAN;
   tev_check_result* bad_alpha = tev_check_tree_verifier(failing, NULL, &bad);
-  CHECK(tev_result_verdict(bad_alpha) == TEV_ERROR && strstr(tev_result_description(bad_alpha), "alpha must lie in [1e-12, 0.5]") != NULL);
+  CHECK(tev_result_verdict(bad_alpha) == TEV_ERROR &&
+        strstr(tev_result_description(bad_alpha), "alpha must lie in [1e-12, 0.5]") != NULL);
   tev_result_free(bad_alpha);
   bad = tev_model_check_defaults();
   bad.samples = 0;
   tev_check_result* bad_samples = tev_check_model_verifier(model_root_bonus, NULL, &bad);
-  CHECK(tev_result_verdict(bad_samples) == TEV_ERROR && strstr(tev_result_description(bad_samples), "samples must lie in [1, 4294967296]") != NULL);
+  CHECK(tev_result_verdict(bad_samples) == TEV_ERROR &&
+        strstr(tev_result_description(bad_samples), "samples must lie in [1, 4294967296]") != NULL);
   tev_result_free(bad_samples);
 
   tev_check_result* model = tev_check_model_verifier(model_root_bonus, NULL, NULL);
@@ -264,14 +294,18 @@ int main(void) {
   const double logits[3] = {1.0, 2.0, 0.0};
   const tev_sampling greedy = {0.0, 0, 1.0, 0.0, 0}, negative = {-1.0, 0, 1.0, 0.0, 0};
   double processed[3];
-  CHECK(tev_process_logits(logits, 3, &greedy, processed) == 0 && processed[1] == 1.0 && processed[0] == 0.0 && processed[2] == 0.0);
-  CHECK(tev_process_logits(logits, 3, &negative, processed) == -1 && tev_process_logits(NULL, 3, &greedy, processed) == -1);
+  CHECK(tev_process_logits(logits, 3, &greedy, processed) == 0 && processed[1] == 1.0 &&
+        processed[0] == 0.0 && processed[2] == 0.0);
+  CHECK(tev_process_logits(logits, 3, &negative, processed) == -1 &&
+        tev_process_logits(NULL, 3, &greedy, processed) == -1);
   /* Below 1e-5 the temperature is greedy; SGLang's order: top-p 0.6 on the full row (0.24, 0.67,
    * 0.09) keeps token 1 alone; an order outside TEV_ORDER_* is refused. */
-  const tev_sampling tiny = {1e-6, 0, 1.0, 0.0, TEV_ORDER_MIN_P_FIRST}, full = {1.0, 2, 0.6, 0.0, TEV_ORDER_TOP_P_FULL_AND_TOP_K},
+  const tev_sampling tiny = {1e-6, 0, 1.0, 0.0, TEV_ORDER_MIN_P_FIRST},
+                     full = {1.0, 2, 0.6, 0.0, TEV_ORDER_TOP_P_FULL_AND_TOP_K},
                      unknown = {1.0, 0, 1.0, 0.0, 3};
   CHECK(tev_process_logits(logits, 3, &tiny, processed) == 0 && processed[1] == 1.0);
-  CHECK(tev_process_logits(logits, 3, &full, processed) == 0 && processed[1] == 1.0 && processed[0] == 0.0);
+  CHECK(tev_process_logits(logits, 3, &full, processed) == 0 && processed[1] == 1.0 &&
+        processed[0] == 0.0);
   CHECK(tev_process_logits(logits, 3, &unknown, processed) == -1);
   options.engine_inputs = 1;
   options.cases = 7;
@@ -286,7 +320,8 @@ int main(void) {
   tev_check_options model_options = tev_model_check_defaults();
   CHECK(model_options.engine_inputs == 0);
   model_options.engine_inputs = 1;
-  tev_check_result* engine_model = tev_check_model_verifier(engine_model_root_bonus, NULL, &model_options);
+  tev_check_result* engine_model =
+      tev_check_model_verifier(engine_model_root_bonus, NULL, &model_options);
   CHECK(tev_result_verdict(engine_model) == TEV_EXACT_SATURATED);
   tev_result_free(engine_model);
 

@@ -221,7 +221,8 @@ std::vector<std::string> sample_lines(const ModelCase& c, drafts::SampledVerifie
   const judging::SampledPlan plan{seed, 0, n, 1};
   PhiloxChooser verify({seed, Stream::verifier, 0, 0});
   for (std::uint64_t s = 0; s < n; ++s) {
-    const std::uint64_t drawn = reuse_lag > 0 && s % (2 * reuse_lag) >= reuse_lag ? s - reuse_lag : s;
+    const std::uint64_t drawn =
+        reuse_lag > 0 && s % (2 * reuse_lag) >= reuse_lag ? s - reuse_lag : s;
     judging::PhiloxNodeChoosers choosers = judging::node_choosers(c.pair, plan, drawn);
     drafts::LazyDrafts drafts(c.pair, *c.drafting, choosers);
     verify.restart({seed, Stream::verifier, 0, drawn});
@@ -330,10 +331,12 @@ TEST(ModelJudge, ABlockReplayedTwoSamplesLaterIsNotExact) {
     ASSERT_EQ(r.evidence.iid_tests.size(), stats::kIidTests) << r.id;
     const stats::IidTest& lag2 = r.evidence.iid_tests[stats::serial_test_index(2, 0)];
     EXPECT_EQ(lag2.name, "pairs (i, i+2), i mod 4 < 2");
-    EXPECT_LT(lag2.result.p_value, 1e-9) << r.id << ": " << stats::iid_tests_text(r.evidence.iid_tests);
+    EXPECT_LT(lag2.result.p_value, 1e-9)
+        << r.id << ": " << stats::iid_tests_text(r.evidence.iid_tests);
     EXPECT_EQ(r.decision.verdict, judging::Verdict::not_exact) << r.id;
   }
-  const ModelReport clean = judge_report(emitted, {Id::speculative_sampling, Id::speculative_sampling});
+  const ModelReport clean =
+      judge_report(emitted, {Id::speculative_sampling, Id::speculative_sampling});
   EXPECT_EQ(clean.overall, judging::Verdict::exact_saturated);
   for (const ModelCaseResult& r : clean.cases) {
     ASSERT_EQ(r.evidence.iid_tests.size(), stats::kIidTests) << r.id;

@@ -133,15 +133,16 @@ TEST(IidTests, ASampleReusingTheDrawOfOneUpToKSerialLagsBackIsCaughtAtItsLagAndP
         EXPECT_TRUE(rejects(t)) << what << ": " << iid_tests_text(tests);
         // The pairs' binned joint law, measured on the stream in the tests' bins (at the stream's
         // fewest pairs, lag kSerialLags), is far from the product.
-        const Binning bins = pair_bins(
-            law.p, law.groups, static_cast<double>(serial_pairs(kSamples, kSerialLags, 1)));
+        const Binning bins = pair_bins(law.p, law.groups,
+                                       static_cast<double>(serial_pairs(kSamples, kSerialLags, 1)));
         const std::size_t b = bins.bin_probability.size();
         std::vector<double> joint(b * b, 0.0);
         for (std::size_t i = 0; i + lag < s.size(); ++i) {
           if ((i % (2 * lag) < lag) != (phase == 0)) continue;
           const std::int32_t x = bins.bin_of_cell[static_cast<std::size_t>(s[i])],
                              y = bins.bin_of_cell[static_cast<std::size_t>(s[i + lag])];
-          if (x >= 0 && y >= 0) joint[static_cast<std::size_t>(x) * b + static_cast<std::size_t>(y)] += 1.0;
+          if (x >= 0 && y >= 0)
+            joint[static_cast<std::size_t>(x) * b + static_cast<std::size_t>(y)] += 1.0;
         }
         ASSERT_TRUE(t.detectable_tv.has_value()) << what;
         EXPECT_GT(pair_tv(bins, joint), 2.0 * *t.detectable_tv) << what;
@@ -157,8 +158,8 @@ TEST(IidTests, ASampleReusingTheDrawOfOneUpToKSerialLagsBackIsCaughtAtItsLagAndP
 TEST(IidTests, ALag2ReuseAtTheStatedTvIsRejected) {
   const Law law;
   constexpr std::size_t lag = 2, index = serial_test_index(2, 0);
-  const Binning bins = pair_bins(law.p, law.groups,
-                                 static_cast<double>(serial_pairs(kSamples, kSerialLags, 1)));
+  const Binning bins =
+      pair_bins(law.p, law.groups, static_cast<double>(serial_pairs(kSamples, kSerialLags, 1)));
   const std::size_t b = bins.bin_probability.size();
   // The full reuse's joint law of bins, replayed (the diagonal) or mirrored (u → 1 − u), measured
   // on a million uniforms.
@@ -167,9 +168,11 @@ TEST(IidTests, ALag2ReuseAtTheStatedTvIsRejected) {
     PhiloxEngine rng(DrawSite{kSeed, Stream::generation, 300, 0x11d});
     for (int k = 0; k < 1000000; ++k) {
       const double u = rng.uniform();
-      const std::int32_t x = bins.bin_of_cell[static_cast<std::size_t>(law.cell(u))],
-                         y = bins.bin_of_cell[static_cast<std::size_t>(law.cell(mirrored ? 1.0 - u : u))];
-      if (x >= 0 && y >= 0) joint[static_cast<std::size_t>(x) * b + static_cast<std::size_t>(y)] += 1.0;
+      const std::int32_t
+          x = bins.bin_of_cell[static_cast<std::size_t>(law.cell(u))],
+          y = bins.bin_of_cell[static_cast<std::size_t>(law.cell(mirrored ? 1.0 - u : u))];
+      if (x >= 0 && y >= 0)
+        joint[static_cast<std::size_t>(x) * b + static_cast<std::size_t>(y)] += 1.0;
     }
     const double full = pair_tv(bins, joint);
     // The stated TV depends on the law and the count alone: read it off a stream with no cells.

@@ -230,8 +230,8 @@ TEST(IdentityTest, PValuesNearTheLevelAreSimulated) {
   EXPECT_TRUE(near.simulated);
   // Told not to simulate (its decision made elsewhere), it gives the bounds' p-value: valid, and
   // no smaller than the simulated one.
-  const ChiSquareResult bounded = identity_test(sample(mild, 20000, 3), t.null, t.groups,
-                                                TestLevel{1.0, 1.0, kSeed, 0, false});
+  const ChiSquareResult bounded =
+      identity_test(sample(mild, 20000, 3), t.null, t.groups, TestLevel{1.0, 1.0, kSeed, 0, false});
   EXPECT_FALSE(bounded.simulated);
   EXPECT_GE(bounded.p_value, near.p_value);
 }
