@@ -114,14 +114,6 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::Ver
 
 namespace {
 
-std::vector<stats::TestLevel> iid_levels(const judging::VerdictPolicy& policy, std::size_t family,
-                                         std::size_t index) {
-  std::vector<stats::TestLevel> levels;
-  for (std::size_t t = 0; t < stats::kIidTests; ++t)
-    levels.push_back(policy.iid_test_level(family, index, true, t));
-  return levels;
-}
-
 // A case's reference for its identity test and its tests of independence: the canonical block law
 // and its cells' groups (exit nodes).
 struct Reference {
@@ -160,7 +152,7 @@ std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& pol
   return stats::larger_tv(
       judging::detectable_tv(ref.canonical, ref.groups, c.samples, level, policy.required_power),
       stats::iid_detectable_tv(ref.canonical, ref.groups, c.samples,
-                               iid_levels(policy, family, index), policy.required_power));
+                               policy.iid_test_levels(family, index, true), policy.required_power));
 }
 
 CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy,
@@ -182,8 +174,8 @@ CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& pol
   std::vector<std::int64_t> stream = judge.stream();
   stream.resize(c.samples, stats::kNoCell);  // impossible samples at the end were never stored
   r.evidence.iid_tests =
-      case_iid_tests(stream, ref.canonical, ref.groups, iid_levels(policy, family, index), policy,
-                     family, true, r.evidence.chi_square.p_value);
+      case_iid_tests(stream, ref.canonical, ref.groups, policy.iid_test_levels(family, index, true),
+                     policy, family, true, r.evidence.chi_square.p_value);
   r.evidence.detectable_tv =
       judging::detectable_tv(ref.canonical, ref.groups, c.samples, level, policy.required_power);
   if (exact)

@@ -154,17 +154,7 @@ std::string model_verdict_text(judging::Verdict v) {
   }
 }
 
-namespace {
-
-std::vector<stats::TestLevel> model_iid_levels(const judging::VerdictPolicy& policy,
-                                               std::size_t cases, std::size_t index) {
-  std::vector<stats::TestLevel> levels;
-  for (std::size_t t = 0; t < stats::kIidTests; ++t)
-    levels.push_back(policy.iid_test_level(cases, index, false, t));
-  return levels;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::optional<double> model_stated_tv(const ModelCase& c, const judging::VerdictPolicy& policy,
                                       std::size_t cases, std::size_t index) {
@@ -173,7 +163,7 @@ std::optional<double> model_stated_tv(const ModelCase& c, const judging::Verdict
   return stats::larger_tv(
       judging::detectable_tv(law, groups, c.samples, policy.identity_level(cases, false, true),
                              policy.required_power),
-      stats::iid_detectable_tv(law, groups, c.samples, model_iid_levels(policy, cases, index),
+      stats::iid_detectable_tv(law, groups, c.samples, policy.iid_test_levels(cases, index, false),
                                policy.required_power));
 }
 
@@ -210,9 +200,10 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges,
         judging::kReportedDeviations, &e.largest_deviations);
     std::vector<std::int64_t> stream = judge.stream();
     stream.resize(c.samples, stats::kNoCell);
-    e.iid_tests = case_iid_tests(stream, reference, groups,
-                                 model_iid_levels(report.policy, judges.size(), evidence.size()),
-                                 report.policy, judges.size(), false, e.chi_square.p_value);
+    e.iid_tests =
+        case_iid_tests(stream, reference, groups,
+                       report.policy.iid_test_levels(judges.size(), evidence.size(), false),
+                       report.policy, judges.size(), false, e.chi_square.p_value);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
     e.detectable_tv =
         judging::detectable_tv(reference, groups, c.samples, level, report.policy.required_power);

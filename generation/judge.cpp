@@ -103,11 +103,9 @@ judging::TreeEvidence generation_evidence(const SequenceCells& cells,
     skip_iid("the identity test rejected");
     return e;
   }
-  std::vector<stats::TestLevel> levels;
-  for (std::size_t t = 0; t < stats::kIidTests; ++t)
-    levels.push_back(policy.iid_test_level(cases, index, false, t));
-  e.iid_tests = stats::iid_tests(samples.stream, cells.probability, cells.groups, levels,
-                                 policy.required_power);
+  e.iid_tests =
+      stats::iid_tests(samples.stream, cells.probability, cells.groups,
+                       policy.iid_test_levels(cases, index, false), policy.required_power);
   return e;
 }
 
@@ -119,24 +117,16 @@ void add_exact_generation(judging::TreeEvidence& e, const SequenceCells& cells,
   if (!(e.exact_tv > policy.exact_tolerance)) return;
   // The loop's law on the reference's cells; the rest is impossible, seen at once when drawn.
   std::vector<double> on_cells(cells.probability.size(), 0.0);
-  double on = 0.0;
+  double off = 1.0;
   for (const auto& [sequence, p] : exact) {
     const std::int64_t cell = cells.cell(sequence);
     if (cell == stats::kNoCell) continue;
     on_cells[static_cast<std::size_t>(cell)] = p;
-    on += p;
+    off -= p;
   }
-  const auto n = static_cast<double>(e.samples + e.invalid);
-  if (!(on > 0.0)) {
-    e.predicted_power = 1.0;
-    return;
-  }
-  for (double& x : on_cells) x /= on;
-  const double none_off = std::pow(std::min(on, 1.0), n);
   e.predicted_power =
-      1.0 - none_off +
-      none_off * stats::identity_test_power(cells.probability, on_cells, cells.groups, n,
-                                            policy.identity_level(cases, false, true));
+      judging::exact_law_power(cells.probability, on_cells, off, cells.groups,
+                               e.samples + e.invalid, policy.identity_level(cases, false, true));
 }
 
 }  // namespace tev::generation

@@ -106,9 +106,15 @@ void add_exact_evidence(TreeEvidence& e, const DraftTree& tree, const TargetRows
 
 double exact_law_power(std::span<const double> canonical, const ExactOutcome& exact,
                        std::span<const std::int32_t> groups, std::uint64_t samples, double level) {
-  const double on_cells = 1.0 - exact.off_cells;
+  return exact_law_power(canonical, exact.completed, exact.off_cells, groups, samples, level);
+}
+
+double exact_law_power(std::span<const double> canonical, std::span<const double> on_cells_law,
+                       double off_cells, std::span<const std::int32_t> groups,
+                       std::uint64_t samples, double level) {
+  const double on_cells = 1.0 - off_cells;
   if (!(on_cells > 0.0)) return 1.0;
-  std::vector<double> renormalized(exact.completed.begin(), exact.completed.end());
+  std::vector<double> renormalized(on_cells_law.begin(), on_cells_law.end());
   for (double& x : renormalized) x /= on_cells;
   const double none_off = std::pow(on_cells, static_cast<double>(samples));
   return 1.0 - none_off +

@@ -107,6 +107,11 @@ void add_exact_evidence(TreeEvidence& e, const DraftTree& tree, const TargetRows
 // The chance that the sampled identity test at `level` with `samples` samples rejects a verifier
 // whose exact law is `exact`: a sample on no cell is an impossible event, not exact at once; without
 // one, the samples follow the on-cell law renormalized.
+// The same for a law given by its mass on the reference's cells (summing to 1 − off_cells) and
+// the mass it puts where the reference has none.
+double exact_law_power(std::span<const double> canonical, std::span<const double> on_cells,
+                       double off_cells, std::span<const std::int32_t> groups,
+                       std::uint64_t samples, double level);
 double exact_law_power(std::span<const double> canonical, const ExactOutcome& exact,
                        std::span<const std::int32_t> groups, std::uint64_t samples, double level);
 
@@ -173,6 +178,14 @@ struct VerdictPolicy {
     const double share = iid_test_share(with_tree);
     return {chi_square_level(cases) * share, exactness_alpha() * share, seed,
             static_cast<std::uint32_t>(index + ((t + 1) << 24))};
+  }
+  // All stats::kIidTests of them, in that order, for stats::iid_tests.
+  std::vector<stats::TestLevel> iid_test_levels(std::size_t cases, std::size_t index,
+                                                bool with_tree) const {
+    std::vector<stats::TestLevel> levels;
+    for (std::size_t t = 0; t < stats::kIidTests; ++t)
+      levels.push_back(iid_test_level(cases, index, with_tree, t));
+    return levels;
   }
   static double identity_share(bool with_tree, bool iid) {
     return (with_tree ? kIdentityShare : 1.0) * (iid ? 1.0 - kIidShare : 1.0);
