@@ -201,7 +201,7 @@ std::optional<tevsuite::DraftingHint> public_hint(const std::optional<drafts::Dr
   return tevsuite::DraftingHint{static_cast<tevsuite::DraftPolicy>(d->policy), d->width, d->depth};
 }
 
-// Refuses an option outside its range (check.hpp's), naming it; NaN is outside every range.
+// Refuses an option outside its range (check_types.hpp's), naming it; NaN is outside every range.
 template <class T>
 void check_range(const char* name, T value, T low, T high) {
   if (value >= low && value <= high) return;

@@ -1,7 +1,7 @@
 #pragma once
 // The in-process conformance check behind the public library, written in the public API's
-// vocabulary (include/tevsuite/check.hpp: its cases, blocks, randomness, draws, verifiers and
-// options): the check of `tevsuite conformance run`, with the verifier under test called in
+// vocabulary (include/tevsuite/check_types.hpp: its cases, blocks, randomness, draws, verifiers
+// and options): the check of `tevsuite conformance run`, with the verifier under test called in
 // process instead of spawned. The cases are the ones `conformance emit` writes, built as the
 // typed values its lines read back as (emit.hpp's tree_case_values and the like: the same
 // generators, no JSON in between), every sample is validated, completed and counted by the same
@@ -13,7 +13,7 @@
 // The verifier is called from several threads at once (oneTBB; the options' threads), once per
 // sample, with that sample's own randomness: it must not share mutable state between calls
 // without locking. An exception it throws ends the check and reaches the caller.
-#include <tevsuite/check.hpp>
+#include <tevsuite/check_types.hpp>
 
 #include <cstdint>
 #include <string>
@@ -51,8 +51,8 @@ class SampleRandomness final : public tevsuite::Randomness {
 using TreeReport = ConformanceReport;
 
 // The checks of include/tevsuite/check.hpp (which documents them), each returning its judges'
-// report. An option outside its range (check.hpp's kMax…) is refused with std::invalid_argument
-// naming it, before anything runs.
+// report. An option outside its range (check_types.hpp's kMax…) is refused with
+// std::invalid_argument naming it, before anything runs.
 TreeReport check_tree_verifier(const tevsuite::TreeVerifier& verifier,
                                const tevsuite::TreeCheckOptions& options = {});
 TreeReport check_tree_verifier(const tevsuite::DrawingVerifier& verifier,
