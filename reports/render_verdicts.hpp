@@ -3,6 +3,8 @@
 // `check --drafts sampled` and `live --drafts sampled`. Each shows the verdict per case (tree)
 // with its p-values and its power at the verdict's level, the first failing case spelled out, the χ² bins farthest from
 // the reference law, and per-node acceptance against P(u) where the tree is fixed.
+// The sampled drafts' two are in render_sampled.cpp; what the documents share, in
+// render_evidence.hpp.
 #include <nlohmann/json.hpp>
 #include <string>
 
