@@ -74,10 +74,11 @@ Report public_report(const tc::BatchReport& r) {
   }
   for (const tc::PairResult& p : r.pairs) {
     const tev::judging::TreeEvidence& e = p.evidence;
-    out.cases.push_back({p.id, "independence within a round: " + p.finding,
+    out.cases.push_back({p.id, "independence within a round and across rounds: " + p.finding,
                          public_verdict(p.decision.verdict), e.samples, 0, e.chi_square.p_value,
-                         p.decision.exactness_p_holm, std::nullopt, e.detectable_tv, std::nullopt,
-                         std::nullopt, std::nullopt, "a pair of requests: sampling only"});
+                         p.decision.exactness_p_holm, std::nullopt, tev::judging::stated_tv(e),
+                         std::nullopt, std::nullopt, std::nullopt,
+                         "a pair of requests: sampling only"});
   }
   return out;
 }

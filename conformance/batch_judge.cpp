@@ -86,10 +86,33 @@ std::vector<stats::Binning> request_pair_bins(const BatchCase& batch) {
   for (const Case& r : batch.requests) {
     const std::vector<double> law =
         canonical_block_law(r.tree, r.rows, ExitLaw::compute(r.tree, r.rows));
+    const std::uint64_t fewest =
+        batch.samples > stats::kSerialLags ? batch.samples - stats::kSerialLags : 0;
     bins.push_back(stats::pair_bins(law, stats::node_groups(r.tree.size(), r.tree.vocab),
-                                    static_cast<double>(batch.samples)));
+                                    static_cast<double>(fewest)));
   }
   return bins;
+}
+
+judging::TreeEvidence pair_evidence(const BatchCase& batch, std::span<const stats::Binning> bins,
+                                    std::size_t i, std::size_t j,
+                                    std::span<const std::int64_t> first_stream,
+                                    std::span<const std::int64_t> second_stream,
+                                    const judging::VerdictPolicy& policy, std::size_t family,
+                                    std::size_t index) {
+  const Case &first = batch.requests[i], &second = batch.requests[j];
+  const stats::PairLaw law = stats::pair_law(bins[i], bins[j]);
+  const stats::IidTest within = stats::pair_test(
+      first_stream, second_stream, law, policy.identity_test_level(family, index, false, true),
+      policy.required_power, batch.id + "/" + first.id + " x " + second.id);
+  judging::TreeEvidence e;
+  e.samples = within.samples;
+  e.chi_square = within.result;
+  e.detectable_tv = within.detectable_tv;
+  e.iid_tests = stats::lagged_pair_tests(first_stream, second_stream, law,
+                                         policy.iid_test_levels(family, index, false),
+                                         policy.required_power, first.id, second.id);
+  return e;
 }
 
 BatchReport judge_batches(const std::vector<BatchJudge>& judges,
@@ -132,13 +155,9 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges,
         first_stream.resize(b.samples,
                             stats::kNoCell);  // impossible blocks at the end were never stored
         second_stream.resize(b.samples, stats::kNoCell);
-        const stats::IidTest test = stats::pair_test(
-            first_stream, second_stream, stats::pair_law(bins[i], bins[j]),
-            policy.identity_test_level(family, evidence.size(), false), policy.required_power, id);
         PairResult p{id, b.id, first.id, second.id, {}, {}, {}};
-        p.evidence.samples = test.samples;
-        p.evidence.chi_square = test.result;
-        p.evidence.detectable_tv = test.detectable_tv;
+        p.evidence = pair_evidence(b, bins, i, j, first_stream, second_stream, policy, family,
+                                   evidence.size());
         evidence.push_back(p.evidence);
         report.pairs.push_back(std::move(p));
       }
@@ -164,10 +183,16 @@ BatchReport judge_batches(const std::vector<BatchJudge>& judges,
       p.finding = "untested: no round where both blocks were possible";
       continue;
     }
+    // Which test decides: the one with the smallest p-value over its share of the level.
+    const bool across_rounds =
+        !p.evidence.iid_tests.empty() &&
+        judging::smallest_iid_p(p.evidence) / judging::VerdictPolicy::iid_test_share(false) <
+            p.evidence.chi_square.p_value / judging::VerdictPolicy::identity_share(false, true);
     p.finding = p.decision.verdict == judging::Verdict::inconclusive ? "inconclusive"
                 : p.decision.verdict != judging::Verdict::not_exact  ? "independent"
-                : off.empty()                                        ? "dependent (a leak)"
-                              : "off the product: request " + off + " is not exact";
+                : !off.empty()  ? "off the product: request " + off + " is not exact"
+                : across_rounds ? "dependent across rounds (a leak)"
+                                : "dependent (a leak)";
   }
   report.first_failing = first_case_with(report.requests, report.overall);
   if (report.first_failing.empty())

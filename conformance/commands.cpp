@@ -112,10 +112,9 @@ EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::st
   const std::size_t family = lines.size() * static_cast<std::size_t>(config.batch) *
                              static_cast<std::size_t>(config.batch + 1) / 2;
   const judging::VerdictPolicy policy;
-  const double pair_level = policy.identity_level(family, false);
   EmitSummary summary = write_emitted(
       lines, config.samples, false, out_path, context, progress,
-      [&](const std::string& line, std::size_t k, double, double power) {
+      [&](const std::string& line, std::size_t k, double, double) {
         const BatchCase b = parse_batch_case(line, "emitted batch " + std::to_string(k));
         std::optional<double> worst = 0.0;
         std::string text = b.id + ": " + std::to_string(b.requests.size()) + " requests (";
@@ -127,24 +126,30 @@ EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::st
           worst = stats::larger_tv(worst, stated_tv(r, policy, family, k * b.requests.size() + i));
           text += (i ? ", " : "") + r.id + " " + std::to_string(r.tree.size()) + " nodes";
           for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
-            const stats::PairLaw law = stats::pair_law(bins[i], bins[j]);
-            worst = stats::larger_tv(worst, judging::detectable_tv(law.product, law.groups,
-                                                                   b.samples, pair_level, power));
+            const std::vector<std::int64_t> nothing(b.samples, stats::kNoCell);
+            worst = stats::larger_tv(
+                worst, judging::stated_tv(pair_evidence(b, bins, i, j, nothing, nothing, policy,
+                                                        family, k * b.requests.size() + i)));
           }
         }
         return std::pair{worst, text + "), V = " + std::to_string(b.requests.front().tree.vocab) +
                                     ", the largest TV of its requests and pairs"};
       });
   summary.what = "batch cases";
-  summary.level_of = "pair test; a request's identity test " +
+  summary.level_of = "request or pair; a request's identity test " +
                      num(judging::VerdictPolicy::identity_share(true, true)) +
                      " of it, each of its " + std::to_string(stats::kIidTests) +
-                     " tests of independence " + num(judging::VerdictPolicy::iid_test_share(true));
+                     " tests of independence " + num(judging::VerdictPolicy::iid_test_share(true)) +
+                     "; a pair's test within a round " +
+                     num(judging::VerdictPolicy::identity_share(false, true)) + ", each of its " +
+                     std::to_string(stats::kSerialTests) + " tests across rounds " +
+                     num(judging::VerdictPolicy::iid_test_share(false));
   summary.member = "batch, at the largest TV over its requests and pairs,";
   summary.law =
       "a request's as a case's; for two requests, the joint law of their blocks' bins within a "
-      "round against the product";
-  summary.chi_square_level = pair_level;
+      "round, and up to " +
+      std::to_string(stats::kSerialLags) + " rounds apart in either order, against the product";
+  summary.chi_square_level = policy.chi_square_level(family);
   return summary;
 }
 

@@ -1,14 +1,19 @@
-#!/usr/bin/env python3
-"""A tree verifier that speaks tevsuite's conformance protocol: Tree Exit Verification (TEV).
+#!/ usr / bin / env python3
+""
+    "A tree verifier that speaks tevsuite's conformance protocol: Tree Exit Verification (TEV).
 
-Reads one case per line on stdin and writes exactly `samples` sample lines back for it:
-    {"case_id": "c0", "accepted": [t1, t2, ...], "bonus": y}
-For a batch case (format_version 5) each line is one round, a block per request in the batch's order:
-    {"case_id": "k0", "blocks": [{"request": "c0", "accepted": [...], "bonus": y}, ...]}
-Engine-shaped cases (format_version 3) give logit rows and sampling parameters: the rows are
-processed as an engine does (engine_sampling.py) before the tree is verified.
-A case's samples are drawn at once with numpy (exits from w, each exit's bonuses from its
-residual row); --per-sample, the default where numpy is missing, draws them one at a time with the
+    Reads one case per line on stdin and writes exactly `samples` sample lines back for it :
+    {"case_id" : "c0", "accepted" : [ t1, t2, ... ], "bonus" : y} For a batch case (
+        format_version 5)each line is one round,
+    a block per request in the batch's order: {
+      "case_id" : "k0",
+      "blocks" : [ {"request" : "c0", "accepted" : [...], "bonus" : y}, ... ]
+    } Engine -
+            shaped cases(format_version 3) give logit rows and
+        sampling parameters :
+    the rows are processed as an engine does(engine_sampling.py) before the tree is
+        verified.A case 's samples are drawn at once with numpy (exits from w, each exit' s bonuses
+            from its residual row); --per-sample, the default where numpy is missing, draws them one at a time with the
 standard library only, the same law. Run it through the suite with
     tevsuite conformance run --verifier-cmd "python3 examples/tev_verifier.py"
 
@@ -40,13 +45,16 @@ standard library only, the same law. Run it through the suite with
                               each replaying its last exit uniform once: blocks 4k+j and 4k+j+2
                               (j < 2) share it
     lag2-mirror               the same, the replay drawing from 1 - u where the first drew from u
-  and four that live in a batch's flattened layout (format_version 5 cases):
+  and five that live in a batch's flattened layout or randomness (format_version 5 cases):
     neighbour-rows       each request reads the rows at the next request's offset
     position-off-by-one  each request reads its rows one position late (the last one its neighbour's root)
     shared-uniforms      one uniform per round draws every request's exit node (each request's law is
                          right; the requests are not independent)
     shared-bonus-uniform one uniform per round draws every request's bonus (exits independent, each
                          request's law right; the requests' blocks are not independent)
+    slot-rotated         each request but the first draws its exit node from the uniform the request
+                         before it used the round before (per-slot generator states rotated a slot a
+                         round: the requests of a round independent, each request's rounds too)
     crash | hang | garbage   misbehave as a process (for the suite's own tests)
     short-round | swapped-requests | unknown-request   answer a batch's round without its last
                              request, with its first two requests swapped, or for a request not in it
@@ -77,7 +85,8 @@ class Row:
     def __init__(self, row, vocab):
         self.vocab = vocab
         if isinstance(row, list):
-            self.listed = {t: p for t, p in enumerate(row)}
+            self.listed = {
+t: p for t, p in enumerate(row)}
             self.rest_each = 0.0
         else:
             self.listed = dict(zip(row["tokens"], row["probs"]))
@@ -115,7 +124,7 @@ class Row:
             """A token; `shared`, when given, stands for this draw's first uniform."""
             u = (rng.random() if shared is None else shared) * (total + unlisted_mass)
             if u < total:
-                # bisect may step past the end when rounding puts u at the total: clamp.
+#bisect may step past the end when rounding puts u at the total : clamp.
                 return tokens[min(bisect.bisect_right(cumulative, u), len(tokens) - 1)]
             if bug == "first-unlisted":
                 return first_unlisted
@@ -171,8 +180,8 @@ class Tev:
         children = [[] for _ in range(n)]
         for v in range(1, n):
             children[parents[v]].append(v)
-        # Prefix probabilities P(v) and exit weights w(v) = P(v) * rho(v), with rho(v) the target
-        # mass at v outside its drafted children, summed directly (not as 1 - sum of children).
+#Prefix probabilities P(v) and exit weights w(v) = P(v) * rho(v), with rho(v) the target
+#mass at v outside its drafted children, summed directly(not as 1 - sum of children).
         prefix, order = [0.0] * n, [0]
         prefix[0] = 1.0
         for v in order:
@@ -245,8 +254,8 @@ def exit_uniform(s, rng, bug, state):
         return LAG2[bug](state[generator])
     u = rng.random()
     if bug == "alternating-laws" and rng.random() < 2 * ALTERNATING_TV:
-        # With probability 2 * TV the exit comes from one half of w's order, alternately: each
-        # block's law is off by TV, and two consecutive blocks average to w.
+#With probability 2 * TV the exit comes from one half of w's order, alternately: each
+#block's law is off by TV, and two consecutive blocks average to w.
         return u / 2 if s % 2 == 0 else 0.5 + u / 2
     return u
 
@@ -256,7 +265,7 @@ def exit_uniforms(count, rng, bug):
     if bug == "counter-every-other-call":
         return np.repeat(rng.random((count + 1) // 2), 2)[:count]
     if bug in LAG2:
-        # Blocks 4k and 4k + 1 draw; 4k + 2 and 4k + 3 reuse them.
+#Blocks 4k and 4k + 1 draw; 4k + 2 and 4k + 3 reuse them.
         fresh = rng.random(2 * ((count + 3) // 4)).reshape(-1, 2)
         return np.concatenate([fresh, LAG2[bug](fresh)], axis=1).reshape(-1)[:count]
     u = rng.random(count)
@@ -309,18 +318,29 @@ def verify_batch(batch, rng, bug, per_sample):
     rounds = batch["samples"]
     if per_sample:
         blocks = [[] for _ in tevs]
+        used_before = None  # slot-rotated: the exit uniforms of the round before, per request
         for _ in range(rounds):
             shared = rng.random()  # shared-uniforms: one uniform for every request's exit
             shared_bonus = rng.random() if bug == "shared-bonus-uniform" else None  # ... or bonus
+            used = []
             for k, tev in enumerate(tevs):
-                accepted, bonus = tev.block(shared if bug == "shared-uniforms" else rng.random(), shared_bonus)
+                u = shared if bug == "shared-uniforms" else rng.random()
+                if bug == "slot-rotated" and k > 0 and used_before is not None:
+                    u = used_before[k - 1]
+                used.append(u)
+                accepted, bonus = tev.block(u, shared_bonus)
                 blocks[k].append(block_text(fields[k], accepted) + str(bonus) + "}")
+            used_before = used
     else:
         shared = rng.random(rounds)
         shared_bonus = rng.random(rounds) if bug == "shared-bonus-uniform" else None
-        blocks = []
+        blocks, used = [], None
         for k, tev in enumerate(tevs):
-            exits, bonus = tev.blocks(rng, shared if bug == "shared-uniforms" else rng.random(rounds), shared_bonus)
+            u = shared if bug == "shared-uniforms" else rng.random(rounds)
+            if bug == "slot-rotated" and k > 0:
+                u[1:] = used[:-1]  # request k - 1's exit uniform of the round before
+            used = u
+            exits, bonus = tev.blocks(rng, u, shared_bonus)
             blocks.append(tev.lines(exits, bonus, lambda v: block_text(fields[k], tev.paths[v])))
     out = []
     for round_blocks in zip(*blocks):
@@ -339,7 +359,7 @@ def main():
                                           "temperature-after-softmax", "logits-as-logprobs", "softmax-no-max-fp16", "order-swapped",
                                           "full-and-top-k-as-vllm", "min-p-bonus-rows-only", "alternating-laws", "counter-every-other-call", "lag2-replay",
                                           "lag2-mirror", "neighbour-rows",
-                                          "position-off-by-one", "shared-uniforms", "shared-bonus-uniform", "short-round",
+                                          "position-off-by-one", "shared-uniforms", "shared-bonus-uniform", "slot-rotated", "short-round",
                                           "swapped-requests", "unknown-request", "crash", "hang", "garbage"])
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--per-sample", action="store_true",

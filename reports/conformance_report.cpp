@@ -221,21 +221,29 @@ void print_batch_conformance(const BatchReport& report, std::ostream& out) {
   std::size_t width = 6;
   for (const CaseResult& r : report.requests) width = std::max(width, r.id.size() + 2);
   print_case_rows(report.requests, width, out);
-  out << "\nindependence of the requests within a round: joint law of two requests' completed "
-         "blocks (exit node and bonus, in each\n"
-         "request's pair bins) against the product of their canonical laws (a leak between them, "
-         "in an exit or only in a bonus, or a\n"
-         "request that is itself not exact, moves it off)\n";
+  out << "\nindependence of the requests within a round and across rounds: joint law of two "
+         "requests' completed blocks (exit node and\n"
+         "bonus, in each request's pair bins) in one round, and "
+      << stats::kSerialLags
+      << " rounds apart or fewer in either order, against the product of their canonical\n"
+         "laws (a leak between them, in an exit or only in a bonus, or a request that is itself "
+         "not exact, moves it off)\n";
   std::size_t pair_width = 6;
   for (const PairResult& r : report.pairs) pair_width = std::max(pair_width, r.id.size() + 2);
   out << std::left << std::setw(static_cast<int>(pair_width)) << "pair" << std::setw(10) << "rounds"
-      << std::setw(12) << "chi2 p" << std::setw(11) << "exact p(H)" << std::setw(11) << "TV@99%"
+      << std::setw(12) << "chi2 p" << std::setw(12) << "lagged p" << std::setw(11) << "exact p(H)"
+      << std::setw(11) << "TV@99%"
       << "finding\n";
   for (const PairResult& r : report.pairs) {
     out << std::left << std::setw(static_cast<int>(pair_width)) << r.id << std::setw(10)
         << r.evidence.samples << std::setw(12) << num(r.evidence.chi_square.p_value)
+        << std::setw(12)
+        << (r.evidence.iid_tests.empty() ? "-" : num(judging::smallest_iid_p(r.evidence)))
         << std::setw(11) << num(r.decision.exactness_p_holm) << std::setw(11)
-        << tv_text(r.evidence.detectable_tv) << r.finding << '\n';
+        << tv_text(judging::stated_tv(r.evidence)) << r.finding << '\n';
+    if (r.decision.verdict == judging::Verdict::not_exact && !r.evidence.iid_tests.empty())
+      out << "  " << r.id << " across rounds: " << stats::iid_tests_text(r.evidence.iid_tests)
+          << '\n';
   }
   const judging::VerdictPolicy& p = report.policy;
   const std::size_t family = report.requests.size() + report.pairs.size();
@@ -247,11 +255,13 @@ void print_batch_conformance(const BatchReport& report, std::ostream& out) {
       << report.saturation_tests << " E[L] and per-node acceptance shortfall tests).\n"
       << "TV@99%: every law at least this far from the canonical one (a request's, and each of its "
          "tests of independence as a case's)\n"
-      << "or every joint law of the pair's bins this far from the product (a pair's), in any "
-         "direction, tails included, is rejected with\n"
+      << "or every joint law of the pair's bins, within a round or across rounds, this far from "
+         "the product (a pair's), in any\ndirection, tails included, is rejected with "
       << p.required_power * 100 << " % power at the test's level ("
-      << num(p.identity_level(family, true, true)) << " a request's identity test, "
-      << num(p.identity_level(family, false)) << " a pair); a request or pair that\n"
+      << num(p.identity_level(family, true, true)) << " a request's identity test,\n"
+      << num(p.identity_level(family, false, true)) << " a pair's within a round, "
+      << num(p.chi_square_level(family) * judging::VerdictPolicy::iid_test_share(false))
+      << " each across rounds); a request or pair that\n"
       << "cannot guarantee TV " << p.max_detectable_tv
       << " is 'inconclusive' (exit 4): give the batch more rounds.\n";
   print_overall(out, verdict_text(report.overall), "request or pair", report.first_failing);
@@ -277,6 +287,8 @@ json batch_conformance_json(const BatchReport& report) {
                           {"chi2_p", r.evidence.chi_square.p_value},
                           {"exactness_p_holm", r.decision.exactness_p_holm},
                           {"detectable_tv", optional_json(r.evidence.detectable_tv)},
+                          {"iid_tests", iid_tests_json(r.evidence.iid_tests)},
+                          {"stated_tv", optional_json(judging::stated_tv(r.evidence))},
                           {"powered", r.decision.powered},
                           {"verdict", verdict_text(r.decision.verdict)},
                           {"finding", r.finding}});

@@ -315,18 +315,25 @@ Document verifiers_document(const json& r, bool live) {
 // Every case's tests of independence (stats/iid_assumption.hpp), one row per test: what each
 // counted, its p-value and its worst-direction guarantee. Files written before the tests ran, or
 // whose cases had none, add nothing.
-void iid_section(Document& d, const json& cases) {
-  Table t{{"case", "test", "samples or pairs", "chi2 (dof)", "p", "TV@99%"}, {}};
-  for (const json& c : cases) {
+// One row per test of independence of every subject that lists them (a case, or a pair of a
+// batch's requests), the subject named by its field `id_field` under the heading `subject`.
+Table iid_table(const json& subjects, const char* id_field, const std::string& subject) {
+  Table t{{subject, "test", "samples or pairs", "chi2 (dof)", "p", "TV@99%"}, {}};
+  for (const json& c : subjects) {
     const json* tests = optional_field(c, "iid_tests");
     if (tests == nullptr) continue;
     for (const json& test : *tests) {
-      t.rows.push_back({text(c, "case_id"), text(test, "test"), count(test.at("samples")),
+      t.rows.push_back({text(c, id_field), text(test, "test"), count(test.at("samples")),
                         fixed(test.at("chi2").get<double>(), 1) + " (" +
                             std::to_string(test.at("dof").get<int>()) + ")",
                         num(test.at("p").get<double>()), tv_text(test.at("detectable_tv"))});
     }
   }
+  return t;
+}
+
+void iid_section(Document& d, const json& cases) {
+  const Table t = iid_table(cases, "case_id", "case");
   if (t.rows.empty()) return;
   reports::heading(d, "Tests of independence");
   reports::paragraph(
@@ -481,10 +488,25 @@ Document conformance_document(const json& r) {
                          fixed(p.at("chi2").get<double>(), 1) + " (" +
                              std::to_string(p.at("dof").get<int>()) + ")",
                          num(p.at("chi2_p").get<double>()),
-                         num(p.at("exactness_p_holm").get<double>()),
-                         tv_text(p.at("detectable_tv")), text(p, "finding")});
+                         num(p.at("exactness_p_holm").get<double>()), stated_tv_text(p),
+                         text(p, "finding")});
     }
     reports::table(d, pt);
+    // Files written before the tests across rounds ran have no such tests: the table is empty.
+    if (const Table lagged = iid_table(pairs, "pair", "pair"); !lagged.rows.empty()) {
+      reports::heading(d, "Independence of the requests across rounds");
+      reports::paragraph(
+          d, "Per pair of a batch's requests, for every lag l from 1 to " +
+                 std::to_string(stats::kSerialLags) +
+                 " and in either order: the joint law of one request's block in round r and the "
+                 "other's in round r + l (in the same bins) against the product of their "
+                 "canonical laws. Each pair of rounds holds two blocks no other pair of its test "
+                 "holds, so under independence they are i.i.d. and the identity test applies; the "
+                 "tests sit in the pair's exactness p-value beside the test within a round. A "
+                 "dependent pair here is a request reading another's generator state a round or "
+                 "more later.");
+      reports::table(d, lagged);
+    }
   }
 
   reports::heading(d, "First failing case");

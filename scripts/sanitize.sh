@@ -58,7 +58,7 @@ excluded=(
   # independence rejecting in IidTests.* and BatchJudge.*. The crash, hang, garbage and bad-answer
   # runs stay: their handling is C++.
   'conformance_rejects_(tail|serial)_bug_.*' 'conformance_rejects_full-row-bonus_verifier' 'conformance_engine_rejects_.*'
-  'conformance_batch_rejects_(neighbour-rows|position-off-by-one|shared-uniforms|shared-bonus-uniform)'
+  'conformance_batch_rejects_(neighbour-rows|position-off-by-one|shared-uniforms|shared-bonus-uniform|slot-rotated)'
   'conformance_model_rejects_(residual-not-renormalized|no-min|bonus-from-p|shared-uniform)_verifier'
   'conformance_engine_model_rejects_.*'
 )

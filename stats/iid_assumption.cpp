@@ -90,6 +90,29 @@ IidTest pair_test(std::span<const std::int64_t> first, std::span<const std::int6
                   static_cast<double>(first.size()), level, power);
 }
 
+std::vector<IidTest> lagged_pair_tests(std::span<const std::int64_t> first,
+                                       std::span<const std::int64_t> second, const PairLaw& law,
+                                       std::span<const TestLevel> levels, double power,
+                                       const std::string& first_id, const std::string& second_id) {
+  if (first.size() != second.size())
+    throw std::invalid_argument("lagged_pair_tests: one second sample per first sample");
+  if (levels.size() != kIidTests)
+    throw std::invalid_argument("lagged_pair_tests: one level per test of independence");
+  const PairLaw reversed = pair_law(law.second, law.first);
+  std::vector<IidTest> tests;
+  for (std::size_t lag = 1; lag <= kSerialLags; ++lag) {
+    const std::size_t pairs = first.size() > lag ? first.size() - lag : 0;
+    const std::string later = "r+" + std::to_string(lag);
+    tests.push_back(pair_test(first.first(pairs), second.last(pairs), law,
+                              levels[serial_test_index(lag, 0)], power,
+                              first_id + " at r, " + second_id + " at " + later));
+    tests.push_back(pair_test(second.first(pairs), first.last(pairs), reversed,
+                              levels[serial_test_index(lag, 1)], power,
+                              second_id + " at r, " + first_id + " at " + later));
+  }
+  return tests;
+}
+
 std::uint64_t serial_pairs(std::uint64_t n, std::size_t lag, std::size_t phase) {
   if (lag == 0 || n <= lag) return 0;
   // i in [0, n − lag) with i mod 2·lag in [phase·lag, phase·lag + lag).

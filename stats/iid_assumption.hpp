@@ -110,4 +110,15 @@ std::optional<double> larger_tv(std::optional<double> a, std::optional<double> b
 IidTest pair_test(std::span<const std::int64_t> first, std::span<const std::int64_t> second,
                   const PairLaw& law, const TestLevel& level, double power, std::string name);
 
+// The same two streams a lag apart: for each lag l = 1 .. kSerialLags, the pairs (first[r],
+// second[r + l]), then (second[r], first[r + l]), against the product binned by `law` (reversed for
+// the second direction). Every pair of one test holds two samples no other pair of it holds, so
+// under the assumption its pairs are i.i.d. and the identity test applies as it is. kSerialTests of
+// them, in iid_tests' order with the direction in place of the phase: test (l, d) runs at
+// levels[serial_test_index(l, d)] of kIidTests levels; `first_id` and `second_id` name the streams.
+std::vector<IidTest> lagged_pair_tests(std::span<const std::int64_t> first,
+                                       std::span<const std::int64_t> second, const PairLaw& law,
+                                       std::span<const TestLevel> levels, double power,
+                                       const std::string& first_id, const std::string& second_id);
+
 }  // namespace tev::stats

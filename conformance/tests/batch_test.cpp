@@ -187,7 +187,11 @@ enum class BatchBug {
   // Rounds 4k+2 and 4k+3 reuse the exit uniform u of rounds 4k and 4k+1 (two generators used in
   // turn, each replaying its last draw once): as u, or as 1 − u.
   lag2_replayed_exit,
-  lag2_mirrored_exit
+  lag2_mirrored_exit,
+  // Each request but the first takes, as its exit uniform, the one request k − 1 used the round
+  // before (per-slot generator states rotated by one slot a round): request k's round r + 1 shares
+  // its exit uniform with request k − 1's round r.
+  slot_reads_previous_round
 };
 
 // The rows request k's verifier reads from the flattened layout (every request's rows stacked,
@@ -261,6 +265,8 @@ BatchReport check_batches(BatchBug bug) {
     for (std::size_t k = 0; k < b.requests.size(); ++k)
       tevs.push_back(request_tev(b.requests[k].tree, rows[k]));
     std::vector<RequestBlock> round(b.requests.size());
+    std::vector<double> used(b.requests.size()),
+        used_before(b.requests.size());  // (K) exit uniforms
     for (std::uint64_t s = 0; s < b.samples; ++s) {
       DrawCounter shared({20261204, Stream::verifier, static_cast<std::uint32_t>(i),
                           s});  // a stream no request draws from
@@ -275,6 +281,8 @@ BatchReport check_batches(BatchBug bug) {
           const double earlier = DrawCounter({20261203, Stream::verifier, request, s - 2}).next();
           u = bug == BatchBug::lag2_replayed_exit ? earlier : 1.0 - earlier;
         }
+        if (bug == BatchBug::slot_reads_previous_round && k > 0 && s > 0) u = used_before[k - 1];
+        used[k] = u;
         const auto node = static_cast<std::size_t>(pick_cumulative(
             t.exit_cumulative.data(), static_cast<std::int32_t>(t.exit_cumulative.size()), u));
         const double bonus_u = draws.next();
@@ -283,6 +291,7 @@ BatchReport check_batches(BatchBug bug) {
                          bug == BatchBug::shared_bonus_uniform ? shared_bonus_u : bonus_u)};
       }
       judges[i].add_round(round, s, "round " + std::to_string(s));
+      used_before.swap(used);
     }
   }
   return judge_batches(judges, judging::VerdictPolicy{});
@@ -345,6 +354,15 @@ BinnedRequest binned_request(const Case& c, double pairs) {
     r.share.push_back(std::move(share));
   }
   return r;
+}
+
+// Every request of a batch in the bins its pair tests use (request_pair_bins: at the fewest pairs
+// any of them counts).
+std::vector<BinnedRequest> pair_binned_requests(const BatchCase& b) {
+  std::vector<BinnedRequest> out;
+  for (const Case& r : b.requests)
+    out.push_back(binned_request(r, static_cast<double>(b.samples - stats::kSerialLags)));
+  return out;
 }
 
 // Exact TVs of a pair under a shared uniform, from the product of the two requests' laws: over
@@ -479,9 +497,7 @@ TEST(BatchJudge, SharedUniformsAreCaughtByTheIndependenceTestsAlone) {
       EXPECT_EQ(r.decision.verdict, judging::Verdict::exact_saturated) << name << " " << r.id;
     std::vector<double> binned, cells;
     for (const BatchCase& b : default_batches()) {
-      std::vector<BinnedRequest> requests;
-      for (const Case& r : b.requests)
-        requests.push_back(binned_request(r, static_cast<double>(b.samples)));
+      const std::vector<BinnedRequest> requests = pair_binned_requests(b);
       for (std::size_t i = 0; i < b.requests.size(); ++i) {
         for (std::size_t j = i + 1; j < b.requests.size(); ++j) {
           const PairTvs tv = bug == BatchBug::shared_uniforms
@@ -540,6 +556,41 @@ TEST(BatchJudge, AnExitUniformMirroredTwoRoundsLaterIsNotExact) {
     }
     EXPECT_GE(above, 7u) << name;  // 0.018 on the deep chain k0/c2, 0.33-0.72 on the others
   }
+}
+
+// Per-slot generator states rotated by one slot a round: every request stays exact, the requests of
+// a round stay independent, and each request's rounds stay independent, so only the pair tests
+// across rounds can see it. Wherever the exact TV of the joint law of request k − 1's round r and
+// request k's round r + 1 (in their pair bins) from the product is at least that test's stated TV,
+// it rejects, and the pair is dependent across rounds.
+TEST(BatchJudge, ASlotReadingItsNeighboursPreviousRoundIsCaughtAcrossRoundsAlone) {
+  const BatchReport report = check_batches(BatchBug::slot_reads_previous_round);
+  EXPECT_EQ(report.overall, judging::Verdict::not_exact);
+  for (const CaseResult& r : report.requests)
+    EXPECT_EQ(r.decision.verdict, judging::Verdict::exact_saturated) << r.id;
+  std::vector<double> tvs;
+  std::size_t pair = 0, above = 0;
+  for (const BatchCase& b : default_batches()) {
+    const std::vector<BinnedRequest> requests = pair_binned_requests(b);
+    for (std::size_t i = 0; i < b.requests.size(); ++i) {
+      for (std::size_t j = i + 1; j < b.requests.size(); ++j, ++pair) {
+        if (j != i + 1) continue;  // rounds apart by j − i, not tested here
+        const double tv = shared_exit_tvs(requests[i], requests[j]).binned;
+        tvs.push_back(tv);
+        const PairResult& p = report.pairs[pair];
+        ASSERT_EQ(p.evidence.iid_tests.size(), stats::kSerialTests) << p.id;
+        const stats::IidTest& lag1 = p.evidence.iid_tests[0];  // first at r, second at r + 1
+        ASSERT_TRUE(lag1.detectable_tv.has_value()) << p.id;
+        if (tv < *lag1.detectable_tv) continue;  // below the guarantee: caught or not
+        ++above;
+        EXPECT_LT(lag1.result.p_value, 1e-9) << p.id;
+        EXPECT_EQ(p.finding, "dependent across rounds (a leak)") << p.id;
+      }
+    }
+  }
+  print_tvs("slot reads its neighbour's previous round, per neighbouring pair, over the pair bins",
+            tvs);
+  EXPECT_EQ(above, tvs.size());
 }
 
 }  // namespace
