@@ -18,6 +18,7 @@ void BlockCounts::merge(const BlockCounts& other) {
   }
   for (std::size_t i = 0; i < completed.size(); ++i) completed[i] += other.completed[i];
   for (std::size_t i = 0; i < exits.size(); ++i) exits[i] += other.exits[i];
+  order.insert(order.end(), other.order.begin(), other.order.end());
   samples += other.samples;
   completions += other.completions;
   length_sum += other.length_sum;
@@ -27,6 +28,7 @@ void BlockCounts::sum_over_ranks(const Ranks& ranks) {
   if (ranks.size == 1) return;
   ranks.sum(completed);
   ranks.sum(exits);
+  if (!order.empty()) ranks.sum(order);  // every rank records it, or none does
   std::uint64_t scalars[] = {samples, completions, length_sum};
   ranks.sum(scalars);
   samples = scalars[0];
