@@ -167,7 +167,7 @@ std::optional<double> detectable_shortfall(std::span<const double> lengths,
 int alpha_shares(bool mutants, int other_families) {
   int verifiers = 0;
   for (const VerifierInfo& info : verifier_catalog()) {
-    if (mutants || info.kind != VerifierKind::mutant) ++verifiers;
+    if (mutants || !is_mutant(info.kind)) ++verifiers;
   }
   return verifiers + other_families;
 }

@@ -84,7 +84,10 @@ BlockCounts tally_fast_path(FastPath path, const DraftTree& tree, const TargetRo
 BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows,
                             const MonteCarloPlan& plan) {
   const VerifierInfo& info = verifier_info(id);
-  if (plan.fast_path && info.fast_path != FastPath::none) {
+  // A serial mutant exists on its fast path only: its samples depend on each other through their
+  // counters, which a chooser run sample by sample never sees.
+  const bool serial = serial_replay(info.fast_path).lag > 0;
+  if ((plan.fast_path || serial) && info.fast_path != FastPath::none) {
     const TreeTables tables(tree, rows, child_order_for(id, tree, rows));
     return tally_fast_path(info.fast_path, tree, rows, tables.view(), plan);
   }
