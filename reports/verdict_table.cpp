@@ -82,15 +82,15 @@ int print_selftest(std::span<const judging::KnownAnswer> answers, bool verbose, 
 
 void print_verdict_table(std::span<const judging::VerifierReport> reports, std::ostream& out) {
   out << '\n'
-      << std::left << std::setw(36) << "verifier" << std::setw(12) << "kind" << std::setw(6)
+      << std::left << std::setw(36) << "verifier" << std::setw(14) << "kind" << std::setw(6)
       << "trees" << std::setw(9) << "samples" << std::setw(10) << "exact p" << std::setw(10)
       << "sat p" << std::setw(10) << "TV@99%" << std::setw(23) << "verdict" << std::setw(9)
       << "mean L" << std::setw(9) << "1+C_p" << std::setw(10) << "exact TV" << std::setw(9)
       << "power"
       << "caught by\n";
-  out << std::string(175, '-') << '\n';
+  out << std::string(177, '-') << '\n';
   for (const judging::VerifierReport& r : reports) {
-    out << std::left << std::setw(36) << r.info.name << std::setw(12) << kind_name(r.info.kind)
+    out << std::left << std::setw(36) << r.info.name << std::setw(14) << kind_name(r.info.kind)
         << std::setw(6) << r.trees.size() << std::setw(9) << r.samples_per_tree << std::setw(10)
         << scientific(r.decision.min_exactness_p_holm) << std::setw(10)
         << scientific(r.decision.min_saturation_p_holm) << std::setw(10) << worst_detectable_tv(r)
