@@ -281,9 +281,11 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
   d.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const std::vector<workloads::CheckCase> suite =
       workloads::make_suite(workloads::SuiteConfig{}).cases;
-  // The default check: the whole check's α over every registered verifier, then the policy's level.
+  // The default check: the whole check's α over every registered verifier, then the policy's level
+  // (the identity test's share beside the tests of independence, which check runs).
   const judging::JudgingConfig judging = experiments::check_judging_defaults();
-  d.level = judging.policy().identity_level(suite.size(), true);
+  const bool iid = judging.independence_tests;
+  d.level = judging.policy().identity_level(suite.size(), true, iid);
   // The rate: TEV's Monte Carlo over the suite's trees in turn, as check calls it.
   constexpr std::uint64_t kChunk = std::uint64_t{1} << 21;
   std::uint64_t drawn = 0;
@@ -323,8 +325,9 @@ DetectablePerMinute measure_detectable_per_minute(double seconds, double budget_
         run_monte_carlo(VerifierId::tree_exit, suite[i].tree, suite[i].rows, plan);
     d.sampling_seconds.push_back(seconds_since(drawing));
     const auto judging_start = Clock::now();
-    const judging::TreeEvidence e = judging::sampled_evidence(
-        suite[i].tree, suite[i].rows, counts, policy.identity_test_level(suite.size(), i, true));
+    const judging::TreeEvidence e =
+        judging::sampled_evidence(suite[i].tree, suite[i].rows, counts,
+                                  policy.identity_test_level(suite.size(), i, true, iid));
     g_sink = g_sink + static_cast<std::uint64_t>(e.chi_square.p_value * 1e6);
     d.judging_seconds.push_back(seconds_since(judging_start));
   }

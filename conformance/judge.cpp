@@ -126,25 +126,6 @@ struct Reference {
 
 }  // namespace
 
-std::vector<stats::IidTest> case_iid_tests(std::span<const std::int64_t> stream,
-                                           std::span<const double> law,
-                                           std::span<const std::int32_t> groups,
-                                           std::vector<stats::TestLevel> levels,
-                                           const judging::VerdictPolicy& policy, std::size_t family,
-                                           bool with_tree, double identity_p) {
-  for (stats::TestLevel& l : levels) l.simulate = false;
-  std::vector<stats::IidTest> tests =
-      stats::iid_tests(stream, law, groups, levels, policy.required_power);
-  double case_p = identity_p / judging::VerdictPolicy::identity_share(with_tree, true);
-  for (const stats::IidTest& t : tests)
-    case_p = std::min(case_p, t.result.p_value / judging::VerdictPolicy::iid_test_share(with_tree));
-  // Holm rejects a case whose p-value times the family's size is below α/2, whatever the others.
-  if (case_p * static_cast<double>(std::max<std::size_t>(family, 1)) < policy.exactness_alpha())
-    return tests;
-  for (stats::TestLevel& l : levels) l.simulate = true;
-  return stats::iid_tests(stream, law, groups, levels, policy.required_power);
-}
-
 std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& policy,
                                 std::size_t family, std::size_t index) {
   const Reference ref(c);
@@ -173,9 +154,9 @@ CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& pol
   const Reference ref(c);
   std::vector<std::int64_t> stream = judge.stream();
   stream.resize(c.samples, stats::kNoCell);  // impossible samples at the end were never stored
-  r.evidence.iid_tests =
-      case_iid_tests(stream, ref.canonical, ref.groups, policy.iid_test_levels(family, index, true),
-                     policy, family, true, r.evidence.chi_square.p_value);
+  r.evidence.iid_tests = judging::case_iid_tests(
+      stream, ref.canonical, ref.groups, policy.iid_test_levels(family, index, true), policy,
+      family, true, r.evidence.chi_square.p_value);
   r.evidence.detectable_tv =
       judging::detectable_tv(ref.canonical, ref.groups, c.samples, level, policy.required_power);
   if (exact)

@@ -168,19 +168,6 @@ ConformanceReport judge(const std::vector<CaseJudge>& judges, const judging::Ver
 std::optional<double> stated_tv(const Case& c, const judging::VerdictPolicy& policy,
                                 std::size_t family, std::size_t index);
 
-// A case's tests of independence (stats::iid_tests at `levels`), as member of an exactness family
-// of `family` cases whose identity test gave `identity_p` at its share of the case's level. They
-// run first without simulating their nulls; where that already rejects the case at its
-// Bonferroni level (its identity test's or one of these p-values over its share, times `family`,
-// below the exactness α), those p-values stand: valid, from the finite-sample bounds where near
-// the level, and the verdict is the same. Otherwise they run again, simulating near the level.
-std::vector<stats::IidTest> case_iid_tests(std::span<const std::int64_t> stream,
-                                           std::span<const double> law,
-                                           std::span<const std::int32_t> groups,
-                                           std::vector<stats::TestLevel> levels,
-                                           const judging::VerdictPolicy& policy, std::size_t family,
-                                           bool with_tree, double identity_p);
-
 CaseResult case_result(const CaseJudge& judge, const judging::VerdictPolicy& policy,
                        std::size_t family, std::size_t index,
                        const std::optional<ExactOutcome>& exact = std::nullopt);

@@ -200,10 +200,10 @@ ModelReport judge_models(const std::vector<ModelCaseJudge>& judges,
         judging::kReportedDeviations, &e.largest_deviations);
     std::vector<std::int64_t> stream = judge.stream();
     stream.resize(c.samples, stats::kNoCell);
-    e.iid_tests =
-        case_iid_tests(stream, reference, groups,
-                       report.policy.iid_test_levels(judges.size(), evidence.size(), false),
-                       report.policy, judges.size(), false, e.chi_square.p_value);
+    e.iid_tests = judging::case_iid_tests(
+        stream, reference, groups,
+        report.policy.iid_test_levels(judges.size(), evidence.size(), false), report.policy,
+        judges.size(), false, e.chi_square.p_value);
     e.mean_length = static_cast<double>(judge.length_sum()) / static_cast<double>(judge.lines());
     e.detectable_tv =
         judging::detectable_tv(reference, groups, c.samples, level, report.policy.required_power);

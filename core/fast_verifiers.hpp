@@ -115,11 +115,55 @@ TEV_HD inline Block sequential_residual_fast(const TreeTablesView& t, DrawCounte
   }
 }
 
-// Which fast per-sample kernel realizes a verifier, if any.
-enum class FastPath { none, tree_exit, predraw, sequential_residual, pathwise_walk };
+// Which fast per-sample kernel realizes a verifier, if any. The tree_exit_replay_* paths are TEV
+// whose exit uniform is another sample's (serial mutants, below).
+enum class FastPath {
+  none,
+  tree_exit,
+  predraw,
+  sequential_residual,
+  pathwise_walk,
+  tree_exit_replay_lag1,
+  tree_exit_replay_lag2,
+  tree_exit_mirror_lag1,
+};
+
+// A serial mutant's replay: sample i + lag, for i mod 2·lag < lag, draws its exit with sample i's
+// exit uniform u (mirrored: with 1 − u) and everything else with its own draws — a random counter
+// not advanced for every other call (lag 1), two generators used in turn, each replaying its last
+// draw once (lag 2), antithetic pairs (mirrored). Every sample's uniform is still uniform, so each
+// block has TEV's law; the pairs the tests of independence form at that lag and phase 0 share it.
+// lag 0: no replay.
+struct SerialReplay {
+  std::uint32_t lag = 0;
+  bool mirrored = false;
+};
+TEV_HD inline SerialReplay serial_replay(FastPath path) {
+  switch (path) {
+    case FastPath::tree_exit_replay_lag1:
+      return {1, false};
+    case FastPath::tree_exit_replay_lag2:
+      return {2, false};
+    case FastPath::tree_exit_mirror_lag1:
+      return {1, true};
+    default:
+      return {};
+  }
+}
+// The sample whose exit uniform sample s draws with under a replay at `lag` (s itself when it
+// replays nothing).
+TEV_HD inline std::uint64_t replayed_sample(std::uint64_t s, std::uint32_t lag) {
+  return lag == 0 || s % (2 * std::uint64_t{lag}) < lag ? s : s - lag;
+}
+// 1 − u on the uniforms' grid: uniform_from's k·2^-53 (k = 1 .. 2^53) maps to (2^53 + 1 − k)·2^-53,
+// so the mirrored uniform is exactly uniform on the same grid and never 0.
+TEV_HD inline double mirrored_uniform(double u) {
+  return ((0x1.0p53 - u * 0x1.0p53) + 1.0) * 0x1.0p-53;  // every step exact
+}
 
 // The fast kernel of a path; FastPath::none is a caller error and yields {kNoNode, kNoToken}
-// (device code cannot throw: callers check first).
+// (device code cannot throw: callers check first), as do the replay paths, whose samples need
+// their index (sample_fast runs them).
 TEV_HD inline Block run_fast_path(FastPath path, const TreeTablesView& t, DrawCounter& draws) {
   switch (path) {
     case FastPath::tree_exit:
@@ -130,6 +174,9 @@ TEV_HD inline Block run_fast_path(FastPath path, const TreeTablesView& t, DrawCo
       return sequential_residual_fast(t, draws);
     case FastPath::pathwise_walk:
       return pathwise_walk_fast(t, draws);
+    case FastPath::tree_exit_replay_lag1:
+    case FastPath::tree_exit_replay_lag2:
+    case FastPath::tree_exit_mirror_lag1:
     case FastPath::none:
       break;
   }
@@ -171,12 +218,29 @@ TEV_HD inline DrawSite fast_verifier_site(std::uint32_t seed, std::uint32_t tree
                                           std::uint64_t sample) {
   return DrawSite{seed, Stream::verifier, tree, sample};
 }
+// A serial mutant's sample: TEV with its exit drawn at the replayed sample's exit uniform (draw 0
+// of its verifier stream), mirrored or not, and its bonus at its own draw 1.
+TEV_HD inline Block tree_exit_replayed(const TreeTablesView& t, DrawCounter& draws,
+                                       SerialReplay replay, std::uint32_t seed, std::uint32_t tree,
+                                       std::uint64_t sample) {
+  const std::uint64_t from = replayed_sample(sample, replay.lag);
+  const double own = draws.next();  // draw 0 is spent either way: the bonus stays at draw 1
+  const double replayed =
+      from == sample
+          ? own
+          : DrawCounter(fast_verifier_site(seed, tree, from), DrawLayout::two_per_block).next();
+  const double u = replay.mirrored && from != sample ? mirrored_uniform(replayed) : replayed;
+  const NodeId v = pick_guided(t.exit_cum, t.nodes, t.exit_guide, t.exit_buckets, u);
+  return {v, t.pick_row(t.residual_cum, t.residual_guide, v, draws.next())};
+}
 // The same, with the verifier stream's block 0 already computed (philox_block(fast_verifier_site(...), 0)).
 TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed,
                                        std::uint32_t tree, std::uint64_t sample,
                                        const r123::Philox4x32::ctr_type& verifier_block0) {
   DrawCounter draws(fast_verifier_site(seed, tree, sample), verifier_block0);
-  const Block returned = run_fast_path(path, t, draws);
+  const SerialReplay replay = serial_replay(path);
+  const Block returned = replay.lag == 0 ? run_fast_path(path, t, draws)
+                                         : tree_exit_replayed(t, draws, replay, seed, tree, sample);
   return {returned, complete_block_fast(t, returned, seed, tree, sample)};
 }
 TEV_HD inline SampledBlock sample_fast(FastPath path, const TreeTablesView& t, std::uint32_t seed,

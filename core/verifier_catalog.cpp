@@ -59,6 +59,18 @@ constexpr std::array kCatalog = {
     VerifierInfo{
         mutant_truncated_id_bonus, "mutant-truncated-id-bonus", K::mutant, F::none,
         "bonus drawn from ids below 3V/4 only: an index range sized for a smaller vocabulary"},
+    VerifierInfo{mutant_replayed_exit_lag1, "mutant-replayed-exit-lag1", K::serial_mutant,
+                 F::tree_exit_replay_lag1,
+                 "TEV whose random counter is not advanced every other call: sample 2k+1 draws "
+                 "its exit with sample 2k's uniform"},
+    VerifierInfo{mutant_replayed_exit_lag2, "mutant-replayed-exit-lag2", K::serial_mutant,
+                 F::tree_exit_replay_lag2,
+                 "TEV on two generators used in turn, each replaying its last draw once: sample "
+                 "4k+j+2 draws its exit with sample 4k+j's uniform"},
+    VerifierInfo{mutant_mirrored_exit_lag1, "mutant-mirrored-exit-lag1", K::serial_mutant,
+                 F::tree_exit_mirror_lag1,
+                 "TEV with antithetic pairs: sample 2k+1 draws its exit with 1 - u, u sample 2k's "
+                 "uniform"},
 };
 }  // namespace
 
@@ -79,6 +91,8 @@ std::string_view kind_name(VerifierKind kind) {
       return "unsaturated";
     case VerifierKind::mutant:
       return "mutant";
+    case VerifierKind::serial_mutant:
+      return "serial mutant";
   }
   throw std::logic_error("unknown verifier kind");
 }

@@ -29,9 +29,19 @@ enum class VerifierId {
   mutant_top_k_residual_bonus,
   mutant_tail_onto_first_token,
   mutant_truncated_id_bonus,
+  mutant_replayed_exit_lag1,
+  mutant_replayed_exit_lag2,
+  mutant_mirrored_exit_lag1,
 };
 
-enum class VerifierKind { saturated, unsaturated, mutant };
+// A serial mutant draws every block with the canonical law (its enumeration says exact) but makes
+// samples depend on each other (core/fast_verifiers.hpp, SerialReplay): only the tests of
+// independence, where the order of the samples is recorded, can catch it.
+enum class VerifierKind { saturated, unsaturated, mutant, serial_mutant };
+// A planted bug of either kind.
+constexpr bool is_mutant(VerifierKind kind) {
+  return kind == VerifierKind::mutant || kind == VerifierKind::serial_mutant;
+}
 
 struct VerifierInfo {
   VerifierId id;
@@ -87,6 +97,12 @@ Block run_verifier(VerifierId id, const DraftTree& tree, const TargetRows& rows,
       return mutants::tail_onto_first_token(tree, rows, chooser);
     case VerifierId::mutant_truncated_id_bonus:
       return mutants::truncated_id_bonus(tree, rows, chooser);
+    // One block of a serial mutant is TEV's: its dependence lives between samples, on its fast
+    // path, which draws each sample's exit at the replayed sample's counter.
+    case VerifierId::mutant_replayed_exit_lag1:
+    case VerifierId::mutant_replayed_exit_lag2:
+    case VerifierId::mutant_mirrored_exit_lag1:
+      return tree_exit_verify(tree, rows, chooser);
   }
   throw std::logic_error("unknown verifier id");
 }

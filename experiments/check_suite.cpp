@@ -14,6 +14,7 @@ judging::JudgingConfig check_judging_defaults() {
   judging::JudgingConfig config;
   config.samples = 200000;
   config.verifiers_sharing_alpha = judging::alpha_shares(true);
+  config.independence_tests = true;
   return config;
 }
 

@@ -12,7 +12,7 @@ namespace tev::experiments {
 
 // The check's judging defaults, `tevsuite check`'s and the library's alike: 200,000 samples per
 // tree and verifier, the whole check's alpha split over every verifier of the catalog (the verdict
-// policy's alpha_shares).
+// policy's alpha_shares), and the tests of independence on the recorded order of the samples.
 judging::JudgingConfig check_judging_defaults();
 
 struct CheckSuiteOptions {

@@ -316,7 +316,7 @@ Theorem1Results run_theorem1(const Theorem1Options& options, std::ostream& progr
   const std::vector<workloads::CheckCase>& cases = r.sweep.cases;
   std::vector<VerifierId> exact_ids;
   for (const VerifierInfo& info : verifier_catalog()) {
-    if (info.kind != VerifierKind::mutant) exact_ids.push_back(info.id);
+    if (!is_mutant(info.kind)) exact_ids.push_back(info.id);
   }
   // One family-wise α, split evenly over the families of tests that claims are made from.
   r.family_alpha = options.alpha / static_cast<double>(kFamilyNames.size());

@@ -23,13 +23,17 @@ struct TallyTree {
 struct DeviceTally {
   // Per tree, flat: (N, V) completed, then (N) exits, then {samples, completions, length_sum}.
   std::vector<std::vector<std::uint64_t>> histograms;
+  // Per tree, where recorded: (samples) the completed cell of sample first_sample + k at k.
+  std::vector<std::vector<std::int64_t>> orders;
   double kernel_seconds = 0.0;  // the sampling kernel alone (CUDA events), not the table upload
 };
 
 // Samples [first_sample, first_sample + samples) of every tree of the batch with one fast path,
-// in one launch; each sample runs sample_fast exactly as the CPU engine does.
+// in one launch; each sample runs sample_fast exactly as the CPU engine does. record_order: fill
+// DeviceTally::orders.
 DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, std::uint32_t seed,
-                            std::uint64_t first_sample, std::uint64_t samples);
+                            std::uint64_t first_sample, std::uint64_t samples,
+                            bool record_order = false);
 
 // A tree for the verifier-stage kernels: DraftTree's level-order arrays (host memory).
 struct StageTree {

@@ -45,11 +45,19 @@ std::vector<montecarlo::BlockCounts> tally_batch(VerifierId id, const std::vecto
   }
   // Under mpirun this rank samples its slice; the sums over ranks are the whole run.
   const auto [first, count] = plan.ranks.slice(plan.first_sample, plan.samples);
-  const DeviceTally tally = tally_on_device(info.fast_path, trees, plan.seed, first, count);
+  const DeviceTally tally =
+      tally_on_device(info.fast_path, trees, plan.seed, first, count, plan.record_order);
   if (kernel_seconds) *kernel_seconds = tally.kernel_seconds;
   std::vector<montecarlo::BlockCounts> counts;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     counts.push_back(to_counts(*cases[i].tree, tally.histograms[i]));
+    if (plan.record_order) {
+      // This rank's slice at its place in the whole run; zeros elsewhere add up over ranks.
+      std::vector<std::int64_t>& order = counts.back().order;
+      order.assign(plan.samples, 0);
+      std::copy(tally.orders[i].begin(), tally.orders[i].end(),
+                order.begin() + static_cast<std::ptrdiff_t>(first - plan.first_sample));
+    }
     counts.back().sum_over_ranks(plan.ranks);
   }
   return counts;

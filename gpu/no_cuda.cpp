@@ -13,7 +13,7 @@ constexpr const char* kNoCuda =
 std::string unavailable_reason() { return kNoCuda; }
 
 DeviceTally tally_on_device(FastPath, const std::vector<TallyTree>&, std::uint32_t, std::uint64_t,
-                            std::uint64_t) {
+                            std::uint64_t, bool) {
   throw std::runtime_error(kNoCuda);
 }
 

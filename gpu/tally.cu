@@ -1,6 +1,7 @@
 // Monte Carlo on the GPU: many trees × many samples per launch, each sample through the same
 // sample_fast the CPU engine calls, histograms reduced on the device with integer atomics (per
-// block in shared memory where a tree's histogram fits).
+// block in shared memory where a tree's histogram fits); where asked, each sample's cell is also
+// written at its own index, as the CPU engine records it.
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -87,6 +88,7 @@ struct TreeSlot {
   TreeTablesView tables;  // device pointers
   std::uint32_t tree_id;
   std::size_t histogram;  // offset of this tree's histogram in the batch's
+  std::size_t order;      // offset of this tree's recorded cells in the batch's (tree · samples)
 };
 
 __device__ unsigned long long warp_sum(unsigned long long x) {
@@ -106,10 +108,11 @@ constexpr std::size_t kSharedHistogramBytes = 64 * 1024;
 // Block (x, y) samples tree y; a tree's samples are spread over the x blocks (grid-stride).
 // InShared: each block counts into a zeroed copy of the tree's histogram in shared memory
 // (dynamic, histogram_size(t) counters) and adds its nonzero cells to the global one at the end.
+// order, when not null, receives sample first_sample + i's completed cell at slot.order + i.
 template <bool InShared>
 __global__ void tally_kernel(FastPath path, const TreeSlot* slots, std::uint32_t seed,
                              std::uint64_t first_sample, std::uint64_t samples,
-                             unsigned long long* histograms) {
+                             unsigned long long* histograms, long long* order) {
   extern __shared__ unsigned long long block_histogram[];  // (histogram_size(t)) if InShared
   const TreeSlot slot = slots[blockIdx.y];
   const TreeTablesView& t = slot.tables;
@@ -128,9 +131,10 @@ __global__ void tally_kernel(FastPath path, const TreeSlot* slots, std::uint32_t
   for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < samples; i += stride) {
     const SampledBlock b = sample_fast(path, t, seed, slot.tree_id, first_sample + i);
-    atomicAdd(
-        completed + t.row_offset(b.completed.exit) + static_cast<std::size_t>(b.completed.bonus),
-        1ull);
+    const std::size_t cell =
+        t.row_offset(b.completed.exit) + static_cast<std::size_t>(b.completed.bonus);
+    atomicAdd(completed + cell, 1ull);
+    if (order != nullptr) order[slot.order + i] = static_cast<long long>(cell);
     atomicAdd(exits + b.returned.exit, 1ull);
     ++count;
     completions += b.completed.exit != b.returned.exit;  // completion moved on into the tree
@@ -164,7 +168,7 @@ std::string unavailable_reason() {
 }
 
 DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, std::uint32_t seed,
-                            std::uint64_t first_sample, std::uint64_t samples) {
+                            std::uint64_t first_sample, std::uint64_t samples, bool record_order) {
   if (path == FastPath::none)
     throw std::logic_error("tally_on_device needs a verifier with a fast path");
   if (trees.empty() || trees.size() > 65535)
@@ -173,13 +177,16 @@ DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, 
   std::vector<TreeSlot> slots;
   std::size_t cells = 0;
   for (std::size_t i = 0; i < trees.size(); ++i) {
-    slots.push_back({tables.views()[i], trees[i].tree_id, cells});
+    slots.push_back({tables.views()[i], trees[i].tree_id, cells, i * samples});
     cells += histogram_size(trees[i].tables);
   }
   DeviceBuffer<TreeSlot> device_slots(slots.size());
   device_slots.upload(slots.data());
   DeviceBuffer<unsigned long long> histograms(cells);
   check(cudaMemset(histograms.get(), 0, cells * sizeof(unsigned long long)), "cudaMemset");
+  std::unique_ptr<DeviceBuffer<long long>> order;  // (trees, samples) where recorded
+  if (record_order) order = std::make_unique<DeviceBuffer<long long>>(trees.size() * samples);
+  long long* const order_out = order ? order->get() : nullptr;
 
   const auto trees_in_batch = static_cast<unsigned>(trees.size());
   const std::uint64_t blocks_for_samples = (samples + kThreads - 1) / kThreads;
@@ -199,11 +206,11 @@ DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, 
   }
   const dim3 grid(blocks_per_tree, trees_in_batch);
   if (samples > 0 && in_shared) {
-    tally_kernel<true><<<grid, kThreads, shared_bytes>>>(path, device_slots.get(), seed,
-                                                         first_sample, samples, histograms.get());
+    tally_kernel<true><<<grid, kThreads, shared_bytes>>>(
+        path, device_slots.get(), seed, first_sample, samples, histograms.get(), order_out);
   } else if (samples > 0) {
     tally_kernel<false><<<grid, kThreads>>>(path, device_slots.get(), seed, first_sample, samples,
-                                            histograms.get());
+                                            histograms.get(), order_out);
   }
   check(cudaGetLastError(), "tally_kernel launch");
   tally.kernel_seconds = timer.stop_seconds();
@@ -214,6 +221,14 @@ DeviceTally tally_on_device(FastPath path, const std::vector<TallyTree>& trees, 
     const auto begin = all.begin() + static_cast<std::ptrdiff_t>(slot.histogram);
     tally.histograms.emplace_back(begin,
                                   begin + static_cast<std::ptrdiff_t>(histogram_size(slot.tables)));
+  }
+  if (order) {
+    std::vector<long long> recorded(trees.size() * samples);
+    order->download(recorded.data());
+    for (const TreeSlot& slot : slots) {
+      const auto begin = recorded.begin() + static_cast<std::ptrdiff_t>(slot.order);
+      tally.orders.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(samples));
+    }
   }
   return tally;
 }

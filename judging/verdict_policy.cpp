@@ -167,7 +167,7 @@ std::optional<double> detectable_shortfall(std::span<const double> lengths,
 int alpha_shares(bool mutants, int other_families) {
   int verifiers = 0;
   for (const VerifierInfo& info : verifier_catalog()) {
-    if (mutants || info.kind != VerifierKind::mutant) ++verifiers;
+    if (mutants || !is_mutant(info.kind)) ++verifiers;
   }
   return verifiers + other_families;
 }
@@ -300,6 +300,25 @@ double smallest_iid_p(const TreeEvidence& e) {
   double p = 1.0;
   for (const stats::IidTest& t : e.iid_tests) p = std::min(p, t.result.p_value);
   return p;
+}
+
+std::vector<stats::IidTest> case_iid_tests(std::span<const std::int64_t> stream,
+                                           std::span<const double> law,
+                                           std::span<const std::int32_t> groups,
+                                           std::vector<stats::TestLevel> levels,
+                                           const VerdictPolicy& policy, std::size_t family,
+                                           bool with_tree, double identity_p) {
+  for (stats::TestLevel& l : levels) l.simulate = false;
+  std::vector<stats::IidTest> tests =
+      stats::iid_tests(stream, law, groups, levels, policy.required_power);
+  double case_p = identity_p / VerdictPolicy::identity_share(with_tree, true);
+  for (const stats::IidTest& t : tests)
+    case_p = std::min(case_p, t.result.p_value / VerdictPolicy::iid_test_share(with_tree));
+  // Holm rejects a case whose p-value times the family's size is below α/2, whatever the others.
+  if (case_p * static_cast<double>(std::max<std::size_t>(family, 1)) < policy.exactness_alpha())
+    return tests;
+  for (stats::TestLevel& l : levels) l.simulate = true;
+  return stats::iid_tests(stream, law, groups, levels, policy.required_power);
 }
 
 }  // namespace tev::judging

@@ -252,4 +252,17 @@ std::optional<double> stated_tv(const TreeEvidence& e);
 // The smallest raw p-value of its tests of independence (1 without them).
 double smallest_iid_p(const TreeEvidence& e);
 
+// A case's tests of independence (stats::iid_tests at `levels`), as member of an exactness family
+// of `family` cases whose identity test gave `identity_p` at its share of the case's level. They
+// run first without simulating their nulls; where that already rejects the case at its
+// Bonferroni level (its identity test's or one of these p-values over its share, times `family`,
+// below the exactness α), those p-values stand: valid, from the finite-sample bounds where near
+// the level, and the verdict is the same. Otherwise they run again, simulating near the level.
+std::vector<stats::IidTest> case_iid_tests(std::span<const std::int64_t> stream,
+                                           std::span<const double> law,
+                                           std::span<const std::int32_t> groups,
+                                           std::vector<stats::TestLevel> levels,
+                                           const VerdictPolicy& policy, std::size_t family,
+                                           bool with_tree, double identity_p);
+
 }  // namespace tev::judging

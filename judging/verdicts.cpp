@@ -6,13 +6,27 @@
 
 #include "core/exact_law.hpp"
 #include "core/exit_law.hpp"
+#include "judging/serial_law.hpp"
 #include "montecarlo/monte_carlo.hpp"
 
 namespace tev::judging {
 
 namespace {
+
 constexpr double kRequiredPower = 0.99;
+
+// Tree i's tests of independence on the recorded order of its samples, as conformance runs them.
+void add_iid_tests(TreeEvidence& e, const workloads::CheckCase& c,
+                   std::span<const std::int64_t> order, const VerdictPolicy& policy,
+                   std::size_t trees, std::size_t i) {
+  const std::vector<double> canonical =
+      canonical_block_law(c.tree, c.rows, ExitLaw::compute(c.tree, c.rows));
+  e.iid_tests = case_iid_tests(order, canonical, stats::node_groups(c.tree.size(), c.tree.vocab),
+                               policy.iid_test_levels(trees, i, true), policy, trees, true,
+                               e.chi_square.p_value);
 }
+
+}  // namespace
 
 VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCase> suite,
                               const JudgingConfig& config) {
@@ -22,8 +36,10 @@ VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCas
   report.samples_per_tree = config.samples;
   report.enumerated = config.enumerate;
   const VerdictPolicy policy = config.policy();
-  const double identity_level = policy.identity_level(suite.size(), true);
-  double miss_probability = 1.0;
+  const bool iid = config.independence_tests;
+  const double identity_level = policy.identity_level(suite.size(), true, iid);
+  const SerialReplay replay = serial_replay(report.info.fast_path);
+  double miss_probability = 1.0, pair_miss_probability = 1.0;
 
   for (std::size_t i = 0; i < suite.size(); ++i) {
     const workloads::CheckCase& c = suite[i];
@@ -33,16 +49,26 @@ VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCas
     plan.samples = config.samples;
     plan.threads = config.threads;
     plan.ranks = config.ranks;
+    plan.record_order = iid;
     const montecarlo::BlockCounts counts = config.monte_carlo(id, c.tree, c.rows, plan);
 
-    TreeEvidence e =
-        sampled_evidence(c.tree, c.rows, counts, policy.identity_test_level(suite.size(), i, true));
+    TreeEvidence e = sampled_evidence(c.tree, c.rows, counts,
+                                      policy.identity_test_level(suite.size(), i, true, iid));
+    if (iid) add_iid_tests(e, c, counts.order, policy, suite.size(), i);
     e.detectable_tv =
         detectable_tv(c.tree, c.rows, config.samples, identity_level, policy.required_power);
     if (config.enumerate) {
       add_exact_evidence(e, c.tree, c.rows, enumerate_verifier(id, c.tree, c.rows), config.samples,
                          identity_level, config.exact_tolerance);
       miss_probability *= 1.0 - e.predicted_power;
+    }
+    if (replay.lag > 0 && iid) {
+      const std::size_t t = stats::serial_test_index(replay.lag, 0);
+      const SerialPairLaw pairs =
+          serial_pair_law(c.tree, c.rows, replay, config.samples,
+                          policy.iid_test_level(suite.size(), i, true, t).level);
+      report.max_pair_tv = std::max(report.max_pair_tv, pairs.tv);
+      pair_miss_probability *= 1.0 - pairs.predicted_power;
     }
     report.mean_length += e.mean_length / static_cast<double>(suite.size());
     report.mean_ceiling += e.ceiling / static_cast<double>(suite.size());
@@ -51,7 +77,7 @@ VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCas
   }
   report.decision = decide(report.trees, policy);
   report.verdict = report.decision.verdict;
-  report.predicted_power = 1.0 - miss_probability;
+  report.predicted_power = 1.0 - (replay.lag > 0 ? pair_miss_probability : miss_probability);
 
   switch (report.info.kind) {
     case VerifierKind::saturated:
@@ -74,6 +100,20 @@ VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCas
                                                : "not caught";
       // Sampling must also catch it wherever the budget has the power to.
       report.as_expected = enumerated && (sampled || report.predicted_power < kRequiredPower);
+      break;
+    }
+    case VerifierKind::serial_mutant: {
+      // Its blocks have the canonical law: enumeration must say so, and only the tests of
+      // independence can catch it, wherever its pair test has the power to.
+      const bool sampled = !report.decision.sampling_says_exact;
+      if (!iid) {
+        report.caught_by = "not judged: the order of its samples is not recorded";
+        report.as_expected = report.decision.enumeration_says_exact;
+        break;
+      }
+      report.caught_by = sampled ? "sampling (tests of independence)" : "not caught";
+      report.as_expected = report.decision.enumeration_says_exact &&
+                           (sampled || report.predicted_power < kRequiredPower);
       break;
     }
   }

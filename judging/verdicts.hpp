@@ -1,7 +1,8 @@
 #pragma once
 // Judges one verifier on a suite of trees: sampled χ² of the completed block law against the
-// canonical law, E[L] against 1 + C_p, per-node acceptance, and exact enumeration of its law; the
-// verdict comes from the one verdict policy (judging/verdict_policy.hpp).
+// canonical law, E[L] against 1 + C_p, per-node acceptance, exact enumeration of its law and,
+// where asked, the tests of independence on the recorded order of its samples; the verdict comes
+// from the one verdict policy (judging/verdict_policy.hpp).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,6 +37,10 @@ struct JudgingConfig {
   // the power to detect the policy's TV is "inconclusive", and a mutant that sampling misses is
   // reported "not caught", with no power to hold it to.
   bool enumerate = true;
+  // Record the order of every tree's samples and run the tests of independence on it
+  // (stats/iid_assumption.hpp) in each tree's exactness tests (`check`); without them a serial
+  // mutant cannot be judged.
+  bool independence_tests = false;
   montecarlo::Ranks
       ranks{};  // the processes every verifier's samples are split over (a collective when more than one)
   // The Monte Carlo engine the samples come from: the CPU's, or the GPU's under --device gpu.
@@ -60,13 +65,17 @@ struct VerifierReport {
   double mean_ceiling = 0.0;  // over trees, 1 + C_p
   double max_exact_tv = 0.0;
   double predicted_power =
-      0.0;  // P(sampling catches it) from the exact laws: 1 − Π(1 − power per tree)
+      0.0;  // P(sampling catches it) from the exact laws: 1 − Π(1 − power per tree); a serial
+            // mutant's, of its tests of pairs at its lag (judging/serial_law.hpp)
+  double max_pair_tv = 0.0;  // serial mutants with tests of independence: the largest over trees
+                             // of its replaying pairs' exact TV from the product law
   double elapsed_seconds = 0.0;
   std::uint64_t samples_per_tree = 0;
   bool enumerated = true;  // the exact_* fields and predicted_power hold
   bool as_expected =
       false;  // verdict matches the kind (and a mutant with ≥ 99 % power was sampled out)
-  std::string caught_by;  // mutants: "sampling and enumeration", "enumeration only", ...
+  std::string caught_by;  // mutants: "sampling and enumeration", "enumeration only", ...; serial
+      // mutants: "sampling (tests of independence)", "not caught", "not judged ..."
 };
 
 VerifierReport check_verifier(VerifierId id, std::span<const workloads::CheckCase> suite,

@@ -191,7 +191,7 @@ LiveResult run_live_checks(const LiveOptions& options, const montecarlo::RunCont
 
   // One family-wise alpha: Bonferroni over the verifiers, the generation family and the first-word test.
   auto included = [&](const VerifierInfo& info) {
-    return options.mutants || info.kind != VerifierKind::mutant;
+    return options.mutants || !is_mutant(info.kind);
   };
   result.alpha_shares = judging::alpha_shares(options.mutants, result.from_dumps ? 0 : 2);
   const double share_alpha = result.share_alpha(options.judging.alpha);

@@ -18,6 +18,7 @@ void BlockCounts::merge(const BlockCounts& other) {
   }
   for (std::size_t i = 0; i < completed.size(); ++i) completed[i] += other.completed[i];
   for (std::size_t i = 0; i < exits.size(); ++i) exits[i] += other.exits[i];
+  order.insert(order.end(), other.order.begin(), other.order.end());
   samples += other.samples;
   completions += other.completions;
   length_sum += other.length_sum;
@@ -27,6 +28,7 @@ void BlockCounts::sum_over_ranks(const Ranks& ranks) {
   if (ranks.size == 1) return;
   ranks.sum(completed);
   ranks.sum(exits);
+  if (!order.empty()) ranks.sum(order);  // every rank records it, or none does
   std::uint64_t scalars[] = {samples, completions, length_sum};
   ranks.sum(scalars);
   samples = scalars[0];
@@ -82,7 +84,10 @@ BlockCounts tally_fast_path(FastPath path, const DraftTree& tree, const TargetRo
 BlockCounts run_monte_carlo(VerifierId id, const DraftTree& tree, const TargetRows& rows,
                             const MonteCarloPlan& plan) {
   const VerifierInfo& info = verifier_info(id);
-  if (plan.fast_path && info.fast_path != FastPath::none) {
+  // A serial mutant exists on its fast path only: its samples depend on each other through their
+  // counters, which a chooser run sample by sample never sees.
+  const bool serial = serial_replay(info.fast_path).lag > 0;
+  if ((plan.fast_path || serial) && info.fast_path != FastPath::none) {
     const TreeTables tables(tree, rows, child_order_for(id, tree, rows));
     return tally_fast_path(info.fast_path, tree, rows, tables.view(), plan);
   }

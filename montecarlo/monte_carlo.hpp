@@ -1,6 +1,7 @@
 #pragma once
 // Parallel Monte Carlo of one verifier on one tree, into integer histograms. Integer counts add
-// exactly in any order, so the result is identical for any thread count or partitioning.
+// exactly in any order, so the result is identical for any thread count or partitioning; where a
+// plan asks, each sample's cell is also recorded at its own index, for the tests of independence.
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -27,9 +28,13 @@ struct BlockCounts {
   std::uint64_t completions =
       0;  // samples whose bonus was a drafted child's token (proof of non-saturation)
   std::uint64_t length_sum = 0;  // Σ L with L = depth(exit) + 1, before completion
+  // (samples) where the plan records the order: the completed cell (exit · V + bonus) of sample
+  // first_sample + k at k; else empty.
+  std::vector<std::int64_t> order;
 
   BlockCounts() = default;
   BlockCounts(std::int32_t nodes, std::int32_t vocab);
+  // Adds other's counts; its order follows this one's (its samples come after these).
   void merge(const BlockCounts& other);
   // Adds up the counts of every rank (a no-op for one process).
   void sum_over_ranks(const Ranks& ranks);
@@ -48,7 +53,8 @@ struct MonteCarloPlan {
   std::uint64_t samples = 0;
   std::uint64_t first_sample = 0;  // sample indices [first_sample, first_sample + samples)
   int threads = 1;
-  bool fast_path = true;  // use the per-tree tables where the verifier has them
+  bool fast_path = true;      // use the per-tree tables where the verifier has them
+  bool record_order = false;  // fill BlockCounts::order
   Ranks ranks{};  // the processes the samples are split over: a collective when more than one
 };
 
@@ -83,6 +89,9 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
   // A pair, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in a lambda.
   const std::pair<std::uint64_t, std::uint64_t> slice =
       plan.ranks.slice(plan.first_sample, plan.samples);
+  // Sample s's cell at s − first_sample, whichever thread draws it; zero outside this rank's slice,
+  // so the sum over ranks is the whole order.
+  std::vector<std::int64_t> order(plan.record_order ? plan.samples : 0, 0);
   oneapi::tbb::task_arena arena(plan.threads);
   arena.execute([&] {
     oneapi::tbb::parallel_for(
@@ -95,6 +104,7 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
           std::uint64_t* const exits = counts.exits.data();
           std::uint64_t* const completed = counts.completed.data();
           const auto vocab = static_cast<std::size_t>(tree.vocab);
+          std::int64_t* const cells = order.empty() ? nullptr : order.data();
           std::uint64_t completions = 0;
           auto sampler = new_task();
           SampledBlock batch[kSampleBatch];
@@ -105,8 +115,10 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
             for (std::size_t i = 0; i < count; ++i) {
               const SampledBlock& b = batch[i];
               ++exits[b.returned.exit];
-              ++completed[static_cast<std::size_t>(b.completed.exit) * vocab +
-                          static_cast<std::size_t>(b.completed.bonus)];
+              const std::size_t cell = static_cast<std::size_t>(b.completed.exit) * vocab +
+                                       static_cast<std::size_t>(b.completed.bonus);
+              ++completed[cell];
+              if (cells) cells[first + i - plan.first_sample] = static_cast<std::int64_t>(cell);
             }
           }
           counts.samples += range.size();
@@ -115,6 +127,7 @@ BlockCounts tally_samples(const DraftTree& tree, const TargetRows& rows, const M
   });
   BlockCounts result(tree.size(), tree.vocab);
   for (const BlockCounts& counts : per_thread) result.merge(counts);
+  result.order = std::move(order);
   result.sum_over_ranks(plan.ranks);
   // Σ L over the samples, L = depth(exit) + 1, from the exit counts: the same integer as per sample.
   result.length_sum = 0;

@@ -39,15 +39,17 @@ void print_check(const experiments::CheckSuiteOptions& options,
       << "\nFamily-wise alpha " << judging.alpha << " for the whole check, "
       << judging.verifier_alpha() << " per verifier (Bonferroni over "
       << judging.verifiers_sharing_alpha
-      << " verifiers); each verifier spends half on exactness (Holm over its chi-square tests) and "
-         "half on saturation\n"
+      << " verifiers); each verifier spends half on exactness (Holm over its trees: identity test "
+         "and tests of independence\n"
+         "at lags 1 to 4 on the order of its samples) and half on saturation\n"
       << "(Holm over its E[L] and per-node acceptance tests)\nEnumeration tolerance "
       << judging.exact_tolerance << "\n";
   print_verdict_table(result.verifiers, out);
   out << "\n"
       << (result.passed ? "PASS" : "FAIL")
       << ": every saturated verifier exact and saturated, every unsaturated one "
-      << "exact and not saturated, every mutant not exact"
+      << "exact and not saturated, every mutant not exact (serial mutants: caught by the tests of "
+         "independence)"
       << (result.passed ? "" : " -- does not hold") << " (" << fixed(result.seconds, 1) << " s)\n";
 }
 

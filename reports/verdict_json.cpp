@@ -145,11 +145,12 @@ nlohmann::json verifier_json(const judging::VerifierReport& r) {
                       {"powered", d.powered},
                       {"max_exact_tv", r.max_exact_tv},
                       {"seconds", r.elapsed_seconds}};
-  if (r.info.kind == VerifierKind::mutant) {
+  if (is_mutant(r.info.kind)) {
     v["exact_tv"] = r.max_exact_tv;
     v["predicted_power"] = r.predicted_power;
     v["caught_by"] = r.caught_by;
   }
+  if (r.info.kind == VerifierKind::serial_mutant) v["pair_tv"] = r.max_pair_tv;
   v["per_tree"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.trees.size(); ++i)
     v["per_tree"].push_back(evidence_json(r.trees[i], d.cases[i]));

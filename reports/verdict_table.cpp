@@ -19,8 +19,9 @@ namespace {
 std::string worst_detectable_tv(const judging::VerifierReport& r) {
   double worst = 0.0;
   for (const judging::TreeEvidence& e : r.trees) {
-    if (!e.detectable_tv) return "none";
-    worst = std::max(worst, *e.detectable_tv);
+    const std::optional<double> tv = judging::stated_tv(e);
+    if (!tv) return "none";
+    worst = std::max(worst, *tv);
   }
   return scientific(worst);
 }
@@ -81,15 +82,15 @@ int print_selftest(std::span<const judging::KnownAnswer> answers, bool verbose, 
 
 void print_verdict_table(std::span<const judging::VerifierReport> reports, std::ostream& out) {
   out << '\n'
-      << std::left << std::setw(36) << "verifier" << std::setw(12) << "kind" << std::setw(6)
+      << std::left << std::setw(36) << "verifier" << std::setw(14) << "kind" << std::setw(6)
       << "trees" << std::setw(9) << "samples" << std::setw(10) << "exact p" << std::setw(10)
       << "sat p" << std::setw(10) << "TV@99%" << std::setw(23) << "verdict" << std::setw(9)
       << "mean L" << std::setw(9) << "1+C_p" << std::setw(10) << "exact TV" << std::setw(9)
       << "power"
       << "caught by\n";
-  out << std::string(175, '-') << '\n';
+  out << std::string(177, '-') << '\n';
   for (const judging::VerifierReport& r : reports) {
-    out << std::left << std::setw(36) << r.info.name << std::setw(12) << kind_name(r.info.kind)
+    out << std::left << std::setw(36) << r.info.name << std::setw(14) << kind_name(r.info.kind)
         << std::setw(6) << r.trees.size() << std::setw(9) << r.samples_per_tree << std::setw(10)
         << scientific(r.decision.min_exactness_p_holm) << std::setw(10)
         << scientific(r.decision.min_saturation_p_holm) << std::setw(10) << worst_detectable_tv(r)
@@ -98,6 +99,10 @@ void print_verdict_table(std::span<const judging::VerifierReport> reports, std::
         << (r.enumerated ? scientific(r.max_exact_tv) : "-");
     if (r.info.kind == VerifierKind::mutant) {
       out << std::setw(9) << (r.enumerated ? fixed(r.predicted_power, 3) : "-") << r.caught_by;
+    } else if (r.info.kind == VerifierKind::serial_mutant) {
+      const bool judged = r.max_pair_tv > 0.0;
+      out << std::setw(9) << (judged ? fixed(r.predicted_power, 3) : "-") << r.caught_by
+          << (judged ? " (pair TV " + scientific(r.max_pair_tv) + ")" : "");
     } else {
       out << std::setw(9) << "-"
           << "-";
@@ -110,9 +115,13 @@ void print_verdict_table(std::span<const judging::VerifierReport> reports, std::
          "each at half the verifier's\n"
          "alpha. TV@99%: the largest over its trees of the worst-direction guarantee (every law "
          "that far, tails included, is\n"
-         "rejected with 99 % power at the tree's level); without enumeration a tree that cannot "
-         "guarantee TV 0.05 is\n"
-         "'inconclusive'.\n";
+         "rejected with 99 % power at the tree's level), its tests of independence's included "
+         "where they run; without\n"
+         "enumeration a tree that cannot guarantee TV 0.05 is 'inconclusive'. A serial mutant's "
+         "exact TV is one block's (0: its\n"
+         "blocks have the canonical law); its power is its tests of pairs' at its lag, against its "
+         "pairs' exact law (pair TV:\n"
+         "the largest over trees of that law's TV from the product).\n";
 }
 
 }  // namespace tev::reports

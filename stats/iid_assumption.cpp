@@ -127,6 +127,18 @@ std::string serial_test_name(std::size_t lag, std::size_t phase) {
   return "pairs (i, i+" + l + "), i mod " + period + (phase == 0 ? " < " : " >= ") + l;
 }
 
+Binning iid_pair_bins(std::span<const double> probability,
+                      std::span<const std::int32_t> group_of_cell, std::uint64_t samples) {
+  // One binning for all: at the fewest samples any of them counts, so every bin expects at least
+  // kMinExpectedCount in each.
+  std::uint64_t fewest = samples;
+  for (std::size_t lag = 1; lag <= kSerialLags; ++lag) {
+    for (std::size_t phase = 0; phase < kSerialPhases; ++phase)
+      fewest = std::min(fewest, serial_pairs(samples, lag, phase));
+  }
+  return pair_bins(probability, group_of_cell, static_cast<double>(fewest));
+}
+
 std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream,
                                std::span<const double> probability,
                                std::span<const std::int32_t> group_of_cell,
@@ -135,14 +147,7 @@ std::vector<IidTest> iid_tests(std::span<const std::int64_t> stream,
   std::vector<IidTest> tests;
   const std::size_t n = stream.size();
   if (n < kIidMinSamples) return tests;
-  // One binning for all: at the fewest samples any of them counts (a phase of pairs at some lag),
-  // so every bin expects at least kMinExpectedCount in each.
-  std::uint64_t fewest = n;
-  for (std::size_t lag = 1; lag <= kSerialLags; ++lag) {
-    for (std::size_t phase = 0; phase < kSerialPhases; ++phase)
-      fewest = std::min(fewest, serial_pairs(n, lag, phase));
-  }
-  const Binning bins = pair_bins(probability, group_of_cell, static_cast<double>(fewest));
+  const Binning bins = iid_pair_bins(probability, group_of_cell, n);
   std::vector<std::int32_t> own_group(
       bins.bin_probability.size());  // (bins) each bin a group of its own
   for (std::size_t b = 0; b < own_group.size(); ++b) own_group[b] = static_cast<std::int32_t>(b);

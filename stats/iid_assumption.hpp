@@ -57,6 +57,11 @@ inline constexpr std::int64_t kNoCell = -1;
 Binning pair_bins(std::span<const double> probability, std::span<const std::int32_t> group_of_cell,
                   double pairs);
 
+// The pair bins every test of independence of a stream of `samples` samples uses: pair_bins at the
+// fewest samples or pairs any of them counts (a phase of pairs at some lag).
+Binning iid_pair_bins(std::span<const double> probability,
+                      std::span<const std::int32_t> group_of_cell, std::uint64_t samples);
+
 // The product of two binned marginals: cells (a, b) row-major over the first's and the second's
 // bins, grouped by the first's bin (so the identity test pools each row's light cells in order).
 struct PairLaw {

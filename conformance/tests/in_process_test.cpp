@@ -65,6 +65,9 @@ TEST(TreeCheck, EveryRegisteredVerifierGetsItsKindsVerdict) {
   const tevsuite::TreeCheckOptions options = small_options();
   const auto cases = cases_by_id(options);
   for (const VerifierInfo& info : verifier_catalog()) {
+    // run_verifier draws one block of a serial mutant, TEV's: its dependence lives in its Monte
+    // Carlo's counters (montecarlo_tests, judging_tests), which a drawing verifier never reads.
+    if (info.kind == VerifierKind::serial_mutant) continue;
     SCOPED_TRACE(std::string(info.name));
     const TreeReport report = conformance::check_tree_verifier(registered(info.id, cases), options);
     ASSERT_EQ(report.cases.size(), 8u);
@@ -74,6 +77,8 @@ TEST(TreeCheck, EveryRegisteredVerifierGetsItsKindsVerdict) {
         break;
       case VerifierKind::unsaturated:
         EXPECT_EQ(report.overall, judging::Verdict::exact_not_saturated) << describe(report);
+        break;
+      case VerifierKind::serial_mutant:
         break;
       case VerifierKind::mutant: {
         EXPECT_EQ(report.overall, judging::Verdict::not_exact);

@@ -32,14 +32,17 @@ std::uint64_t samples_per_tree() {
   return samples;
 }
 
-// Every fast-path verifier's GPU histograms over the suite, one batch, equal the CPU engine's.
+// Every fast-path verifier's GPU histograms over the suite, one batch, equal the CPU engine's, and
+// so does the order of its samples' cells (serial mutants included: their samples read other
+// samples' counters).
 void expect_gpu_histograms_equal_cpu(const std::vector<workloads::CheckCase>& suite) {
   const montecarlo::MonteCarloPlan plan{
       .seed = 77,
       .tree_id = 3,
       .samples = samples_per_tree(),
       .first_sample = (std::uint64_t{1} << 32) - 1000,
-      .threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
+      .threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
+      .record_order = true};
   for (const VerifierInfo& info : verifier_catalog()) {
     if (info.fast_path == FastPath::none) continue;
     const std::vector<montecarlo::BlockCounts> on_gpu =
@@ -51,6 +54,7 @@ void expect_gpu_histograms_equal_cpu(const std::vector<workloads::CheckCase>& su
       EXPECT_EQ(on_gpu[i], montecarlo::run_monte_carlo(info.id, suite[i].tree, suite[i].rows, one))
           << info.name << " tree " << i;
       EXPECT_EQ(on_gpu[i].samples, plan.samples);
+      EXPECT_EQ(on_gpu[i].order.size(), plan.samples);
     }
   }
 }

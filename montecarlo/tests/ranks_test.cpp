@@ -78,6 +78,11 @@ TEST(Ranks, BlockCountsSumEveryHistogramAndScalarOverTheRanks) {
   EXPECT_EQ(counts.completions, 8u);
   EXPECT_EQ(counts.length_sum, 60u);
   EXPECT_EQ(fake.calls.size(), 3u);  // completed, exits, then the three scalars in one call
+  // A recorded order is summed too: each rank holds its slice's cells and zeros elsewhere.
+  counts.order = {0, 0, 5, 2};
+  counts.sum_over_ranks(Ranks{.rank = 0, .size = 2, .collective = &fake});
+  EXPECT_EQ(counts.order, (std::vector<std::int64_t>{0, 0, 10, 4}));
+  EXPECT_EQ(fake.calls.size(), 7u);
 }
 
 TEST(Ranks, SlicesCoverTheSampleIndicesOnceInOrder) {
