@@ -8,8 +8,6 @@
 
 #include "core/format.hpp"
 #include "core/interrupt.hpp"
-#include "core/philox.hpp"
-#include "core/random_streams.hpp"
 #include "generation/check.hpp"
 
 namespace tevsuite {
@@ -70,22 +68,10 @@ std::vector<double> logits_of(const tg::NgramPair& models, bool target,
   return out;
 }
 
-// A sequence the check refuses to judge (bad input), in words; empty when it may be judged.
-std::string refused(const tg::Request& r, std::int32_t vocab, std::span<const std::int32_t> s) {
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] < 0 || s[i] >= vocab)
-      return "token " + std::to_string(s[i]) + " at position " + std::to_string(i) +
-             " is outside the vocabulary [0, " + std::to_string(vocab) + ")";
-  }
-  if (s.size() > static_cast<std::size_t>(r.max_new_tokens))
-    return std::to_string(s.size()) + " tokens, more than max_new_tokens " +
-           std::to_string(r.max_new_tokens) + " (a loop that does not stop)";
-  if (r.grammar) {
-    if (const auto at = r.grammar->first_forbidden(s))
-      return "the grammar forbids token " + std::to_string(s[*at]) + " at position " +
-             std::to_string(*at);
-  }
-  return "";
+// The default cases in `semantics` (all of them when it is empty).
+std::vector<tg::GenerationCase> selected_cases(std::string_view semantics) {
+  return tg::default_generation_cases(
+      semantics.empty() ? std::nullopt : std::optional(tg::parse_semantics(semantics)));
 }
 
 }  // namespace
@@ -111,9 +97,9 @@ std::vector<double> GenerationCase::draft_law(std::span<const std::int32_t> outp
   return tg::plain_law(models_->internal, output, false);
 }
 
-std::vector<GenerationCase> generation_cases() {
+std::vector<GenerationCase> generation_cases(std::string_view semantics) {
   std::vector<GenerationCase> out;
-  for (const tg::GenerationCase& c : tg::default_generation_cases()) out.push_back(public_case(c));
+  for (const tg::GenerationCase& c : selected_cases(semantics)) out.push_back(public_case(c));
   return out;
 }
 
@@ -123,7 +109,7 @@ Report check_generation(const GenerationLoop& loop, const GenerationCheckOptions
   if (options.batch < 1) throw std::invalid_argument("batch must be at least 1");
   if (!(options.alpha >= kMinAlpha && options.alpha <= kMaxAlpha))
     throw std::invalid_argument("alpha must lie in [1e-12, 0.5]");
-  const std::vector<tg::GenerationCase> cases = tg::default_generation_cases();
+  const std::vector<tg::GenerationCase> cases = selected_cases(options.semantics);
   tev::judging::VerdictPolicy policy;
   policy.alpha = options.alpha;
   policy.seed = options.seed;
@@ -140,10 +126,7 @@ Report check_generation(const GenerationLoop& loop, const GenerationCheckOptions
     for (std::uint64_t first = 0; first < options.samples; first += options.batch) {
       tev::poll_interrupt();
       const std::uint64_t count = std::min(options.batch, options.samples - first);
-      const auto block = tev::philox_block(
-          tev::uses::engine_generation_loops.site(options.seed, static_cast<std::uint32_t>(k)),
-          static_cast<std::uint32_t>(first / options.batch));
-      const std::uint64_t seed = (std::uint64_t{block[0]} << 32) | block[1];
+      const std::uint64_t seed = tg::loop_call_seed(options.seed, k, first / options.batch);
       const auto answers = loop(shown, first, count, seed);
       const std::string where = "request '" + c.id + "'";
       if (answers.size() != count)
@@ -153,7 +136,7 @@ Report check_generation(const GenerationLoop& loop, const GenerationCheckOptions
             std::to_string(first + count - 1) + " (" + std::to_string(count) + " asked)");
       for (std::uint64_t g = 0; g < count; ++g) {
         const std::vector<std::int32_t>& s = answers[g];
-        const std::string why = refused(c.request, c.models.vocab(), s);
+        const std::string why = tg::refused_sequence(c.request, c.models.vocab(), s);
         if (!why.empty())
           throw std::invalid_argument(where + ", generation " + std::to_string(first + g) + ": " +
                                       tg::sequence_text(s) + ": " + why);

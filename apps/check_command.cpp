@@ -26,6 +26,7 @@ struct CheckState {
   std::string drafts = "fixed";
   experiments::SampledCheckOptions sampled;
   bool generation = false;
+  std::string semantics;  // --generation: only this semantics' requests (all when empty)
   generation::GenerationCheckOptions generation_options;
 };
 
@@ -130,6 +131,10 @@ Command register_check(CLI::App& app, const montecarlo::RunContext& context) {
                 "llama.cpp's semantics, each\n"
                 "loop's law of emitted sequences judged against plain generation's (exact by "
                 "enumeration, and sampled)");
+  cmd->add_option("--semantics", s->semantics,
+                  "with --generation: only the requests in this engine's semantics (vllm, hf or "
+                  "llama_cpp); a fault those\n"
+                  "requests do not exercise is then judged exact");
   experiments::SampledCheckOptions& sampled = s->sampled;
   cmd->add_option("--draft-depth", sampled.depth,
                   "sampled drafts: drafting depth D (completion horizon H = D + 1)")
@@ -162,8 +167,12 @@ Command register_check(CLI::App& app, const montecarlo::RunContext& context) {
           g.seed = check.suite.seed;
           g.threads = check.judging.threads;
           g.alpha = check.judging.alpha;
+          if (cmd->count("--semantics") > 0)
+            g.semantics = generation::parse_semantics(s->semantics);
           return run_generation(g, s->json_path, context);
         }
+        if (cmd->count("--semantics") > 0)
+          throw std::invalid_argument("--semantics applies to --generation only");
         if (s->drafts == "sampled") {
           if (check.device == "gpu")
             throw std::invalid_argument("--drafts sampled runs on the CPU only");

@@ -6,6 +6,7 @@
 
 #include "apps/commands.hpp"
 #include "conformance/commands.hpp"
+#include "generation/request.hpp"
 #include "conformance/sample_router.hpp"
 #include "core/philox.hpp"
 #include "judging/verdict_policy.hpp"
@@ -20,6 +21,9 @@ struct ConformanceState {
   conformance::EmitConfig emit;
   conformance::ModelEmitConfig model_emit;
   bool model_cases = false;
+  bool generation_cases = false;
+  std::string semantics;  // --generation: only this semantics' requests (all when empty)
+  conformance::GenerationEmitConfig generation_emit;
   std::string cases_out = "cases.jsonl", cases_in, samples_in, json_path;
   double alpha = judging::kDefaultAlpha;
   double tv = judging::VerdictPolicy{}.max_detectable_tv;
@@ -40,6 +44,12 @@ int print_and_write(const conformance::ConformanceReport& report, reports::Resul
 int print_and_write(const conformance::ModelReport& report, reports::ResultsWriter& json) {
   reports::print_model_conformance(report, std::cout);
   json.write(reports::model_conformance_json(report), std::cout);
+  return report.exit_code();
+}
+
+int print_and_write(const conformance::GenerationReport& report, reports::ResultsWriter& json) {
+  reports::print_generation_conformance(report, std::cout);
+  json.write(reports::generation_conformance_json(report), std::cout);
   return report.exit_code();
 }
 
@@ -70,6 +80,32 @@ bool wants_model_cases(const ConformanceState& s, const std::string& cases_path)
   return cases_path.empty()
              ? s.model_cases
              : conformance::is_model_format(conformance::cases_file_version(cases_path));
+}
+
+// Generation cases come from a cases file that says format_version 6, or from --generation.
+bool wants_generation_cases(const ConformanceState& s, const std::string& cases_path) {
+  return cases_path.empty()
+             ? s.generation_cases
+             : conformance::cases_file_version(cases_path) == conformance::kGenerationFormatVersion;
+}
+
+// --generation takes --samples, --seed and --semantics: its requests are check --generation's.
+void apply_generation_options(ConformanceState& s, const CLI::App& cmd) {
+  if (!s.generation_cases) {
+    if (cmd.count("--semantics") > 0)
+      throw std::invalid_argument("--semantics applies to --generation only");
+    return;
+  }
+  for (const char* flag :
+       {"--cases", "--vocab", "--budget", "--model-cases", "--engine-inputs", "--batch"}) {
+    if (cmd.count(flag) > 0)
+      throw std::invalid_argument(std::string(flag) +
+                                  " does not apply to --generation (its requests are fixed)");
+  }
+  if (cmd.count("--samples") > 0) s.generation_emit.samples = s.emit.samples;
+  s.generation_emit.seed = s.emit.seed;
+  if (cmd.count("--semantics") > 0)
+    s.generation_emit.semantics = generation::parse_semantics(s.semantics);
 }
 
 // --model-cases takes only --cases and --samples from the emit options: their language pairs are fixed.
@@ -110,7 +146,12 @@ Command register_conformance(CLI::App& app, const montecarlo::RunContext& contex
                          "Batch cases (format_version 5, emit --batch K) hold K fixed-tree "
                          "requests verified together: one block per request per\n"
                          "round; each request is judged as a case, and every two requests of a "
-                         "batch must not leak into each other.");
+                         "batch must not leak into each other.\n"
+                         "Generation cases (format_version 6, emit --generation) hold one request "
+                         "of check --generation with its target and drafter\n"
+                         "as logit tables: the engine runs whole generations with its own loop, "
+                         "judged against plain generation's exact law:\n"
+                         "exit 0 exact, 1 not exact, 4 inconclusive, 2 as above.");
   conf->require_subcommand(1);
   conformance::EmitConfig& emit = s->emit;
   auto add_emit_options = [&](CLI::App* cmd) {
@@ -154,6 +195,19 @@ Command register_conformance(CLI::App& app, const montecarlo::RunContext& contex
                     "(default 2) and --samples rounds")
         ->check(CLI::Range(1, static_cast<int>(conformance::kMaxBatchRequests)));
   };
+  auto add_generation_options = [&](CLI::App* cmd) {
+    cmd->add_flag("--generation", s->generation_cases,
+                  "generation cases (format_version 6) instead: check --generation's requests "
+                  "(V = 5; stops and min_tokens,\n"
+                  "penalties and logit bias, a grammar; vLLM's, transformers' and llama.cpp's "
+                  "semantics) with their target and drafter\n"
+                  "as logit tables; the engine runs its own generation loop, one line of emitted "
+                  "tokens per generation. Only --samples\n"
+                  "(default 40000 generations a request), --seed and --semantics apply");
+    cmd->add_option("--semantics", s->semantics,
+                    "with --generation: only the requests in this engine's semantics (vllm, hf or "
+                    "llama_cpp)");
+  };
   auto* emit_cmd =
       conf->add_subcommand("emit",
                            "Write conformance cases (random, DDTree, chain, star, deep, wide, "
@@ -162,6 +216,7 @@ Command register_conformance(CLI::App& app, const montecarlo::RunContext& contex
   add_emit_options(emit_cmd);
   add_model_options(emit_cmd);
   add_batch_option(emit_cmd);
+  add_generation_options(emit_cmd);
   emit_cmd->add_option("--out", s->cases_out, "cases file to write")->capture_default_str();
   auto* check_cmd = conf->add_subcommand("check",
                                          "Judge a samples file (one {\"case_id\", \"accepted\", "
@@ -185,6 +240,7 @@ Command register_conformance(CLI::App& app, const montecarlo::RunContext& contex
   add_emit_options(run_cmd);
   add_model_options(run_cmd);
   add_batch_option(run_cmd);
+  add_generation_options(run_cmd);
   run_cmd
       ->add_option("--timeout", s->run_options.timeout_seconds,
                    "seconds to wait for the verifier's next line")
@@ -208,6 +264,13 @@ Command register_conformance(CLI::App& app, const montecarlo::RunContext& contex
   return {
       conf, [s, emit_cmd, check_cmd, run_cmd, context] {
         if (emit_cmd->parsed()) {
+          apply_generation_options(*s, *emit_cmd);
+          if (s->generation_cases) {
+            reports::print_emit_summary(conformance::emit_generation_conformance_cases(
+                                            s->generation_emit, s->cases_out, context, std::cerr),
+                                        s->cases_out, std::cout);
+            return 0;
+          }
           apply_model_options(*s, *emit_cmd);
           apply_batch_options(*s, *emit_cmd);
           reports::print_emit_summary(
@@ -222,6 +285,11 @@ Command register_conformance(CLI::App& app, const montecarlo::RunContext& contex
         }
         reports::ResultsWriter json(s->json_path, context);
         if (check_cmd->parsed()) {
+          if (wants_generation_cases(*s, s->cases_in)) {
+            return print_and_write(
+                conformance::judge_generation_case_files(s->cases_in, s->samples_in, s->policy()),
+                json);
+          }
           if (wants_model_cases(*s, s->cases_in)) {
             return print_and_write(conformance::judge_model_case_files(s->cases_in, s->samples_in,
                                                                        s->seed, s->policy()),
@@ -236,11 +304,17 @@ Command register_conformance(CLI::App& app, const montecarlo::RunContext& contex
                                                                       s->seed, s->policy()),
                                  json);
         }
+        apply_generation_options(*s, *run_cmd);
         apply_model_options(*s, *run_cmd);
         apply_batch_options(*s, *run_cmd);
         conformance::RunOptions options = s->run_options;
         options.policy = s->policy();
         options.policy.seed = s->emit.seed;
+        if (wants_generation_cases(*s, s->cases_in)) {
+          return print_and_write(conformance::run_generation_conformance_verifier(
+                                     s->cases_in, s->generation_emit, options, std::cerr),
+                                 json);
+        }
         if (wants_model_cases(*s, s->cases_in)) {
           return print_and_write(conformance::run_model_conformance_verifier(
                                      s->cases_in, s->model_emit, options, std::cerr),

@@ -34,6 +34,8 @@ inline constexpr int kEngineFormatVersion = 3;
 inline constexpr int kEngineModelFormatVersion = 4;
 // A batch of fixed-tree requests verified together (conformance/batch_case.hpp).
 inline constexpr int kBatchFormatVersion = 5;
+// One generation request whose whole generations an engine runs (conformance/generation_case.hpp).
+inline constexpr int kGenerationFormatVersion = 6;
 // A cases file holds fixed-tree cases (formats 1 and 3) or model cases (2 and 4), not both.
 inline bool is_model_format(std::int64_t version) {
   return version == kModelFormatVersion || version == kEngineModelFormatVersion;

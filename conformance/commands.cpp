@@ -153,6 +153,37 @@ EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::st
   return summary;
 }
 
+EmitSummary emit_generation_conformance_cases(const GenerationEmitConfig& config,
+                                              const std::string& out_path,
+                                              const montecarlo::RunContext& context,
+                                              std::ostream& progress) {
+  const std::vector<std::string> lines = emit_generation_cases(config);
+  const judging::VerdictPolicy policy;
+  EmitSummary summary = write_emitted(
+      lines, config.samples, false, out_path, context, progress,
+      [&](const std::string& line, std::size_t k, double level, double power) {
+        const GenerationCase c = parse_generation_case(line, "emitted case " + std::to_string(k));
+        const generation::SequenceCells cells(
+            generation::enumerate_generation(c.generation, generation::plain_loop()).law);
+        // What its identity test and its tests of independence guarantee together.
+        return std::pair{
+            stats::larger_tv(
+                judging::detectable_tv(cells.probability, cells.groups, c.samples, level, power),
+                stats::iid_detectable_tv(cells.probability, cells.groups, c.samples,
+                                         policy.iid_test_levels(lines.size(), k, false), power)),
+            c.id + ": " + std::to_string(cells.sequences.size()) +
+                " sequences under plain generation - " + c.label};
+      });
+  summary.what = "generation cases";
+  summary.level_of = "request";
+  summary.member = "request";
+  summary.law =
+      "the law of the emitted sequences, either half of its stream's, or the joint law of two "
+      "generations' bins up to " +
+      std::to_string(stats::kSerialLags) + " apart against the product";
+  return summary;
+}
+
 ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit,
                                            const RunOptions& options, std::ostream& progress) {
   return read_cases_and<CaseReader>(
@@ -176,6 +207,17 @@ BatchReport run_batch_conformance_verifier(const std::string& cases_path, const 
       cases_path, cases_path.empty() ? emit_configured(emit) : std::vector<std::string>{},
       [&](BatchCaseReader& reader) {
         return run_batch_verifier_command(reader, options, progress);
+      });
+}
+
+GenerationReport run_generation_conformance_verifier(const std::string& cases_path,
+                                                     const GenerationEmitConfig& emit,
+                                                     const RunOptions& options,
+                                                     std::ostream& progress) {
+  return read_cases_and<GenerationCaseReader>(
+      cases_path, cases_path.empty() ? emit_generation_cases(emit) : std::vector<std::string>{},
+      [&](GenerationCaseReader& reader) {
+        return run_generation_verifier_command(reader, options, progress);
       });
 }
 

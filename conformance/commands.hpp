@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "conformance/emit.hpp"
+#include "conformance/generation_case.hpp"
+#include "conformance/generation_judge.hpp"
 #include "conformance/judge.hpp"
 #include "conformance/model_case.hpp"
 #include "conformance/model_judge.hpp"
@@ -50,6 +52,12 @@ EmitSummary emit_batch_conformance_cases(const EmitConfig& config, const std::st
                                          const montecarlo::RunContext& context,
                                          std::ostream& progress);
 
+// The same for generation cases (format_version 6), their TVs over the emitted sequences.
+EmitSummary emit_generation_conformance_cases(const GenerationEmitConfig& config,
+                                              const std::string& out_path,
+                                              const montecarlo::RunContext& context,
+                                              std::ostream& progress);
+
 // `conformance run`: the cases of cases_path, or emitted from `emit` when it is empty, streamed to
 // the verifier subprocess and judged.
 ConformanceReport run_conformance_verifier(const std::string& cases_path, const EmitConfig& emit,
@@ -61,5 +69,10 @@ ModelReport run_model_conformance_verifier(const std::string& cases_path,
 // The same with batch cases: those of cases_path, or emitted from `emit` (emit.batch > 0).
 BatchReport run_batch_conformance_verifier(const std::string& cases_path, const EmitConfig& emit,
                                            const RunOptions& options, std::ostream& progress);
+// The same with generation cases: those of cases_path, or emitted from `emit`.
+GenerationReport run_generation_conformance_verifier(const std::string& cases_path,
+                                                     const GenerationEmitConfig& emit,
+                                                     const RunOptions& options,
+                                                     std::ostream& progress);
 
 }  // namespace tev::conformance

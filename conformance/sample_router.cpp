@@ -58,4 +58,10 @@ BatchReport judge_batch_case_files(const std::string& cases_path, const std::str
   return judge_files<BatchCases>(cases_path, samples_path, completion_seed, policy);
 }
 
+GenerationReport judge_generation_case_files(const std::string& cases_path,
+                                             const std::string& samples_path,
+                                             const judging::VerdictPolicy& policy) {
+  return judge_files<GenerationCases>(cases_path, samples_path, 0, policy);
+}
+
 }  // namespace tev::conformance

@@ -1,8 +1,8 @@
 #pragma once
 // `tevsuite conformance check`'s reader: the cases file, then the samples file, each sample line
 // routed to its case's judge by case_id, since samples may come in any order. One router for every
-// case format: fixed trees (format_version 1, 3), model cases (2, 4) and batches (5), whose sample
-// lines are rounds.
+// case format: fixed trees (format_version 1, 3), model cases (2, 4), batches (5), whose sample
+// lines are rounds, and generation cases (6), whose sample lines are generations.
 #include <cstdint>
 #include <deque>
 #include <iosfwd>
@@ -13,6 +13,7 @@
 
 #include "conformance/batch_judge.hpp"
 #include "conformance/case_io.hpp"
+#include "conformance/generation_judge.hpp"
 #include "conformance/judge.hpp"
 #include "conformance/model_case.hpp"
 #include "conformance/model_judge.hpp"
@@ -42,6 +43,15 @@ struct BatchCases {
   using Report = BatchReport;
   static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) {
     return judge_batches(judges, policy);
+  }
+};
+
+struct GenerationCases {
+  using Reader = GenerationCaseReader;
+  using Judge = GenerationCaseJudge;
+  using Report = GenerationReport;
+  static Report judge_all(const std::vector<Judge>& judges, const judging::VerdictPolicy& policy) {
+    return judge_generations(judges, policy);
   }
 };
 
@@ -102,6 +112,7 @@ class BasicSampleRouter {
 using SampleRouter = BasicSampleRouter<FixedTreeCases>;
 using ModelSampleRouter = BasicSampleRouter<ModelCases>;
 using BatchSampleRouter = BasicSampleRouter<BatchCases>;
+using GenerationSampleRouter = BasicSampleRouter<GenerationCases>;
 
 // The cases file and the samples file judged together (InputError names file:line on bad input).
 ConformanceReport judge_conformance_files(const std::string& cases_path,
@@ -114,5 +125,10 @@ ModelReport judge_model_case_files(const std::string& cases_path, const std::str
 BatchReport judge_batch_case_files(const std::string& cases_path, const std::string& samples_path,
                                    std::uint32_t completion_seed,
                                    const judging::VerdictPolicy& policy);
+// Generation cases: each case's answer lines in generation order (those of other cases may come
+// between them).
+GenerationReport judge_generation_case_files(const std::string& cases_path,
+                                             const std::string& samples_path,
+                                             const judging::VerdictPolicy& policy);
 
 }  // namespace tev::conformance

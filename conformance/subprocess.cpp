@@ -222,4 +222,11 @@ BatchReport run_batch_verifier_command(BatchCaseReader& cases, const RunOptions&
   return stream_cases<BatchCaseReader, BatchJudge>(cases, options, progress, judge_batches);
 }
 
+GenerationReport run_generation_verifier_command(GenerationCaseReader& cases,
+                                                 const RunOptions& options,
+                                                 std::ostream& progress) {
+  return stream_cases<GenerationCaseReader, GenerationCaseJudge>(cases, options, progress,
+                                                                 judge_generations);
+}
+
 }  // namespace tev::conformance

@@ -9,6 +9,7 @@
 
 #include "conformance/batch_judge.hpp"
 #include "conformance/case_io.hpp"
+#include "conformance/generation_judge.hpp"
 #include "conformance/judge.hpp"
 #include "conformance/model_judge.hpp"
 #include "core/philox.hpp"
@@ -68,5 +69,8 @@ ModelReport run_model_verifier_command(ModelCaseReader& cases, const RunOptions&
 // The same for batch cases: `samples` round lines per batch, each one block per request.
 BatchReport run_batch_verifier_command(BatchCaseReader& cases, const RunOptions& options,
                                        std::ostream& progress);
+// The same for generation cases: `samples` generation lines per case, each a whole generation.
+GenerationReport run_generation_verifier_command(GenerationCaseReader& cases,
+                                                 const RunOptions& options, std::ostream& progress);
 
 }  // namespace tev::conformance

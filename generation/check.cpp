@@ -9,6 +9,7 @@
 
 #include "core/choosers.hpp"
 #include "core/interrupt.hpp"
+#include "core/philox.hpp"
 #include "core/random_streams.hpp"
 
 namespace tev::generation {
@@ -42,7 +43,7 @@ Grammar alternating_grammar() {
 
 }  // namespace
 
-std::vector<GenerationCase> default_generation_cases() {
+std::vector<GenerationCase> default_generation_cases(std::optional<Semantics> semantics) {
   std::vector<GenerationCase> cases;
   {
     Request r;
@@ -108,7 +109,17 @@ std::vector<GenerationCase> default_generation_cases() {
     cases.push_back({r.name, pair(15), r});
   }
   for (const GenerationCase& c : cases) validate(c.request, c.models.vocab());
+  if (semantics)
+    std::erase_if(cases,
+                  [&](const GenerationCase& c) { return c.request.semantics != *semantics; });
   return cases;
+}
+
+std::uint64_t loop_call_seed(std::uint32_t seed, std::size_t request, std::uint64_t call) {
+  const auto block =
+      philox_block(uses::engine_generation_loops.site(seed, static_cast<std::uint32_t>(request)),
+                   static_cast<std::uint32_t>(call));
+  return (std::uint64_t{block[0]} << 32) | block[1];
 }
 
 GenerationSamples sample_generations(const GenerationCase& c, const Loop& loop,
@@ -158,7 +169,7 @@ bool GenerationCheckResult::passed() const {
 GenerationCheckResult run_generation_check(const GenerationCheckOptions& options,
                                            std::ostream& progress) {
   GenerationCheckResult result;
-  result.cases = default_generation_cases();
+  result.cases = default_generation_cases(options.semantics);
   const auto loops = generation_loops();
   result.policy.alpha = options.alpha / static_cast<double>(loops.size());
   result.policy.seed = options.seed;
@@ -206,10 +217,11 @@ GenerationCheckResult run_generation_check(const GenerationCheckOptions& options
           !v.sampled_not_exact)
         out.sampling_missed = true;
     }
-    out.as_expected = is_exact_loop(out.loop)
-                          ? out.verdict.verdict == judging::Verdict::exact_saturated
-                          : out.verdict.verdict == judging::Verdict::not_exact &&
-                                out.caught_by_enumeration && !out.sampling_missed;
+    out.exercised = is_exact_loop(out.loop) || out.max_exact_tv > result.policy.exact_tolerance;
+    const bool judged_exact = is_exact_loop(out.loop) || (options.semantics && !out.exercised);
+    out.as_expected = judged_exact ? out.verdict.verdict == judging::Verdict::exact_saturated
+                                   : out.verdict.verdict == judging::Verdict::not_exact &&
+                                         out.caught_by_enumeration && !out.sampling_missed;
     result.loops.push_back(std::move(out));
   }
   return result;

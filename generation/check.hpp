@@ -6,6 +6,7 @@
 // subject of the verdict policy per loop.
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,14 +15,19 @@
 namespace tev::generation {
 
 // The default generation cases: one request per semantics and per kind of carried state (stops
-// and min_tokens, penalties, a grammar), over synthetic n-gram pairs of V = 5 tokens.
-std::vector<GenerationCase> default_generation_cases();
+// and min_tokens, penalties, a grammar), over synthetic n-gram pairs of V = 5 tokens; with
+// `semantics`, only its requests (a loop that implements one engine's sampler is judged on that
+// engine's requests alone).
+std::vector<GenerationCase> default_generation_cases(
+    std::optional<Semantics> semantics = std::nullopt);
 
 struct GenerationCheckOptions {
   std::uint64_t samples = 40000;  // generations per loop and case
   std::uint32_t seed = kDefaultSeed;
   double alpha = judging::kDefaultAlpha;  // family-wise, split evenly over the loops judged
   int threads = 1;
+  // Only the requests in these semantics (all when empty).
+  std::optional<Semantics> semantics = std::nullopt;
 };
 
 struct CaseOutcome {
@@ -42,8 +48,13 @@ struct LoopOutcome {
   bool caught_by_enumeration = false;
   bool caught_by_sampling = false;
   bool sampling_missed = false;  // some case predicted ≥ 99 % power and sampling did not reject
-  bool as_expected = false;      // exact loops exact; faulty ones caught by enumeration and by
-                                 // sampling wherever its predicted power is ≥ 99 %
+  // A faulty loop whose law equals plain generation's on every request judged (exact TV within
+  // the policy's tolerance): its fault never shows in them. Only a selection of the requests may
+  // leave a fault unexercised; the default requests exercise every one.
+  bool exercised = true;
+  bool as_expected = false;  // exact loops exact; faulty ones caught by enumeration and by
+                             // sampling wherever its predicted power is ≥ 99 %; on a selection,
+                             // a fault it does not exercise judged exact
 };
 
 struct GenerationCheckResult {
@@ -54,6 +65,10 @@ struct GenerationCheckResult {
   bool passed() const;
   int exit_code() const { return passed() ? 0 : 1; }
 };
+
+// The seed of an engine loop's call `call` on request `request` (its index among the requests
+// judged), 64 bits of the engine_generation_loops stream keyed by the check's seed.
+std::uint64_t loop_call_seed(std::uint32_t seed, std::size_t request, std::uint64_t call);
 
 // Progress names each loop as it is judged.
 GenerationCheckResult run_generation_check(const GenerationCheckOptions& options,

@@ -14,6 +14,43 @@ std::string sequence_text(std::span<const Token> sequence) {
   return out + "]";
 }
 
+std::string request_text(const Request& r) {
+  std::string out = std::string(semantics_name(r.semantics)) + " prompt " +
+                    sequence_text(r.prompt) + " T " + num(r.sampling.temperature);
+  if (r.sampling.top_k > 0) out += " top-k " + std::to_string(r.sampling.top_k);
+  if (r.sampling.top_p < 1.0) out += " top-p " + num(r.sampling.top_p);
+  if (r.sampling.min_p > 0.0) out += " min-p " + num(r.sampling.min_p);
+  if (r.repetition_penalty != 1.0) out += " repetition " + num(r.repetition_penalty);
+  if (r.frequency_penalty != 0.0) out += " frequency " + num(r.frequency_penalty);
+  if (r.presence_penalty != 0.0) out += " presence " + num(r.presence_penalty);
+  if (r.semantics == Semantics::llama_cpp && r.penalized())
+    out += " last-n " + std::to_string(r.penalty_last_n);
+  for (const auto& [t, b] : r.logit_bias) out += " bias " + std::to_string(t) + ":" + num(b);
+  if (r.min_tokens > 0) out += " min_tokens " + std::to_string(r.min_tokens);
+  out += " eos " + sequence_text(r.eos);
+  if (!r.stop.empty()) out += " stop " + sequence_text(r.stop);
+  if (r.grammar) out += " grammar " + std::to_string(r.grammar->states) + " states";
+  return out + " max_new_tokens " + std::to_string(r.max_new_tokens);
+}
+
+std::string refused_sequence(const Request& r, std::int32_t vocab,
+                             std::span<const Token> sequence) {
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    if (sequence[i] < 0 || sequence[i] >= vocab)
+      return "token " + std::to_string(sequence[i]) + " at position " + std::to_string(i) +
+             " is outside the vocabulary [0, " + std::to_string(vocab) + ")";
+  }
+  if (sequence.size() > static_cast<std::size_t>(r.max_new_tokens))
+    return std::to_string(sequence.size()) + " tokens, more than max_new_tokens " +
+           std::to_string(r.max_new_tokens) + " (a loop that does not stop)";
+  if (r.grammar) {
+    if (const auto at = r.grammar->first_forbidden(sequence))
+      return "the grammar forbids token " + std::to_string(sequence[*at]) + " at position " +
+             std::to_string(*at);
+  }
+  return "";
+}
+
 std::string generation_verdict_text(judging::Verdict v) {
   return v == judging::Verdict::not_exact      ? "not exact"
          : v == judging::Verdict::inconclusive ? "inconclusive"

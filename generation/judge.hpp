@@ -31,6 +31,14 @@ struct SequenceCells {
 // "[3 1 4]": a sequence as the messages and tables print it.
 std::string sequence_text(std::span<const Token> sequence);
 
+// The request's parameters in one line ("vllm prompt [1 2] T 0.9 ... max_new_tokens 4").
+std::string request_text(const Request& r);
+
+// Why an engine's answer is bad input rather than a sample, in words (empty when it may be
+// judged): a token outside [0, V), more than max_new_tokens tokens, a token the grammar forbids.
+// What plain generation never emits otherwise is an impossible event (why_impossible).
+std::string refused_sequence(const Request& r, std::int32_t vocab, std::span<const Token> sequence);
+
 // "exact", "not exact" or "inconclusive": saturation is a property of one round on a fixed tree,
 // which `check` judges, so an exact subject here reads "exact".
 std::string generation_verdict_text(judging::Verdict v);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "core/philox_engine.hpp"
 
@@ -19,12 +21,32 @@ double standard_normal(PhiloxEngine& engine) {
 
 }  // namespace
 
-NgramPair::NgramPair(const NgramSpec& spec) : spec_(spec) {
-  if (spec.vocab < 2 || spec.context < 1 || spec.context > 3)
+std::size_t NgramPair::contexts(std::int32_t vocab, std::int32_t context) {
+  if (vocab < 2 || context < 1 || context > 3)
     throw std::invalid_argument("an n-gram pair needs V ≥ 2 and a context of 1 to 3 tokens");
   std::size_t contexts = 1;
-  for (std::int32_t i = 0; i < spec.context; ++i)
-    contexts *= static_cast<std::size_t>(spec.vocab) + 1;
+  for (std::int32_t i = 0; i < context; ++i) contexts *= static_cast<std::size_t>(vocab) + 1;
+  return contexts;
+}
+
+NgramPair::NgramPair(std::int32_t vocab, std::int32_t context, std::vector<double> target,
+                     std::vector<double> draft)
+    : spec_{.vocab = vocab, .context = context},
+      target_(std::move(target)),
+      draft_(std::move(draft)) {
+  const std::size_t cells = contexts(vocab, context) * static_cast<std::size_t>(vocab);
+  if (target_.size() != cells || draft_.size() != cells)
+    throw std::invalid_argument("an n-gram pair of V = " + std::to_string(vocab) + " and context " +
+                                std::to_string(context) + " needs tables of " +
+                                std::to_string(cells) + " logits, (V + 1)^context rows of V");
+  for (const std::vector<double>* table : {&target_, &draft_}) {
+    for (double x : *table)
+      if (!std::isfinite(x)) throw std::invalid_argument("an n-gram pair's logits must be finite");
+  }
+}
+
+NgramPair::NgramPair(const NgramSpec& spec) : spec_(spec) {
+  const std::size_t contexts = NgramPair::contexts(spec.vocab, spec.context);
   const auto vocab = static_cast<std::size_t>(spec.vocab);
   target_.resize(contexts * vocab);
   draft_.resize(contexts * vocab);

@@ -22,13 +22,26 @@ struct NgramSpec {
 class NgramPair {
  public:
   explicit NgramPair(const NgramSpec& spec);
+  // A pair given by its tables, as a generation case file holds them (spec() then gives only the
+  // vocabulary and the context). Throws std::invalid_argument when a table's size is not
+  // (V + 1)^context · V or a logit is not finite.
+  NgramPair(std::int32_t vocab, std::int32_t context, std::vector<double> target,
+            std::vector<double> draft);
   std::int32_t vocab() const { return spec_.vocab; }
+  std::int32_t context() const { return spec_.context; }
   const NgramSpec& spec() const { return spec_; }
+  // ((V + 1)^context, V) the raw logits after each context, in context_index order.
+  std::span<const double> target_table() const { return target_; }
+  std::span<const double> draft_table() const { return draft_; }
+  // (V + 1)^context: the rows of each table.
+  static std::size_t contexts(std::int32_t vocab, std::int32_t context);
   // (V) raw logits after `sequence`; only its last `context` tokens matter.
   std::span<const double> target_logits(std::span<const Token> sequence) const;
   std::span<const double> draft_logits(std::span<const Token> sequence) const;
 
  private:
+  // The row of the context `sequence` ends in: its last `context` tokens as base-(V + 1) digits,
+  // the oldest first; positions before the sequence's start read 0, token t reads t + 1.
   std::size_t context_index(std::span<const Token> sequence) const;
   NgramSpec spec_;
   std::vector<double> target_;  // ((V + 1)^context, V): context read as base-(V + 1) digits

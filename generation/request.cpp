@@ -127,11 +127,13 @@ std::string_view semantics_name(Semantics s) {
 }
 
 Semantics parse_semantics(std::string_view name) {
-  for (Semantics s : {Semantics::vllm, Semantics::hf, Semantics::llama_cpp}) {
+  std::string known;
+  for (Semantics s : kSemantics) {
     if (semantics_name(s) == name) return s;
+    known += (known.empty() ? "" : ", ") + std::string(semantics_name(s));
   }
-  throw std::invalid_argument("unknown semantics '" + std::string(name) +
-                              "' (vllm, hf, llama_cpp)");
+  throw std::invalid_argument("unknown semantics '" + std::string(name) + "': the known ones are " +
+                              known);
 }
 
 bool Grammar::allows(std::int32_t state, Token t) const {

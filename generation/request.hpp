@@ -27,8 +27,9 @@ enum class Semantics {
               // then top-k, top-p, min-p on untempered probabilities, temperature last; no
               // min_tokens; grammars not modelled (llama.cpp resamples after a rejected token)
 };
+inline constexpr Semantics kSemantics[] = {Semantics::vllm, Semantics::hf, Semantics::llama_cpp};
 std::string_view semantics_name(Semantics s);
-// Throws std::invalid_argument on another name.
+// Throws std::invalid_argument on another name, listing the known ones.
 Semantics parse_semantics(std::string_view name);
 
 // The filter order of the semantics' sampler (llama_cpp's top-k, top-p, min-p is min_p_last's,

@@ -705,17 +705,20 @@ PYBIND11_MODULE(_tevsuite, m) {
 
   m.def(
       "generation_cases",
-      [] {
+      [](const std::optional<std::string>& semantics) {
         py::list out;
-        for (const GenerationCase& c : generation_cases()) out.append(generation_case_object(c));
+        for (const GenerationCase& c : generation_cases(semantics.value_or("")))
+          out.append(generation_case_object(c));
         return out;
       },
-      "the requests check_generation runs, as its loop sees them");
+      py::kw_only(), py::arg("semantics") = py::none(),
+      "the requests check_generation runs, as its loop sees them; with semantics (\"vllm\", "
+      "\"hf\" or \"llama_cpp\"), only those in it");
 
   m.def(
       "_check_generation",
       [](const py::function& loop, std::uint64_t samples, std::uint64_t batch, double alpha,
-         std::uint32_t seed) {
+         std::uint32_t seed, const std::optional<std::string>& semantics) {
         CaseCache cache;
         const GenerationLoop generation_loop = [&](const GenerationCase& c, std::uint64_t first,
                                                    std::uint64_t count, std::uint64_t batch_seed) {
@@ -725,12 +728,13 @@ PYBIND11_MODULE(_tevsuite, m) {
           return sequences_of(loop(case_object, first, count, batch_seed));
         };
         return run_released([&] {
-          return check_generation(generation_loop,
-                                  GenerationCheckOptions{samples, batch, alpha, seed});
+          return check_generation(
+              generation_loop,
+              GenerationCheckOptions{samples, batch, alpha, seed, semantics.value_or("")});
         });
       },
       py::arg("loop"), py::kw_only(), py::arg("samples"), py::arg("batch"), py::arg("alpha"),
-      py::arg("seed"));
+      py::arg("seed"), py::arg("semantics"));
 
   m.def(
       "process_logits",

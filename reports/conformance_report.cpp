@@ -79,6 +79,19 @@ void print_overall(std::ostream& out, const std::string& text, const char* membe
   out << '\n';
 }
 
+// A case judged by sampling alone (a model or generation case): its identity test, its tests of
+// independence and the policy's decision on it.
+json sampled_case_json(const judging::TreeEvidence& e, const judging::CaseVerdict& decision) {
+  return {{"chi_square", e.chi_square.statistic},
+          {"dof", e.chi_square.dof},
+          {"p_value", e.chi_square.p_value},
+          {"exactness_p_holm", decision.exactness_p_holm},
+          {"detectable_tv", optional_json(e.detectable_tv)},
+          {"iid_tests", iid_tests_json(e.iid_tests)},
+          {"stated_tv", optional_json(judging::stated_tv(e))},
+          {"powered", decision.powered}};
+}
+
 json case_json(const CaseResult& r) {
   json c = evidence_json(r.evidence, r.decision);
   c["case_id"] = r.id;
@@ -178,25 +191,85 @@ json model_conformance_json(const ModelReport& report) {
                           report.overall, report.first_failing);
   j["cases_format_version"] = kModelFormatVersion;
   for (const ModelCaseResult& r : report.cases) {
-    j["cases"].push_back({{"case_id", r.id},
-                          {"label", r.label},
-                          {"drafting", r.drafting},
-                          {"samples", r.evidence.samples},
-                          {"impossible", r.impossible},
-                          {"first_impossible", r.first_impossible},
-                          {"chi_square", r.evidence.chi_square.statistic},
-                          {"dof", r.evidence.chi_square.dof},
-                          {"p_value", r.evidence.chi_square.p_value},
-                          {"exactness_p_holm", r.decision.exactness_p_holm},
-                          {"detectable_tv", optional_json(r.evidence.detectable_tv)},
-                          {"iid_tests", iid_tests_json(r.evidence.iid_tests)},
-                          {"stated_tv", optional_json(judging::stated_tv(r.evidence))},
-                          {"powered", r.decision.powered},
-                          {"mean_L", r.evidence.mean_length},
-                          {"reference_mean_L", optional_json(r.reference_mean_length)},
-                          {"trees_reported", r.trees},
-                          {"mean_tree_nodes", r.mean_tree_nodes},
-                          {"verdict", model_verdict_text(r.decision.verdict)}});
+    json c = sampled_case_json(r.evidence, r.decision);
+    c.update({{"case_id", r.id},
+              {"label", r.label},
+              {"drafting", r.drafting},
+              {"samples", r.evidence.samples},
+              {"impossible", r.impossible},
+              {"first_impossible", r.first_impossible},
+              {"mean_L", r.evidence.mean_length},
+              {"reference_mean_L", optional_json(r.reference_mean_length)},
+              {"trees_reported", r.trees},
+              {"mean_tree_nodes", r.mean_tree_nodes},
+              {"verdict", model_verdict_text(r.decision.verdict)}});
+    j["cases"].push_back(c);
+  }
+  return j;
+}
+
+void print_generation_conformance(const GenerationReport& report, std::ostream& out) {
+  std::size_t width = 6;
+  for (const GenerationCaseResult& r : report.cases) width = std::max(width, r.id.size() + 2);
+  out << std::left << std::setw(static_cast<int>(width)) << "request" << std::setw(12)
+      << "generations" << std::setw(11) << "impossible" << std::setw(11) << "sequences"
+      << std::setw(11) << "exact p(H)" << std::setw(10) << "indep p" << std::setw(9) << "tokens"
+      << std::setw(10) << "plain" << std::setw(9) << "TV@99%" << std::setw(14) << "verdict"
+      << "parameters\n";
+  for (const GenerationCaseResult& r : report.cases) {
+    out << std::left << std::setw(static_cast<int>(width)) << r.id << std::setw(12)
+        << r.evidence.samples + r.evidence.invalid << std::setw(11) << r.evidence.invalid
+        << std::setw(11) << r.sequences << std::setw(11) << num(r.decision.exactness_p_holm)
+        << std::setw(10) << num(judging::smallest_iid_p(r.evidence)) << std::setw(9)
+        << fixed(r.evidence.mean_length, 3) << std::setw(10) << fixed(r.reference_mean_length, 3)
+        << std::setw(9) << tv_text(judging::stated_tv(r.evidence)) << std::setw(14)
+        << generation::generation_verdict_text(r.decision.verdict) << r.label << '\n';
+  }
+  for (const GenerationCaseResult& r : report.cases) {
+    if (!r.first_impossible.empty())
+      out << "impossible event (" << r.evidence.invalid << " in request " << r.id
+          << "), first: " << r.first_impossible << '\n';
+    if (r.decision.verdict == judging::Verdict::not_exact && !r.evidence.iid_tests.empty())
+      out << "request " << r.id
+          << ", tests of independence: " << stats::iid_tests_text(r.evidence.iid_tests) << '\n';
+  }
+  const judging::VerdictPolicy& p = report.policy;
+  out << "\nGeneration cases: each request's emitted sequences against plain generation's exact "
+         "law under the request (enumerated;\n"
+         "sequences: its support), Pearson chi-square pooled by first token, and the tests of "
+         "independence over consecutive generations.\n"
+         "tokens: emitted per generation, plain: the same under plain generation (exact). alpha "
+      << p.alpha << " family-wise: " << p.exactness_alpha() << " for exactness (Holm over "
+      << report.cases.size() << " requests).\n"
+      << "TV@99%: every law of the emitted sequences at least this far from plain generation's "
+         "(or a dependence between consecutive\n"
+         "generations the tests of independence state), in any direction, is rejected with "
+      << p.required_power * 100 << " % power at the tests' levels (identity test "
+      << num(p.identity_level(report.cases.size(), false, true)) << "); a request that cannot "
+      << "guarantee TV " << p.max_detectable_tv
+      << " is 'inconclusive' (exit 4): give it more generations.\n";
+  print_overall(out, generation::generation_verdict_text(report.overall), "request",
+                report.first_failing);
+}
+
+json generation_conformance_json(const GenerationReport& report) {
+  json j = results_header(ResultsKind::conformance_generation, report.policy, report.cases.size(),
+                          report.cases.size(), generation::generation_verdict_text(report.overall),
+                          report.overall, report.first_failing);
+  j["cases_format_version"] = kGenerationFormatVersion;
+  for (const GenerationCaseResult& r : report.cases) {
+    json c = sampled_case_json(r.evidence, r.decision);
+    c.update({{"case_id", r.id},
+              {"label", r.label},
+              {"semantics", r.semantics},
+              {"samples", r.evidence.samples + r.evidence.invalid},
+              {"impossible", r.evidence.invalid},
+              {"first_impossible", r.first_impossible},
+              {"sequences", r.sequences},
+              {"mean_tokens", r.evidence.mean_length},
+              {"plain_mean_tokens", r.reference_mean_length},
+              {"verdict", generation::generation_verdict_text(r.decision.verdict)}});
+    j["cases"].push_back(c);
   }
   return j;
 }

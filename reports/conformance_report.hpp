@@ -19,6 +19,10 @@ nlohmann::json model_conformance_json(const conformance::ModelReport& report);
 // within a round, and overall.
 void print_batch_conformance(const conformance::BatchReport& report, std::ostream& out);
 nlohmann::json batch_conformance_json(const conformance::BatchReport& report);
+// Generation cases (format_version 6): each request's emitted sequences against plain
+// generation's law, and overall.
+void print_generation_conformance(const conformance::GenerationReport& report, std::ostream& out);
+nlohmann::json generation_conformance_json(const conformance::GenerationReport& report);
 void print_emit_summary(const conformance::EmitSummary& summary, const std::string& out_path,
                         std::ostream& out);
 

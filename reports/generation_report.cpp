@@ -17,26 +17,8 @@ using generation::GenerationCase;
 using generation::LoopOutcome;
 
 using generation::generation_verdict_text;
+using generation::request_text;
 using generation::sequence_text;
-
-std::string request_text(const generation::Request& r) {
-  std::string out = std::string(generation::semantics_name(r.semantics)) + " prompt " +
-                    sequence_text(r.prompt) + " T " + num(r.sampling.temperature);
-  if (r.sampling.top_k > 0) out += " top-k " + std::to_string(r.sampling.top_k);
-  if (r.sampling.top_p < 1.0) out += " top-p " + num(r.sampling.top_p);
-  if (r.sampling.min_p > 0.0) out += " min-p " + num(r.sampling.min_p);
-  if (r.repetition_penalty != 1.0) out += " repetition " + num(r.repetition_penalty);
-  if (r.frequency_penalty != 0.0) out += " frequency " + num(r.frequency_penalty);
-  if (r.presence_penalty != 0.0) out += " presence " + num(r.presence_penalty);
-  if (r.semantics == generation::Semantics::llama_cpp && r.penalized())
-    out += " last-n " + std::to_string(r.penalty_last_n);
-  for (const auto& [t, b] : r.logit_bias) out += " bias " + std::to_string(t) + ":" + num(b);
-  if (r.min_tokens > 0) out += " min_tokens " + std::to_string(r.min_tokens);
-  out += " eos " + sequence_text(r.eos);
-  if (!r.stop.empty()) out += " stop " + sequence_text(r.stop);
-  if (r.grammar) out += " grammar " + std::to_string(r.grammar->states) + " states";
-  return out + " max_new_tokens " + std::to_string(r.max_new_tokens);
-}
 
 double smallest_p(const LoopOutcome& l) {
   double p = 1.0;
@@ -56,6 +38,14 @@ std::optional<double> stated_tv_of(const LoopOutcome& l) {
   return tv;
 }
 
+// ", the <name> requests only" when the check was restricted to one semantics.
+std::string semantics_text(const generation::GenerationCheckOptions& options) {
+  return options.semantics
+             ? ", the " + std::string(generation::semantics_name(*options.semantics)) +
+                   " requests only"
+             : "";
+}
+
 std::string moved_text(const generation::LargestDifference& d) {
   return "P(" + sequence_text(d.sequence) + ") " + num(d.reference, 4) +
          " under plain generation, " + num(d.other, 4) + " here";
@@ -68,7 +58,8 @@ void print_generation_check(const generation::GenerationCheckOptions& options,
   out << "tevsuite check --generation: " << result.loops.size() << " generation loops on "
       << result.cases.size() << " requests, " << options.samples
       << " generations per loop and request, seed " << options.seed << ", alpha "
-      << num(options.alpha) << " (" << num(result.policy.alpha) << " per loop)\n";
+      << num(options.alpha) << " (" << num(result.policy.alpha) << " per loop)"
+      << semantics_text(options) << "\n";
   for (std::size_t k = 0; k < result.cases.size(); ++k) {
     const GenerationCase& c = result.cases[k];
     out << "  " << std::left << std::setw(22) << c.id << request_text(c.request) << "; "
@@ -101,9 +92,13 @@ void print_generation_check(const generation::GenerationCheckOptions& options,
   out << "\nPlanted faults, each on the request it moves most:\n";
   for (const LoopOutcome& l : result.loops) {
     if (generation::is_exact_loop(l.loop)) continue;
+    out << "  " << l.loop.name << ": " << l.loop.description << ".\n    ";
+    if (!l.exercised) {
+      out << "not exercised by these requests: its law is plain generation's on each\n";
+      continue;
+    }
     const CaseOutcome& worst = l.cases[l.worst_case];
-    out << "  " << l.loop.name << ": " << l.loop.description << ".\n    "
-        << result.cases[l.worst_case].id << ": TV " << num(l.max_exact_tv) << ", "
+    out << result.cases[l.worst_case].id << ": TV " << num(l.max_exact_tv) << ", "
         << moved_text(worst.largest);
     if (!worst.first_impossible.empty()) out << "; first impossible: " << worst.first_impossible;
     out << "\n";
@@ -114,7 +109,8 @@ void print_generation_check(const generation::GenerationCheckOptions& options,
       << (result.passed() ? "PASS" : "FAIL") << ": " << result.loops.size() - failed << " of "
       << result.loops.size()
       << " loops as expected (exact loops exact; every fault caught by enumeration, and by "
-         "sampling wherever its power is >= 99 %)\n";
+         "sampling wherever its power is >= 99 %"
+      << (options.semantics ? "; a fault these requests do not exercise exact" : "") << ")\n";
 }
 
 nlohmann::json generation_check_json(const generation::GenerationCheckOptions& options,
@@ -124,6 +120,7 @@ nlohmann::json generation_check_json(const generation::GenerationCheckOptions& o
       {"samples", options.samples}, {"seed", options.seed},
       {"alpha", options.alpha},     {"policy", policy_json(result.policy, result.cases.size())},
       {"passed", result.passed()}};
+  if (options.semantics) j["semantics"] = generation::semantics_name(*options.semantics);
   j["requests"] = nlohmann::json::array();
   for (std::size_t k = 0; k < result.cases.size(); ++k) {
     j["requests"].push_back({{"id", result.cases[k].id},
@@ -141,6 +138,7 @@ nlohmann::json generation_check_json(const generation::GenerationCheckOptions& o
                            {"worst_request", result.cases[l.worst_case].id},
                            {"caught_by_enumeration", l.caught_by_enumeration},
                            {"caught_by_sampling", l.caught_by_sampling},
+                           {"exercised", l.exercised},
                            {"stated_tv", optional_json(stated_tv_of(l))},
                            {"as_expected", l.as_expected}};
     loop["requests"] = nlohmann::json::array();
@@ -181,7 +179,11 @@ Document generation_check_document(const nlohmann::json& results) {
   paragraph(d, "Each loop's law of emitted sequences against plain generation's, per request: " +
                    std::to_string(results.at("samples").get<std::uint64_t>()) +
                    " generations per loop and request, seed " +
-                   std::to_string(results.at("seed").get<std::uint32_t>()) + ".");
+                   std::to_string(results.at("seed").get<std::uint32_t>()) +
+                   (results.contains("semantics")
+                        ? ", the " + results.at("semantics").get<std::string>() + " requests only"
+                        : "") +
+                   ".");
   Table requests{{"request", "parameters", "sequences"}, {}};
   for (const auto& r : results.at("requests"))
     requests.rows.push_back({r.at("id").get<std::string>(), r.at("request").get<std::string>(),

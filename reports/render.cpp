@@ -286,7 +286,8 @@ ResultsKind results_kind(const json& results) {
                                    ResultsKind::conformance,
                                    ResultsKind::conformance_model,
                                    ResultsKind::conformance_batch,
-                                   ResultsKind::generation_check};
+                                   ResultsKind::generation_check,
+                                   ResultsKind::conformance_generation};
   std::string accepted;
   for (ResultsKind k : kinds)
     accepted += (accepted.empty() ? "" : ", ") + std::string(results_kind_name(k));
@@ -295,7 +296,7 @@ ResultsKind results_kind(const json& results) {
       "--json, check --json, "
       "check --drafts sampled --json, check --generation --json, live --json, live --drafts "
       "sampled --json and conformance "
-      "check|run --json, fixed-tree, model or batch cases (\"kind\": " +
+      "check|run --json, fixed-tree, model, batch or generation cases (\"kind\": " +
       accepted + ")";
   if (!results.is_object()) throw std::invalid_argument(why + "; this is not a JSON object");
   std::string name = results.value("kind", "");
@@ -351,6 +352,9 @@ RenderResult render_report(const json& results, const RenderOptions& options) {
     case ResultsKind::generation_check:
       doc = generation_check_document(results);
       break;  // whole generations: no tree, no acceptance figure
+    case ResultsKind::conformance_generation:
+      doc = generation_conformance_document(results);
+      break;  // likewise
   }
   std::filesystem::create_directories(options.out_dir);
   const auto json_path = options.out_dir / "results.json";

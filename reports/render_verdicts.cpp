@@ -540,9 +540,66 @@ Document conformance_document(const json& r) {
   return d;
 }
 
+Document generation_conformance_document(const json& r) {
+  Document d;
+  const json& policy = r.at("policy");
+  const json& cases = r.at("cases");
+  reports::heading(d,
+                   "Conformance generation cases: an engine's generation loop against plain "
+                   "generation");
+  reports::paragraph(
+      d, "Overall verdict: **" + text(r, "overall") + "** (exit " +
+             std::to_string(r.at("exit_code").get<int>()) + "). " + std::to_string(cases.size()) +
+             " requests: the engine ran its own speculative generation loop on each, and its "
+             "emitted sequences are tested against plain generation's exact law under the same "
+             "request (the identity test, pooled by first token, and the tests of independence "
+             "over consecutive generations). Family-wise alpha " +
+             num(policy.at("alpha").get<double>()) + ": " +
+             num(policy.at("exactness_alpha").get<double>()) + " for exactness (Holm over " +
+             count(r.at("exactness_tests")) +
+             " requests); TV@99% is the worst-direction guarantee: every law that far is "
+             "rejected with " +
+             num(100.0 * policy.at("required_power").get<double>()) +
+             " % power; a request that cannot guarantee TV " +
+             num(policy.at("max_detectable_tv").get<double>()) + " is inconclusive.");
+  reports::heading(d, "Verdict per request");
+  Table ct{{"request", "parameters", "generations", "impossible", "sequences", "chi2 (dof)", "p",
+            "Holm p exactness", "TV@99%", "tokens", "plain tokens", "verdict"},
+           {}};
+  for (const json& c : cases) {
+    ct.rows.push_back({text(c, "case_id"), text(c, "label"), count(c.at("samples")),
+                       count(c.at("impossible")), count(c.at("sequences")),
+                       fixed(c.at("chi_square").get<double>(), 1) + " (" +
+                           std::to_string(c.at("dof").get<int>()) + ")",
+                       num(c.at("p_value").get<double>()),
+                       num(c.at("exactness_p_holm").get<double>()), stated_tv_text(c),
+                       fixed(c.at("mean_tokens").get<double>()),
+                       fixed(c.at("plain_mean_tokens").get<double>()), text(c, "verdict")});
+  }
+  reports::table(d, ct);
+  iid_section(d, cases);
+  reports::heading(d, "First failing request");
+  const std::string first = text(r, "first_failing_case");
+  const auto failing = std::find_if(cases.begin(), cases.end(),
+                                    [&](const json& c) { return text(c, "case_id") == first; });
+  if (first.empty() || failing == cases.end()) {
+    reports::paragraph(d, "None: every request is exact.");
+  } else {
+    const json& c = *failing;
+    reports::paragraph(d, "Request **" + first + "** (" + text(c, "label") + "): verdict **" +
+                              text(c, "verdict") + "** on " + count(c.at("samples")) +
+                              " generations, identity p = " + num(c.at("p_value").get<double>()) +
+                              "; " + count(c.at("impossible")) + " impossible generation(s)" +
+                              (text(c, "first_impossible").empty()
+                                   ? std::string(".")
+                                   : ", the first: " + text(c, "first_impossible") + "."));
+  }
+  return d;
+}
+
 VerdictSummary verdict_summary(const json& r, ResultsKind kind) {
   if (kind == ResultsKind::conformance || kind == ResultsKind::conformance_model ||
-      kind == ResultsKind::conformance_batch) {
+      kind == ResultsKind::conformance_batch || kind == ResultsKind::conformance_generation) {
     return {"overall: " + text(r, "overall"), r.at("exit_code").get<int>()};
   }
   const bool passed = r.at("passed").get<bool>();

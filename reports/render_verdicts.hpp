@@ -17,6 +17,7 @@ namespace tev::reports {
 reports::Document verifiers_document(const nlohmann::json& results, bool live);
 reports::Document conformance_document(const nlohmann::json& results);
 reports::Document model_conformance_document(const nlohmann::json& results);
+reports::Document generation_conformance_document(const nlohmann::json& results);
 reports::Document sampled_check_document(const nlohmann::json& results);
 // live --drafts sampled: the first-word verdict per case, and tokens per round on the same trees.
 reports::Document live_sampled_document(const nlohmann::json& results);

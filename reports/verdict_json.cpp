@@ -45,6 +45,8 @@ std::string_view results_kind_name(ResultsKind kind) {
       return "conformance-batch-cases";
     case ResultsKind::generation_check:
       return "check-generation";
+    case ResultsKind::conformance_generation:
+      return "conformance-generation-cases";
   }
   return "unknown";
 }

@@ -26,7 +26,8 @@ enum class ResultsKind {
   conformance,
   conformance_model,
   conformance_batch,
-  generation_check
+  generation_check,
+  conformance_generation
 };
 std::string_view results_kind_name(ResultsKind kind);
 

@@ -6,11 +6,11 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DTEV_FUZZ=ON -DTEV_BUILD_TESTS=OFF > /dev/null
 cmake --build build-fuzz -j"$(nproc)" --target fuzz_case_reader fuzz_sample_reader fuzz_sample_router fuzz_model_case_reader fuzz_model_sample_reader \
-  fuzz_batch_case_reader fuzz_batch_round_reader tevsuite > /dev/null
+  fuzz_batch_case_reader fuzz_batch_round_reader fuzz_generation_case_reader tevsuite > /dev/null
 
 # Seed corpora: real emitted cases (one per file) and real samples.
 corpus=build-fuzz/corpus
-mkdir -p "$corpus/cases" "$corpus/samples" "$corpus/model-cases" "$corpus/model-samples" "$corpus/batches" "$corpus/rounds"
+mkdir -p "$corpus/cases" "$corpus/samples" "$corpus/model-cases" "$corpus/model-samples" "$corpus/batches" "$corpus/rounds" "$corpus/generation-cases"
 build-fuzz/apps/tevsuite conformance emit --cases 8 --samples 3 --vocab 6 --budget 5 --out build-fuzz/seed-cases.jsonl > /dev/null 2>&1
 split -l 1 build-fuzz/seed-cases.jsonl "$corpus/cases/case-"
 build-fuzz/apps/tevsuite conformance emit --model-cases --samples 3 --out build-fuzz/seed-model-cases.jsonl > /dev/null 2>&1
@@ -25,6 +25,9 @@ build-fuzz/apps/tevsuite conformance emit --batch 2 --cases 2 --samples 3 --voca
 split -l 1 build-fuzz/seed-batches.jsonl "$corpus/batches/batch-"
 build-fuzz/apps/tevsuite conformance emit --batch 2 --cases 2 --engine-inputs --samples 3 --vocab 6 --budget 5 --out build-fuzz/seed-engine-batches.jsonl > /dev/null 2>&1
 split -l 1 build-fuzz/seed-engine-batches.jsonl "$corpus/batches/engine-"
+# Generation cases (format_version 6): the default requests, their models as tables.
+build-fuzz/apps/tevsuite conformance emit --generation --samples 3 --out build-fuzz/seed-generation-cases.jsonl > /dev/null 2>&1
+split -l 1 build-fuzz/seed-generation-cases.jsonl "$corpus/generation-cases/case-"
 printf '%s\n' '{"case_id": "k0", "blocks": [{"request": "a", "accepted": [0, 2], "bonus": 3}, {"request": "b", "accepted": [], "bonus": 1}]}' \
   '{"case_id": "k0", "blocks": [{"request": "a", "accepted": [], "bonus": 0}, {"request": "b", "accepted": [3], "bonus": 0}]}' > "$corpus/rounds/a"
 printf '%s\n' '{"case_id": "k0", "blocks": [{"request": "b", "accepted": [], "bonus": 1}]}' > "$corpus/rounds/b"
@@ -36,7 +39,7 @@ printf '%s\n' '{"case_id": "m0", "accepted": [1, 2], "bonus": 0}' > "$corpus/mod
 
 status=0
 for target in fuzz_case_reader fuzz_sample_reader fuzz_sample_router fuzz_model_case_reader fuzz_model_sample_reader fuzz_batch_case_reader \
-  fuzz_batch_round_reader; do
+  fuzz_batch_round_reader fuzz_generation_case_reader; do
   case "$target" in
     fuzz_case_reader) dir="$corpus/cases" ;;
     fuzz_sample_reader | fuzz_sample_router) dir="$corpus/samples" ;;
@@ -44,6 +47,7 @@ for target in fuzz_case_reader fuzz_sample_reader fuzz_sample_router fuzz_model_
     fuzz_model_sample_reader) dir="$corpus/model-samples" ;;
     fuzz_batch_case_reader) dir="$corpus/batches" ;;
     fuzz_batch_round_reader) dir="$corpus/rounds" ;;
+    fuzz_generation_case_reader) dir="$corpus/generation-cases" ;;
   esac
   echo "== $target for ${seconds} s"
   if ! build-fuzz/fuzz/$target -max_total_time="$seconds" -max_len=65536 -artifact_prefix=build-fuzz/ -print_final_stats=1 "$dir" 2> "build-fuzz/$target.log"; then

@@ -6,6 +6,7 @@
 #include <tevsuite/generation.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -122,6 +123,51 @@ TEST(PublicGeneration, GrammarForbiddenTokensAreRefused) {
               std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("the grammar forbids"), std::string::npos) << e.what();
+  }
+}
+
+// A loop that implements vLLM's semantics alone: it refuses any other request, so it can pass only
+// on the vLLM requests, which the selection leaves it.
+TEST(PublicGeneration, ALoopOfOneSemanticsPassesOnItsRequests) {
+  const auto vllm_only = [](const GenerationCase& c, std::uint64_t, std::uint64_t count,
+                            std::uint64_t seed) {
+    if (c.request().semantics != "vllm")
+      throw std::logic_error("request '" + c.request().id + "' is not in vLLM's semantics");
+    return generate(c, count, seed, 1);
+  };
+  EXPECT_THROW(tevsuite::check_generation(vllm_only, {.samples = 100}), std::logic_error);
+  const tevsuite::Report report = tevsuite::check_generation(vllm_only, {.semantics = "vllm"});
+  EXPECT_EQ(report.verdict, tevsuite::Verdict::exact_saturated) << report.description;
+  std::vector<std::string> judged, selected;
+  for (const tevsuite::CaseResult& c : report.cases) judged.push_back(c.id);
+  for (const GenerationCase& c : tevsuite::generation_cases("vllm")) {
+    EXPECT_EQ(c.request().semantics, "vllm");
+    selected.push_back(c.request().id);
+  }
+  EXPECT_EQ(judged, selected);
+  std::size_t others = 0;
+  for (const GenerationCase& c : tevsuite::generation_cases())
+    others += c.request().semantics == "vllm" ? 0 : 1;
+  EXPECT_EQ(selected.size() + others, tevsuite::generation_cases().size());
+  EXPECT_GT(others, 0u);
+}
+
+TEST(PublicGeneration, AnUnknownSemanticsIsRefusedListingTheKnownOnes) {
+  for (const auto& attempt : std::vector<std::function<void()>>{
+           [] { tevsuite::generation_cases("sglang"); },
+           [] {
+             tevsuite::check_generation(
+                 [](const GenerationCase&, std::uint64_t, std::uint64_t count, std::uint64_t) {
+                   return Sequences(count, std::vector<std::int32_t>{0});
+                 },
+                 {.semantics = "sglang"});
+           }}) {
+    try {
+      attempt();
+      ADD_FAILURE() << "an unknown semantics was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_STREQ(e.what(), "unknown semantics 'sglang': the known ones are vllm, hf, llama_cpp");
+    }
   }
 }
 

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -86,10 +87,14 @@ struct GenerationCheckOptions {
   std::uint64_t batch = 4096;     // generations per call of the loop
   double alpha = TEV_DEFAULT_ALPHA;
   std::uint32_t seed = kDefaultSeed;
+  // "vllm", "hf" or "llama_cpp": only the requests in that semantics, for a loop that implements
+  // one engine's sampler; empty: every request.
+  std::string semantics = {};
 };
 
-// The requests `check_generation` runs, as the loop will see them.
-std::vector<GenerationCase> generation_cases();
+// The requests `check_generation` runs, as the loop will see them: those in `semantics` when it
+// is not empty. Throws std::invalid_argument, listing the known names, on an unknown semantics.
+std::vector<GenerationCase> generation_cases(std::string_view semantics = {});
 
 // Calls the loop on every request and judges its generations: one CaseResult per request (its
 // id, its parameters as label, p-values of the identity test, the TV its tests guarantee,

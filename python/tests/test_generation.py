@@ -156,12 +156,32 @@ def test_a_sequence_plain_generation_never_emits_is_judged_not_exact():
     (dict(seed=-1), ValueError, r"seed must lie in"),
     (dict(loop=lambda case, rng: [1]), TypeError, r"give exactly one of loop \(per generation\) and loop_batch \(batched\)"),
     (dict(loop_batch=None), TypeError, r"give exactly one of loop"),
+    (dict(semantics="sglang"), ValueError, r"^unknown semantics 'sglang': the known ones are vllm, hf, llama_cpp$"),
 ])
 def test_options_out_of_range_are_refused_before_anything_runs(options, error, message):
     def never(case, n, rng):
         raise AssertionError("the loop was called")
     with pytest.raises(error, match=message):
         tevsuite.check_generation(**{"loop_batch": never, **options})
+
+
+@pytest.mark.parametrize("semantics", ["vllm", "hf", "llama_cpp"])
+def test_the_requests_of_one_semantics(semantics):
+    selected = [c.id for c in tevsuite.generation_cases(semantics=semantics)]
+    assert selected == [i for i, c in CASES.items() if c.request.semantics == semantics]
+    called = set()
+
+    def one_semantics(case, n, rng):  # a loop that implements this semantics alone
+        assert case.request.semantics == semantics, case.id
+        called.add(case.id)
+        return [[0, 2, 4]] * n  # a path every request allows
+    report = tevsuite.check_generation(loop_batch=one_semantics, semantics=semantics, **FEW)
+    assert [c.id for c in report.cases] == selected and called == set(selected)
+
+
+def test_an_unknown_semantics_lists_the_known_ones():
+    with pytest.raises(ValueError, match=r"^unknown semantics 'SGLang': the known ones are vllm, hf, llama_cpp$"):
+        tevsuite.generation_cases(semantics="SGLang")
 
 
 def test_a_request_under_vllm_sampling_params_names():

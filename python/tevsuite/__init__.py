@@ -362,7 +362,8 @@ def _batched_generations(loop_batch):
     return call
 
 
-def check_generation(loop=None, *, loop_batch=None, samples=40_000, batch=4096, alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED):
+def check_generation(loop=None, *, loop_batch=None, samples=40_000, batch=4096, alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED,
+                     semantics=None):
     """Checks an engine's own speculative generation loop on ``generation_cases()``' requests:
     their emitted sequences are judged against plain generation's exact law under the same request
     (the identity test and tests of independence over consecutive generations); returns a Report
@@ -383,12 +384,18 @@ def check_generation(loop=None, *, loop_batch=None, samples=40_000, batch=4096, 
     raising loop raise ``VerifierError`` naming the request and the generation. A sequence plain
     generation never emits (a token after the stop, a stop before ``min_tokens``) is judged: "not
     exact".
+
+    ``semantics`` ("vllm", "hf" or "llama_cpp") keeps only the requests in that engine's
+    semantics, for a loop that implements one engine's sampler (``generation_cases(semantics=...)``
+    lists them); an unknown name raises ValueError listing the known ones.
     """
     _one_of(loop, loop_batch, ("loop (per generation)", "loop_batch (batched)"))
     _check_options({**_RANGES, "batch": (1, 2**64 - 1)}, samples=samples, batch=batch, alpha=alpha, seed=seed)
+    if semantics is not None:
+        generation_cases(semantics=semantics)  # an unknown name is a ValueError of the options, not of the loop
     wrapped = _per_generation(loop) if loop is not None else _batched_generations(loop_batch)
     try:
-        return _check_generation(wrapped, samples=samples, batch=batch, alpha=alpha, seed=seed)
+        return _check_generation(wrapped, samples=samples, batch=batch, alpha=alpha, seed=seed, semantics=semantics)
     except VerifierError:
         raise
     except ValueError as e:  # the options are in range: the library refused an answer (max_new_tokens, the grammar)
