@@ -149,14 +149,14 @@ def exact_tv(module, run, budget, case_id):
             return None
         restated = SimpleNamespace(**{k: getattr(case, k) for k in ("parents", "tokens", "logits", "nodes")}, sampling=dict(case.sampling, order=order))
         return (offers.walk_tv(case, module.target_rows(restated), offers.reference_rows(restated, order)),
-                f"tevsuite.exact_law on the walk over the routine's rows (it is exact against them), reference in {order}")
+                f"tevsuite.exact_law of the walk over the routine's rows, against {order}")
     cases, _ = stated_cases(kind, False, budget)
     if hasattr(module, "exact_tv"):
-        return module.exact_tv(cases[case_id]), "the routine's law computed (its file's exact_tv: one block a case)"
+        return module.exact_tv(cases[case_id]), "its one block, by its file's exact_tv"
     if hasattr(module, "target_rows"):
         case = cases[case_id]
         return (offers.walk_tv(case, module.target_rows(case), case.probs),
-                "tevsuite.exact_law on the walk over the rows the routine draws its target tokens from")
+                "tevsuite.exact_law of the walk over the rows it draws target tokens from")
     return None
 
 
@@ -207,6 +207,17 @@ def causes(module, run, budget, cases):
         key = module.cause(taken[request][0].sampling, taken[request][1]) if request in taken else next(iter(module.CAUSES))
         found.setdefault(key, []).append(c["id"])
     return found
+
+
+def smallest_case(ids, run):
+    """The failing case of fewest cells (nodes x V) among ids, as text; None for model cases."""
+    kind, engine = shape(run)
+    cases, _ = stated_cases(kind, engine, FULL)
+    sized = [(cases[i].nodes * cases[i].vocab, i) for i in ids if i in cases]
+    if not sized:
+        return None
+    case_id = min(sized)[1]
+    return f"`{case_id}` ({cases[case_id].nodes} nodes, V = {cases[case_id].vocab})"
 
 
 def routine_section(m, runs, budget):
@@ -296,11 +307,10 @@ def write(path, rows, ci):
                 lines += [f"Why, as read at the source: {m.FINDINGS}", ""]
             for key, ids in causes(m, r["run"], FULL, r["failing"]).items():
                 where, tracking, reproducer = m.CAUSES.get(key, ("not identified", "not reported", "none"))
-                singles = [c for c in r["failing"] if c["id"] in ids and r["exact_tvs"].get(c["id"])]
-                smallest = min(singles, key=lambda c: (r["exact_tvs"][c["id"]][0] == 0, c["samples"], c["id"]), default=None)
+                smallest = smallest_case(ids, r["run"])
                 lines += [f"- cause: {where}", f"- tracking: {tracking}", f"- reproducer: `{reproducer}` (numpy and tevsuite)",
                           f"- cases: {', '.join(f'`{i}`' for i in ids)}"
-                          + (f"; the smallest the run met: `{smallest['id']}` ({smallest['label']})" if smallest else ""), ""]
+                          + (f"; the smallest: {smallest}" if smallest else ""), ""]
             lines += [f"{len(r['failing'])} of {r['cases']} cases not exact (the first is the first the check met):", ""]
             lines += [f"- {case_line(c, r['exact_tvs'].get(c['id']))}" for c in r["failing"]]
             lines.append("")
