@@ -233,7 +233,12 @@ def routine_section(m, runs, budget):
         out = [f"`{i}` ({why})" for i, (_, order, why) in taken.items() if order is None]
         moved = [f"`{i}` in {order} (stated {c.sampling['order']})" for i, (c, order, _) in taken.items()
                  if order is not None and not offers.same_rows(c.sampling, order, c.sampling["order"])]
-        lines.append(f"- {run}: {len(taken) - len(out)} of {len(taken)} requests run; not offered: {', '.join(out) or 'none'}"
+        modes = ""
+        if kind == "batch" and hasattr(m, "sampler_mode"):
+            _, batches = stated_cases(kind, True, budget)
+            modes = "; " + "; ".join(f"`{b}`: {m.sampler_mode([r.sampling for r in requests], [r.id for r in requests])}"
+                                     for b, requests in batches.items())
+        lines.append(f"- {run}: {len(taken) - len(out)} of {len(taken)} requests run; not offered: {', '.join(out) or 'none'}{modes}"
                      + (f"; judged in the order the engine's sampler applies to them, which changes their rows: {', '.join(moved)}" if moved else "")
                      + ".")
     return lines + [""]

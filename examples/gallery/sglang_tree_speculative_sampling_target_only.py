@@ -162,6 +162,14 @@ def engine_order(request, batch):
     return offers.engine_order(request, order, FILTERS, ORDERS)
 
 
+def sampler_mode(batch, ids):
+    """Which order SGLang's sampler is in for a batch (its requests' sampling dicts and ids), and why."""
+    with_min_p = [i for r, i in zip(batch, ids) if r["min_p"] > 0]
+    if with_min_p:
+        return f"min-p requested ({', '.join(with_min_p)}): top-k, top-p, then min-p (min_p_last) for every request"
+    return "no min-p: top-p on the full row with top-k (top_p_full_and_top_k)"
+
+
 def cause(request, order):
     """The key of CAUSES that explains a not-exact request judged in `order`."""
     return "min_p" if "min_p" in offers.used(request) else order
