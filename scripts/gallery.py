@@ -7,6 +7,7 @@ docs/gallery.md, or checks that the verdicts it publishes still hold.
     PYTHONPATH=build/python python3 scripts/gallery.py --write docs/gallery.md --only sglang_tree_speculative_sampling_target_only \
         --run "engine batch"                                                     # one row, merged
     PYTHONPATH=build/python python3 scripts/gallery.py --check docs/gallery.md   # the CI budget
+    PYTHONPATH=build/python python3 scripts/gallery.py --render docs/gallery.md  # from the kept results
 
 The full budget runs every routine's runs: fixed-tree cases (default or engine-shaped) at 40,000
 samples a case (the sparse case four times as many, over V = 1,000), model cases at check_model's
@@ -363,15 +364,20 @@ def main():
     parser.add_argument("--only", metavar="ROUTINE", action="append",
                         help="a routine (a file name in examples/gallery/ without .py); repeatable")
     parser.add_argument("--run", metavar="RUN", action="append", help="with --write, only the runs of this name; repeatable")
+    parser.add_argument("--render", metavar="DOC", help="write DOC from its kept results, running no check (exact TVs recomputed)")
     args = parser.parse_args()
-    if not args.write and not args.check:
-        parser.error("give --write DOC or --check DOC")
+    if not args.write and not args.check and not args.render:
+        parser.error("give --write DOC, --check DOC or --render DOC")
     try:
         import torch  # noqa: F401  the routines are torch code
     except ImportError:
         log("the gallery needs PyTorch (Debian: python3-torch): skipped")
         return SKIPPED
     every = modules()
+    if args.render:
+        store = kept(args.render)
+        write(args.render, store["rows"], store["ci"])
+        return 0
     found = [(n, m) for n, m in every if not args.only or n in args.only]
     ci = run_all([(n, m, CI_PLAN[n][0], ci_budget(CI_PLAN[n][1])) for n, m in found if not args.run or CI_PLAN[n][0] in args.run])
     if args.check:
