@@ -290,7 +290,7 @@ def write(path, rows, ci):
                 worst = max(known, key=known.get)
                 column = f"up to {known[worst]:.4f} ({worst}), enumerated"
             else:
-                column = "exact: none to state" if r["kind"] == "exact" else "none (see below)"
+                column = "no case not exact" if r["kind"] != "not exact" else "none: no drawing form of these cases"
             r["exact_tvs"] = tvs
             lines.append(f"| {m.ENGINE} | `{m.ROUTINE}` | {m.COMMIT} | {m.STATED} | {r['run']} | {r['verdict']} | {column} | "
                          f"{r['seconds']} s | {r['commit']} |")
