@@ -257,7 +257,8 @@ def write(path, rows, ci):
              "commit (`examples/gallery/`, one file each, the engine's signature), called through `tevsuite.adapters` in its engine's "
              f"tensor layout. Budget: fixed-tree cases at {TREE['samples']:,} samples a case (the sparse case {TREE['large_vocab_factor']}x "
              f"over V = {TREE['large_vocab']:,}), model cases at 40,000, batches of requests 2 x 4 at 40,000 rounds; family alpha 1e-3 "
-             "per run, the default seed.", "",
+             "per run, the default seed. `time` is a row's wall time when it was generated, on a machine other work may have "
+             "shared: not comparable across rows.", "",
              "**The reference is the engine's own sampler.** Engine-shaped cases carry sampling parameters and a filter order "
              "([protocol](protocol.md#engine-shaped-cases-format_version-3-and-4)). Each routine states which parameters and orders "
              "its engine's sampler offers (below, with the source); a case that uses a parameter or an order the engine does not "
