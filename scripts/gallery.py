@@ -97,13 +97,14 @@ STATED = {}  # stated_cases' results by (kind, engine): the document is written 
 
 def stated_cases(kind, engine, budget):
     """The run's cases as emitted, {id: case} ("batch/request" ids for batches), and each batch's
-    requests {batch id: [case]}: a check of 1 sample (round) a case that records them."""
+    requests {batch id: [case]}."""
     if (kind, engine) not in STATED:
         STATED[kind, engine] = recorded_cases(kind, engine, budget)
     return STATED[kind, engine]
 
 
 def recorded_cases(kind, engine, budget):
+    """stated_cases' answer, recorded by checks of 1 sample (round) a case."""
     import numpy as np
     import tevsuite
     cases, batches = {}, {}
@@ -151,6 +152,8 @@ def exact_tv(module, run, budget, case_id):
         restated = SimpleNamespace(**{k: getattr(case, k) for k in ("parents", "tokens", "logits", "nodes")}, sampling=dict(case.sampling, order=order))
         return (offers.walk_tv(case, module.target_rows(restated), offers.reference_rows(restated, order)),
                 f"tevsuite.exact_law of the walk over the routine's rows, against {order}")
+    if engine:
+        return None
     cases, _ = stated_cases(kind, False, budget)
     if hasattr(module, "exact_tv"):
         return module.exact_tv(cases[case_id]), "its one block, by its file's exact_tv"
