@@ -97,6 +97,16 @@ Case case_from_json(const json& j, const std::string& where, const CaseLimits& l
   return c;
 }
 
+void restate_order(Case& c, FilterOrder order) {
+  c.sampling.order = order;
+  const auto vocab = static_cast<std::size_t>(c.tree.vocab);
+  std::vector<double> dense(c.logits.size());
+  for (std::size_t at = 0; at < dense.size(); at += vocab)
+    process_logits(std::span<const double>(c.logits).subspan(at, vocab), c.sampling,
+                   std::span<double>(dense).subspan(at, vocab));
+  c.rows = TargetRows::from_probabilities(dense, c.tree.size(), c.tree.vocab, kRowTolerance);
+}
+
 namespace {
 
 // A case's fields before its rows: format_version, case_id, label, vocab, parents and tokens.

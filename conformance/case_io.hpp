@@ -97,6 +97,10 @@ Case parse_case(std::string_view line, const std::string& where, const CaseLimit
 Case case_from_json(const nlohmann::json& j, const std::string& where,
                     const CaseLimits& limits = {});
 
+// An engine-shaped case (format 3) with its rows processed from its logits in `order` instead of
+// the order it states.
+void restate_order(Case& c, FilterOrder order);
+
 // Reads one line (without its newline) into `line`; false at the end of the input. A line longer
 // than max_bytes is refused (InputError naming `where` and the limit) without reading further.
 bool read_bounded_line(std::istream& in, std::string& line, std::size_t max_bytes,

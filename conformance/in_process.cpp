@@ -222,9 +222,35 @@ judging::VerdictPolicy policy(double alpha, std::uint32_t seed) {
   return judging::VerdictPolicy{.alpha = alpha, .seed = seed};
 }
 
+// The requests verified together (`together`: one batch's, in order) or each alone that an engine
+// offers, each restated in its sampler's order; all, as stated, where engine_order is unset.
+std::vector<Case> offered(std::vector<Case> cases, const tevsuite::EngineOrder* engine_order,
+                          bool together) {
+  if (engine_order == nullptr || !*engine_order) return cases;
+  std::vector<tevsuite::SamplingParams> params;
+  for (const Case& c : cases) params.push_back(public_params(c.sampling));
+  std::vector<Case> kept;
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    if (cases[k].format_version != kEngineFormatVersion) {
+      kept.push_back(std::move(cases[k]));
+      continue;
+    }
+    const auto batch = together ? std::span<const tevsuite::SamplingParams>(params)
+                                : std::span<const tevsuite::SamplingParams>(params).subspan(k, 1);
+    const std::optional<tevsuite::FilterOrder> order = (*engine_order)(params[k], batch);
+    if (!order) continue;
+    if (*order != params[k].order) restate_order(cases[k], static_cast<FilterOrder>(*order));
+    kept.push_back(std::move(cases[k]));
+  }
+  return kept;
+}
+
 std::vector<Case> checked_tree_cases(const tevsuite::TreeCheckOptions& options) {
   check_case_options(options);
-  return tree_case_values(emit_config(options));
+  std::vector<Case> cases =
+      offered(tree_case_values(emit_config(options)), options.engine_order, false);
+  if (cases.empty()) throw std::invalid_argument("the engine offers none of the cases");
+  return cases;
 }
 
 std::vector<ModelCase> checked_model_cases(const tevsuite::ModelCheckOptions& options) {
@@ -581,7 +607,12 @@ BatchReport check_batch_verifier(const tevsuite::RequestBatchVerifier& verifier,
   config.batch = options.requests;
   config.samples = options.rounds;
   config.engine_inputs = options.engine_inputs;
-  const std::vector<BatchCase> batches = batch_case_values(config);
+  std::vector<BatchCase> batches;
+  for (BatchCase& b : batch_case_values(config)) {
+    b.requests = offered(std::move(b.requests), options.engine_order, true);
+    if (!b.requests.empty()) batches.push_back(std::move(b));
+  }
+  if (batches.empty()) throw std::invalid_argument("the engine offers none of the requests");
   std::vector<BatchJudge> judges;
   for (std::size_t i = 0; i < batches.size(); ++i) {
     const BatchCase& b = batches[i];

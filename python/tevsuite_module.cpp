@@ -193,10 +193,33 @@ Report run_released(Check&& check) {
   return check();
 }
 
+// engine_order(request, batch) -> an order's name or None, called with sampling_dict's dicts;
+// None: every case as it states itself. The callable is held by reference: it outlives the check.
+EngineOrder engine_order_of(const py::object& engine_order) {
+  if (engine_order.is_none()) return {};
+  return [&engine_order](const SamplingParams& request,
+                         std::span<const SamplingParams> batch) -> std::optional<FilterOrder> {
+    py::gil_scoped_acquire gil;
+    py::list others;
+    for (const SamplingParams& p : batch) others.append(sampling_dict(p));
+    const py::object order = engine_order(sampling_dict(request), others);
+    if (order.is_none()) return std::nullopt;
+    return parse_order(order.cast<std::string>());
+  };
+}
+
 TreeCheckOptions tree_options(std::int32_t cases, std::uint64_t samples, std::int32_t large_vocab,
                               std::uint64_t large_vocab_factor, double alpha, std::uint32_t seed,
-                              int threads, bool engine_inputs) {
-  return {cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads, engine_inputs};
+                              int threads, bool engine_inputs, const EngineOrder& engine_order) {
+  return {cases,
+          samples,
+          large_vocab,
+          large_vocab_factor,
+          alpha,
+          seed,
+          threads,
+          engine_inputs,
+          engine_order ? &engine_order : nullptr};
 }
 
 // Per-case Python objects, made once per case on first use (GIL held), so that a callable sees
@@ -488,8 +511,9 @@ PYBIND11_MODULE(_tevsuite, m) {
       "_check_tree",
       [](const py::function& verify, std::int32_t cases, std::uint64_t samples,
          std::int32_t large_vocab, std::uint64_t large_vocab_factor, double alpha,
-         std::uint32_t seed, int threads, bool engine_inputs) {
+         std::uint32_t seed, int threads, bool engine_inputs, const py::object& engine_order) {
         CaseCache cache;
+        const EngineOrder order = engine_order_of(engine_order);
         const TreeVerifier verifier = [&](const TreeCase& c, Randomness& r) {
           py::gil_scoped_acquire gil;
           PyRandomness* raw = nullptr;
@@ -501,19 +525,21 @@ PYBIND11_MODULE(_tevsuite, m) {
         return run_released([&] {
           return check_tree_verifier(
               verifier, tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed,
-                                     threads, engine_inputs));
+                                     threads, engine_inputs, order));
         });
       },
       py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"),
       py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"), py::arg("seed"),
-      py::arg("threads"), py::arg("engine_inputs"));
+      py::arg("threads"), py::arg("engine_inputs"), py::arg("engine_order"));
 
   m.def(
       "_check_tree_batched",
       [](const py::function& verify, std::int32_t cases, std::uint64_t samples,
          std::int32_t large_vocab, std::uint64_t large_vocab_factor, double alpha,
-         std::uint32_t seed, int threads, bool engine_inputs, std::uint64_t batch) {
+         std::uint32_t seed, int threads, bool engine_inputs, const py::object& engine_order,
+         std::uint64_t batch) {
         CaseCache cache;
+        const EngineOrder order = engine_order_of(engine_order);
         const TreeBatchVerifier verifier = [&](const TreeCase& c, std::uint64_t first,
                                                std::uint64_t count, std::uint64_t batch_seed) {
           py::gil_scoped_acquire gil;
@@ -523,13 +549,13 @@ PYBIND11_MODULE(_tevsuite, m) {
           return check_tree_verifier_batched(
               verifier,
               tree_options(cases, samples, large_vocab, large_vocab_factor, alpha, seed, threads,
-                           engine_inputs),
+                           engine_inputs, order),
               batch);
         });
       },
       py::arg("verify"), py::kw_only(), py::arg("cases"), py::arg("samples"),
       py::arg("large_vocab"), py::arg("large_vocab_factor"), py::arg("alpha"), py::arg("seed"),
-      py::arg("threads"), py::arg("engine_inputs"), py::arg("batch"));
+      py::arg("threads"), py::arg("engine_inputs"), py::arg("engine_order"), py::arg("batch"));
 
   m.def(
       "_check_model",
@@ -604,8 +630,10 @@ PYBIND11_MODULE(_tevsuite, m) {
   m.def(
       "_check_batch",
       [](const py::function& verify, std::int32_t batches, std::int32_t requests,
-         std::uint64_t rounds, double alpha, std::uint32_t seed, bool engine_inputs) {
+         std::uint64_t rounds, double alpha, std::uint32_t seed, bool engine_inputs,
+         const py::object& engine_order) {
         CaseCache cache;
+        const EngineOrder order = engine_order_of(engine_order);
         const RequestBatchVerifier verifier = [&](std::span<const TreeCase> batch, Randomness& r) {
           py::gil_scoped_acquire gil;
           py::list cases;
@@ -618,11 +646,12 @@ PYBIND11_MODULE(_tevsuite, m) {
         };
         return run_released([&] {
           return check_batch_verifier(
-              verifier, BatchCheckOptions{batches, requests, rounds, alpha, seed, engine_inputs});
+              verifier, BatchCheckOptions{batches, requests, rounds, alpha, seed, engine_inputs,
+                                          order ? &order : nullptr});
         });
       },
       py::arg("verify"), py::kw_only(), py::arg("batches"), py::arg("requests"), py::arg("rounds"),
-      py::arg("alpha"), py::arg("seed"), py::arg("engine_inputs"));
+      py::arg("alpha"), py::arg("seed"), py::arg("engine_inputs"), py::arg("engine_order"));
 
   py::class_<PyGenerationGrammar>(m, "GenerationGrammar",
                                   "A request's allowed-token automaton: token t is allowed in "

@@ -9,6 +9,10 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -218,6 +222,61 @@ TEST(PublicCheck, EngineInputsMustBeProcessedAsTheCaseSays) {
     ASSERT_TRUE(c.exact_tv.has_value()) << c.id << ": " << c.not_enumerated;
     EXPECT_GT(*c.exact_tv, 0.01) << c.id << " " << c.label;
   }
+}
+
+// engine_order: a case the engine does not offer is left out; the others are judged in the order
+// the engine's sampler applies, the one the verifier sees. By enumeration: a walk in that order is
+// exact (TV 0), one in the case's stated order is not exactly where the two orders' rows differ.
+TEST(PublicCheck, EngineOrderLeavesOutWhatTheEngineDoesNotOfferAndJudgesTheRestInItsOrder) {
+  TreeCheckOptions options = small_options();
+  options.engine_inputs = true;
+  std::mutex mutex;
+  // each case as stated, from a check of 1 sample a case
+  std::map<std::string, SamplingParams> stated;
+  TreeCheckOptions record = options;
+  record.samples = 1;
+  check_tree_verifier(drawing([&](const TreeCase& c, Draws& d) {
+                        const std::lock_guard lock(mutex);
+                        stated.emplace(std::string(c.id), *c.sampling);
+                        return engine_walk(c, d, true);
+                      }),
+                      record);
+  const EngineOrder min_p_first_only =
+      [](const SamplingParams& request,
+         std::span<const SamplingParams> batch) -> std::optional<FilterOrder> {
+    EXPECT_EQ(batch.size(), 1u);
+    if (request.order == FilterOrder::top_p_full_and_top_k) return std::nullopt;
+    return FilterOrder::min_p_first;
+  };
+  options.engine_order = &min_p_first_only;
+  const Report exact = check_tree_verifier(drawing([](const TreeCase& c, Draws& d) {
+                                             EXPECT_EQ(c.sampling->order, FilterOrder::min_p_first);
+                                             return engine_walk(c, d, true);
+                                           }),
+                                           options);
+  std::vector<std::string> offered;
+  for (const auto& [id, params] : stated)
+    if (params.order != FilterOrder::top_p_full_and_top_k) offered.push_back(id);
+  std::vector<std::string> judged;
+  for (const CaseResult& c : exact.cases) {
+    judged.push_back(c.id);
+    ASSERT_TRUE(c.exact_tv.has_value()) << c.id;
+    EXPECT_LT(*c.exact_tv, 1e-12) << c.id;
+  }
+  EXPECT_EQ(judged, offered);
+  const Report bug = check_tree_verifier(drawing([&](const TreeCase& c, Draws& d) {
+                                           TreeCase as_stated = c;
+                                           as_stated.sampling = stated.at(std::string(c.id));
+                                           return engine_walk(as_stated, d, true);
+                                         }),
+                                         options);
+  int restated = 0;
+  for (const CaseResult& c : bug.cases) {
+    const bool differs = stated.at(c.id).order == FilterOrder::min_p_last;
+    restated += differs ? 1 : 0;
+    EXPECT_EQ(*c.exact_tv > 1e-3, differs) << c.id << " " << *c.exact_tv;
+  }
+  EXPECT_GT(restated, 0);
 }
 
 TEST(PublicCheck, EngineModelCasesProcessTargetAndDrafterApart) {

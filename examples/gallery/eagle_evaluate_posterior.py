@@ -14,6 +14,8 @@ import random
 
 import torch
 
+import offers
+
 
 def evaluate_posterior(logits, candidates, logits_processor):
     """Returns (best_candidate, accept_length, sample_p): the greedy path's next-token logits, or
@@ -87,12 +89,19 @@ ROUTINE = "evaluate_posterior (utils.py, sampling)"
 SOURCE = "SafeAILab/EAGLE eagle/model/utils.py evaluate_posterior"
 COMMIT = "cb7e0841"
 STATED = "exact by design"
-FINDINGS = ("EAGLE's logits processor has temperature, top-p and top-k only, top-p before top-k: a request's min-p is not "
-            "applied, and top-p is taken on the full distribution (tevsuite's top_p_full_and_top_k), where the other cases take "
-            "it after top-k: failures on those are a difference of parameter semantics, not of verification.")
+FILTERS = ("top_k", "top_p")
+ORDERS = ("top_p_full_and_top_k",)
+OFFERS = ("temperature, top-p and top-k, no min-p (eagle/model/utils.py prepare_logits_processor: Hugging Face's "
+          "TemperatureLogitsWarper, TopPLogitsWarper, TopKLogitsWarper, in that order): top-p on the full tempered row, "
+          "then top-k, keeps what both keep (top_p_full_and_top_k).")
+
+
+def engine_order(request, batch):
+    """EAGLE's processor's order (offers.py); a request with min-p is not offered."""
+    return offers.engine_order(request, "top_p_full_and_top_k", FILTERS, ORDERS)
 
 
 def runs():
     from tevsuite import adapters
     return {"default": lambda b: adapters.check_paths(eagle_step, **b["tree"]),
-            "engine": lambda b: adapters.check_paths(eagle_step, engine_inputs=True, **b["tree"])}
+            "engine": lambda b: adapters.check_paths(eagle_step, engine_inputs=True, engine_order=engine_order, **b["tree"])}

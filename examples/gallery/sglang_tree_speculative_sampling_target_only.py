@@ -16,7 +16,11 @@ the final token is drawn by inverse CDF with the final coin from max(p - scratch
 accepted node. Outputs: predicts[flat id of a node] = the token after it, accept_index [B, L] the
 accepted nodes' flat ids from the root, accept_token_num [B].
 """
+import numpy as np
 import torch
+
+import offers
+from tevsuite import GREEDY_TEMPERATURE
 
 
 def tree_speculative_sampling_target_only(predicts, accept_index, accept_token_num, candidates, retrive_index, retrive_next_token,
@@ -111,22 +115,71 @@ def sglang_verify(predicts, accept_index, accept_token_num, candidates, retrive_
                                           retrive_next_sibling, uniform_samples, uniform_samples_for_final_sampling, target_probs, draft_probs)
 
 
+def target_rows(case):
+    """The rows the verify path samples a case with (its logits and parameters): (N, V)."""
+    s = case.sampling
+    greedy = s["temperature"] < GREEDY_TEMPERATURE
+    logits = torch.tensor(np.asarray(case.logits)[None], dtype=torch.float64)
+    rows = verify_target_probs(logits, torch.tensor([[1.0 if greedy else s["temperature"]]], dtype=torch.float64),
+                               torch.tensor([1 if greedy else (s["top_k"] or 1 << 30)]),
+                               torch.tensor([s["top_p"]], dtype=torch.float64))
+    return rows[0].numpy()
+
+
 ENGINE = "SGLang"
 ROUTINE = "tree_speculative_sampling_target_only (+ EagleVerifyInput.verify's processing)"
 SOURCE = ("sgl-project/sglang sgl-kernel/csrc/speculative/speculative_sampling.cuh TreeSpeculativeSamplingTargetOnly; "
           "python/sglang/srt/speculative/eagle_info.py EagleVerifyInput.verify (0007d13b)")
 COMMIT = "b227f632"
 STATED = "exact by design (thresholds 1, zeroed scratch)"
-FINDINGS = ("EagleVerifyInput.verify (0007d13b) applies temperature, top-k and top-p to the target rows, not min-p (later "
-            "versions add a min-p renormalization), and top-p after top-k's renormalization: on the cases in SGLang's own "
-            "sampler's order (top_p_full_and_top_k, top-p on the full row) its speculative path samples another target than "
-            "its normal sampler.")
+FILTERS = ("top_k", "top_p", "min_p")
+ORDERS = ("top_p_full_and_top_k", "min_p_last")
+OFFERS = ("temperature, top-k, top-p and min-p. SGLang's sampler on its default FlashInfer backend "
+          "(python/sglang/srt/layers/sampler.py, Sampler.forward) takes top-p on the full row jointly with top-k "
+          "(top_p_full_and_top_k) while no request of the batch has min-p > 0; with one (sampling_info.need_min_p_sampling, "
+          "a greedy request's min-p included: greedy is top-k 1, its min-p kept) it applies top_k_renorm_prob, "
+          "top_p_renorm_prob, then min-p to every request of the batch (min_p_last). A request is judged in the order its "
+          "batch puts the sampler in.")
+# the causes of not-exact requests: (upstream place, tracking, reproducer)
+CAUSES = {
+    "top_p_full_and_top_k": ("python/sglang/srt/speculative/eagle_info.py EagleVerifyInput.verify (0007d13b): top_k_renorm_prob "
+                             "then top_p_renorm_prob, top-p on the top-k survivors renormalized, where SGLang's sampler in a "
+                             "batch without min-p takes top-p on the full row", "not reported",
+                             "examples/gallery/findings/sglang_top_p_after_top_k.py"),
+    "min_p": ("python/sglang/srt/speculative/eagle_info.py EagleVerifyInput.verify (0007d13b): no min-p on the verified rows, "
+              "where SGLang's sampler applies it", "SGLang PR #36173 (min-p is not applied in speculative decoding)",
+              "examples/gallery/findings/sglang_min_p.py"),
+}
+FINDINGS = ("the verify path (EagleVerifyInput.verify at 0007d13b) applies temperature, top-k and top-p to the target rows, "
+            "top-p after top-k's renormalization, and no min-p. Against SGLang's own sampler: a request with min-p is "
+            "verified against rows without it, and in a batch without min-p a request with top-k and top-p is verified "
+            "against another cut than the sampler's (top-p on the full row).")
+
+
+def engine_order(request, batch):
+    """SGLang's sampler's order for a request verified with `batch` (offers.py)."""
+    order = "min_p_last" if any(r["min_p"] > 0 for r in batch) else "top_p_full_and_top_k"
+    return offers.engine_order(request, order, FILTERS, ORDERS)
+
+
+def sampler_mode(batch, ids):
+    """Which order SGLang's sampler is in for a batch (its requests' sampling dicts and ids), and why."""
+    with_min_p = [i for r, i in zip(batch, ids) if r["min_p"] > 0]
+    if with_min_p:
+        return f"min-p requested ({', '.join(with_min_p)}): top-k, top-p, then min-p (min_p_last) for every request"
+    return "no min-p: top-p on the full row with top-k (top_p_full_and_top_k)"
+
+
+def cause(request, order):
+    """The key of CAUSES that explains a not-exact request judged in `order`."""
+    return "min_p" if "min_p" in offers.used(request) else order
 
 
 def runs():
     from tevsuite import adapters
     probs = lambda **o: adapters.check_tree_sampler(tree_speculative_sampling_target_only, **o)  # noqa: E731
-    logits = lambda **o: adapters.check_tree_sampler(sglang_verify, target="logits", engine_inputs=True, **o)  # noqa: E731
+    logits = lambda **o: adapters.check_tree_sampler(sglang_verify, target="logits", engine_inputs=True,  # noqa: E731
+                                                     engine_order=engine_order, **o)
     return {"default": lambda b: probs(**b["tree"]),
             "engine": lambda b: logits(**b["tree"]),
             "batch": lambda b: probs(batch_of_requests=True, **b["batch"]),

@@ -12,6 +12,7 @@ tokens under min(threshold, alpha * exp(-H)) removed: not exact by design. One p
 node from the processed target (the runtime's non-typical producer) makes the acceptance
 target-only: exact.
 """
+import numpy as np
 import torch
 
 
@@ -84,6 +85,20 @@ COMMIT = "2a9abd95"
 STATED = "exact with one sample per node; not exact with typicalAcceptanceSampling"
 FINDINGS = ("typicalAcceptanceSampling samples each node's target token from p truncated below min(threshold, alpha exp(-H)): "
             "the truncated target, not the target; not exact by design.")
+
+CAUSES = {"design": ("cpp/tensorrt_llm/kernels/speculativeDecoding/common.cu typicalAcceptanceSampling (its line not read at 2a9abd95): "
+                     "each node's target token from p truncated below min(threshold, alpha exp(-H))",
+                     "not exact by design", "examples/gallery/findings/trtllm_typical.py")}
+
+
+def target_rows(case):
+    """The rows typicalAcceptanceSampling draws a case's target tokens from (its probs as the adapter's
+    logits, log p; temperature 1, threshold 0.3, alpha 0.09): (N, V). Acceptance by ids is a walk
+    over them: one token per node, the accepted path the one whose drafts match."""
+    p = torch.tensor(np.asarray(case.probs), dtype=torch.float64)
+    entropy = -(p * torch.log(p.clamp(min=1e-38))).sum(dim=-1, keepdim=True)
+    kept = torch.where(p < torch.minimum(torch.full_like(entropy, 0.3), 0.09 * torch.exp(-entropy)), 0.0, p)
+    return (kept / kept.sum(dim=-1, keepdim=True)).numpy()
 
 
 def runs():

@@ -11,9 +11,12 @@ main sampler, which applies every parameter.
 """
 from types import SimpleNamespace
 
+import numpy as np
 import torch
 
-from vllm_rejection_sample import GREEDY_TEMPERATURE, rejection_sample, vllm_metadata
+import offers
+from tevsuite import GREEDY_TEMPERATURE
+from vllm_rejection_sample import GREEDY_TEMPERATURE as GREEDY_TEMPERATURE_VLLM, rejection_sample, vllm_metadata
 
 
 def apply_top_k_top_p(logits, k, p):
@@ -39,7 +42,7 @@ def compute_probs(logits, cu_num_draft_tokens, sampling_metadata):
     counts = torch.diff(cu_num_draft_tokens.to(torch.int64), prepend=cu_num_draft_tokens.new_zeros(1).to(torch.int64))
     per_token = lambda x: torch.repeat_interleave(x, counts)  # noqa: E731
     temperature = per_token(sampling_metadata.temperature)
-    temperature = torch.where(temperature == GREEDY_TEMPERATURE, torch.ones_like(temperature), temperature)
+    temperature = torch.where(temperature == GREEDY_TEMPERATURE_VLLM, torch.ones_like(temperature), temperature)
     logits = logits / temperature.unsqueeze(-1)
     top_k = None if sampling_metadata.top_k is None else per_token(sampling_metadata.top_k)
     top_p = None if sampling_metadata.top_p is None else per_token(sampling_metadata.top_p)
@@ -64,20 +67,52 @@ def vllm_forward(draft_token_ids, num_draft_tokens, max_spec_len, cu_num_draft_t
                                       vllm_metadata(sampling_metadata, target_logits.shape[-1]))
 
 
+def target_rows(case):
+    """The rows compute_probs verifies a case with (its logits and parameters, one request): (N, V)."""
+    s = case.sampling
+    greedy = s["temperature"] < GREEDY_TEMPERATURE
+    logits = torch.tensor(np.asarray(case.logits), dtype=torch.float64)
+    n, v = logits.shape
+    metadata = SimpleNamespace(all_greedy=False, temperature=torch.tensor([GREEDY_TEMPERATURE_VLLM if greedy else s["temperature"]],
+                                                                          dtype=torch.float64),
+                               top_k=torch.tensor([s["top_k"] or v]), top_p=torch.tensor([s["top_p"]], dtype=torch.float64))
+    rows = compute_probs(logits, torch.tensor([n]), metadata).numpy()
+    return np.where(greedy, np.eye(v)[np.argmax(case.logits, axis=1)], rows)  # greedy rows are verified by the argmax
+
+
 ENGINE = "vLLM"
 ROUTINE = "RejectionSampler.forward (V1, top-k/top-p)"
 SOURCE = "vllm-project/vllm vllm/v1/sample/rejection_sampler.py RejectionSampler.forward, compute_probs"
 COMMIT = "0097a7bb"
 STATED = "exact by design (min-p not applied to verified rows)"
-FINDINGS = ("compute_probs applies temperature, top-k and top-p to the verified rows, not min-p; the bonus token comes from the "
-            "main sampler, which applies min-p: a request with min-p is verified against a target it is not sampled from. The "
-            "cases in SGLang's order (top_p_full_and_top_k) ask for an order vLLM does not offer: those failures are a "
-            "difference of parameter semantics, not of verification.")
+FILTERS = ("top_k", "top_p", "min_p")
+ORDERS = ("min_p_first",)
+OFFERS = ("temperature, top-k, top-p and min-p, in vLLM's sampler's order: min-p, then top-k and top-p on the survivors "
+          "(min_p_first; vllm/v1/sample/sampler.py Sampler.forward, min-p among its argmax-invariant logits processors, then "
+          "vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p). No other order: a request stated in "
+          "top_p_full_and_top_k or min_p_last, where that changes its rows, is not offered.")
+# the cause of not-exact requests: (upstream place, tracking, reproducer)
+CAUSES = {"min_p": ("vllm/v1/sample/rejection_sampler.py compute_probs: temperature, top-k and top-p on the verified rows, no "
+                    "min-p; the bonus token comes from the main sampler, which applies it",
+                    "vLLM issue #42744, PR #42802", "examples/gallery/findings/vllm_min_p.py")}
+FINDINGS = ("compute_probs applies temperature, top-k and top-p to the verified rows, not min-p; the bonus token comes from "
+            "the main sampler, which applies min-p: a request with min-p is verified against a target it is not sampled "
+            "from (tracked upstream: vLLM issue #42744, PR #42802).")
+
+
+def engine_order(request, batch):
+    """vLLM's sampler's order, the same for every batch (offers.py)."""
+    return offers.engine_order(request, "min_p_first", FILTERS, ORDERS)
+
+
+def cause(request, order):
+    return "min_p"
 
 
 def runs():
     from tevsuite import adapters
     check = lambda **o: adapters.check_chain(vllm_forward, layout="flat", target="logits", randomness="global", **o)  # noqa: E731
-    return {"engine (target-only)": lambda b: check(draft_probs=False, engine_inputs=True, **b["tree"]),
+    engine = dict(engine_inputs=True, engine_order=engine_order)
+    return {"engine (target-only)": lambda b: check(draft_probs=False, **engine, **b["tree"]),
             "engine model (draft probs)": lambda b: check(engine_inputs=True, **b["model"]),
-            "engine batch (target-only)": lambda b: check(draft_probs=False, batch_of_requests=True, engine_inputs=True, **b["batch"])}
+            "engine batch (target-only)": lambda b: check(draft_probs=False, batch_of_requests=True, **engine, **b["batch"])}

@@ -198,6 +198,15 @@ inline constexpr double kMinAlpha = 1e-12;
 inline constexpr double kMaxAlpha = 0.5;
 inline constexpr std::int32_t kMaxRequests = 64;
 
+// An engine's own sampler as the reference of engine-shaped cases: given a request's parameters
+// and those of every request verified with it (its batch's, in order; the request alone for a
+// tree case), the filter order that engine's sampler applies to it, or nullopt where the engine
+// offers no such request. A case (a batch's request) is judged against its rows processed in that
+// order; one the engine does not offer is left out, neither run nor judged, and a batch left
+// without requests with it. Unset: every case as it states itself.
+using EngineOrder = std::function<std::optional<FilterOrder>(
+    const SamplingParams& request, std::span<const SamplingParams> batch)>;
+
 // The defaults are `tevsuite conformance emit`'s: 8 cases cycling through its recipes (random tree,
 // DDTree-built, deep chain, star, complete 4-ary tree, near-deterministic rows, sparse rows over a
 // large vocabulary, near one-hot rows), 100,000 samples each (the sparse case `large_vocab_factor`
@@ -214,6 +223,8 @@ struct TreeCheckOptions {
   // (temperature, top-k below a node's drafted children, top-p between them, min-p in either
   // order, greedy, all at once, a V = large_vocab case whose tail min-p removes).
   bool engine_inputs = false;
+  // engine-shaped cases: the engine's sampler's order, or left out (not owned; null: unset)
+  const EngineOrder* engine_order = nullptr;
 };
 
 // `tevsuite conformance emit --model-cases`'s defaults: 8 cases over V = 4, D = 2, 40,000 samples each
@@ -237,6 +248,8 @@ struct BatchCheckOptions {
   double alpha = TEV_DEFAULT_ALPHA;
   std::uint32_t seed = kDefaultSeed;
   bool engine_inputs = false;
+  // engine-shaped requests: the engine's sampler's order, or left out (not owned; null: unset)
+  const EngineOrder* engine_order = nullptr;
 };
 
 }  // namespace tevsuite

@@ -122,6 +122,56 @@ def test_engine_cases_give_logits_and_sampling_and_match_the_reference():
     assert len(seen) == 8 and max(seen.values()) < 1e-12, seen
 
 
+def stated_orders():
+    """Each engine-shaped case's id and its stated sampling, from a check of 1 sample a case."""
+    stated = {}
+
+    def look(case, n, rng):
+        stated[case.id] = dict(case.sampling)
+        return walk_batch(SimpleNamespace(probs=process_rows(case.logits, case.sampling), nodes=case.nodes, vocab=case.vocab,
+                                          parents=case.parents, tokens=case.tokens), n, rng)
+
+    tevsuite.check_tree(verify_batch=look, engine_inputs=True, samples=1, large_vocab=64, large_vocab_factor=1)
+    return stated
+
+
+def test_engine_order_leaves_out_what_the_engine_does_not_offer_and_judges_the_rest_in_its_order():
+    # An engine whose sampler applies min_p_first only and takes no top_p_full_and_top_k request:
+    # those are neither run nor judged; the others are judged in min_p_first, and the case the
+    # verifier sees names it. 20,000 samples a case, alpha 1e-3, the default seed.
+    stated = stated_orders()
+    engine = lambda request, batch: None if request["order"] == "top_p_full_and_top_k" else "min_p_first"  # noqa: E731
+    options = dict(engine_inputs=True, engine_order=engine, samples=20_000, large_vocab=64, large_vocab_factor=1)
+    seen = {}
+
+    def in_engine_order(case, n, rng):
+        seen[case.id] = case.sampling["order"]
+        return engine_walk_batch(case, n, rng)
+
+    report = tevsuite.check_tree(verify_batch=in_engine_order, **options)
+    offered = [i for i, s in stated.items() if s["order"] != "top_p_full_and_top_k"]
+    assert [c.id for c in report.cases] == offered and set(seen) == set(offered), (offered, seen)
+    assert set(seen.values()) == {"min_p_first"} and report.verdict != Verdict.NOT_EXACT, report.describe()
+    # The same walk in each case's stated order: not exact where min_p_last's rows differ (min-p after top-p).
+    stated_order = lambda case, n, rng: engine_walk_batch(SimpleNamespace(  # noqa: E731
+        logits=case.logits, sampling=stated[case.id], nodes=case.nodes, vocab=case.vocab, parents=case.parents, tokens=case.tokens), n, rng)
+    bug = tevsuite.check_tree(verify_batch=stated_order, **options)
+    restated = [i for i in offered if stated[i]["order"] == "min_p_last"]
+    assert restated and {c.id for c in bug.cases if c.verdict == Verdict.NOT_EXACT} == set(restated), bug.describe()
+
+
+def test_engine_order_sees_each_request_with_its_batch():
+    calls = []
+
+    def engine(request, batch):
+        calls.append((request, batch))
+        return request["order"]
+
+    blocks = lambda requests, rng: (np.full((len(requests), 1), -1), np.zeros(len(requests), dtype=np.int64))  # noqa: E731
+    tevsuite.check_batch(verify_requests=blocks, rounds=1, engine_inputs=True, engine_order=engine)
+    assert len(calls) == 8 and all(len(batch) == 4 and request in batch for request, batch in calls), calls
+
+
 def test_engine_model_cases_give_logits_only():
     def look(case, rng):
         assert case.target_sampling is not None and case.drafter_sampling is not None

@@ -238,17 +238,22 @@ def _check_options(ranges=_RANGES, **options):
 
 
 def check_tree(verify=None, *, verify_batch=None, cases=8, samples=100_000, large_vocab=50_000, large_vocab_factor=4,
-               alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED, threads=0, batch=0, engine_inputs=False):
+               alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED, threads=0, batch=0, engine_inputs=False, engine_order=None):
     """Checks a fixed-tree verifier on ``tevsuite conformance emit``'s cases; returns a Report.
 
     ``batch``: samples per ``verify_batch`` call (0: all samples of a case in one call). A run is
     reproducible for a given seed and batch; it does not depend on ``threads`` (the threads that
     complete and judge a batch's blocks; a per-sample verifier is called from one thread).
+    ``engine_order(request, batch) -> order or None``: an engine's own sampler as the reference of
+    engine-shaped cases. It gets a case's sampling dict and the list of the dicts verified with
+    it (the case alone here; a batch's requests in ``check_batch``) and returns the order that
+    engine's sampler applies (the case is judged against its rows processed so), or None where the
+    engine offers no such request (the case is left out, neither run nor judged).
     """
     _one_of(verify, verify_batch)
     _check_options(cases=cases, samples=samples, alpha=alpha, seed=seed, batch=batch)
     options = dict(cases=cases, samples=samples, large_vocab=large_vocab, large_vocab_factor=large_vocab_factor, alpha=alpha,
-                   seed=seed, threads=threads, engine_inputs=engine_inputs)
+                   seed=seed, threads=threads, engine_inputs=engine_inputs, engine_order=engine_order)
     if verify is not None:
         return _check_tree(_per_sample(verify), **{**options, "threads": 1})
     return _check_tree_batched(_batched(verify_batch), batch=batch, **options)
@@ -296,7 +301,8 @@ def _request_batch(verify_requests):
     return call
 
 
-def check_batch(*, verify_requests, batches=2, requests=4, rounds=100_000, alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED, engine_inputs=False):
+def check_batch(*, verify_requests, batches=2, requests=4, rounds=100_000, alpha=DEFAULT_ALPHA, seed=DEFAULT_SEED, engine_inputs=False,
+                engine_order=None):
     """Checks a verifier that verifies a batch of requests together, as an engine's kernel does
     (``tevsuite conformance emit --batch``'s cases); returns a Report.
 
@@ -307,11 +313,13 @@ def check_batch(*, verify_requests, batches=2, requests=4, rounds=100_000, alpha
     D), padded with -1, and of ``bonus`` (requests,) is request k's block. Each request is judged as
     a case (id "batch/request"), and every two requests of a batch are tested for independence
     within a round. ``requests`` 1 to 64 per batch; ``batches`` and ``rounds`` in the ranges of
-    ``cases`` and ``samples``.
+    ``cases`` and ``samples``. ``engine_order``: as ``check_tree``'s, called with each request and
+    its batch's requests (an engine whose sampler's order depends on the batch says so); a batch
+    left without requests is left out.
     """
     _check_options(batches=batches, requests=requests, rounds=rounds, alpha=alpha, seed=seed)
     return _check_batch(_request_batch(verify_requests), batches=batches, requests=requests, rounds=rounds, alpha=alpha, seed=seed,
-                        engine_inputs=engine_inputs)
+                        engine_inputs=engine_inputs, engine_order=engine_order)
 
 
 def _sequence(answer, where, vocab):

@@ -1,0 +1,202 @@
+"""Each gallery routine on hand-made inputs, against values its upstream's tests or documentation
+state (derived below from what they document, not read off the routine), and the reproducers of
+examples/gallery/findings against the routines they restate in numpy."""
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import offers  # noqa: E402
+import tevsuite  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FINDINGS = os.path.join(HERE, "findings")
+sys.path.insert(0, FINDINGS)
+
+import eagle_evaluate_posterior as eagle  # noqa: E402
+import flashinfer_chain_speculative_sampling as flashinfer  # noqa: E402
+import hf_speculative_sampling as hf  # noqa: E402
+import llamacpp_sample_and_accept_n as llamacpp  # noqa: E402
+import medusa_evaluate_posterior as medusa  # noqa: E402
+import sglang_tree_speculative_sampling_target_only as sglang  # noqa: E402
+import trtllm_accept_draft_tokens_by_ids_with_paths as trtllm  # noqa: E402
+import vllm_rejection_sample as vllm  # noqa: E402
+import vllm_rejection_sampler_forward as vllm_forward  # noqa: E402
+
+V = 6
+
+
+def one_hot(tokens, vocab=V):
+    """Rows [len(tokens), vocab] with all mass on each token."""
+    rows = torch.zeros(len(tokens), vocab)
+    rows[torch.arange(len(tokens)), torch.tensor(tokens)] = 1.0
+    return rows
+
+
+def greedy_metadata(batch):
+    return SimpleNamespace(all_greedy=True, all_random=False, temperature=torch.full((batch,), float(vllm.GREEDY_TEMPERATURE)),
+                           generators={}, top_k=None, top_p=None)
+
+
+@pytest.mark.parametrize("target, expected", [([1, 2, 3], [1, 2, 3, 4]),             # every draft matches: the bonus follows
+                                              ([1, 5, 3], [1, 5, -1, -1])])          # a mismatch: the target's token, then stop
+def test_vllm_greedy_rows_follow_upstream_perfect_match_and_early_mismatch(target, expected):
+    # vLLM's tests/v1/sample/test_rejection_sampler.py: drafts [1, 2, 3] and bonus 4.
+    out = vllm.rejection_sample(torch.tensor([1, 2, 3]), [3], 3, torch.tensor([3]), None, one_hot(target), torch.tensor([[4]]),
+                                greedy_metadata(1))
+    assert out.tolist() == [expected]
+
+
+def test_vllm_random_rows_accept_a_draft_the_target_holds_surely():
+    # p(x) / q(x) >= u for p(x) = q(x) = 1: accepted whatever the uniform; then the bonus.
+    metadata = SimpleNamespace(all_greedy=False, all_random=True, temperature=torch.ones(1), generators={}, top_k=None, top_p=None)
+    out = vllm.rejection_sample(torch.tensor([2, 3]), [2], 2, torch.tensor([2]), one_hot([2, 3]), one_hot([2, 3]), torch.tensor([[5]]),
+                                metadata)
+    assert out.tolist() == [[2, 3, 5]]
+
+
+def test_vllm_compute_probs_applies_top_k_and_top_p_not_min_p():
+    # compute_probs: logits / T, top-k, top-p; a min-p request's rows keep their tail (the finding).
+    logits = torch.log(torch.tensor([[0.5, 0.3, 0.12, 0.05, 0.03]]))
+    metadata = SimpleNamespace(all_greedy=False, temperature=torch.ones(1), top_k=torch.tensor([2]), top_p=None)
+    assert torch.allclose(vllm_forward.compute_probs(logits, torch.tensor([1]), metadata), torch.tensor([[0.625, 0.375, 0, 0, 0]]))
+
+
+def test_flashinfer_accepts_every_draft_when_draft_and_target_agree():
+    # FlashInfer's documented contract: with q = p every draft is accepted (u q(x) < p(x) for u < 1),
+    # then the bonus from the last target row.
+    q = one_hot([1, 4]).unsqueeze(0)
+    p = one_hot([1, 4, 2]).unsqueeze(0)
+    out, accepted, emitted = flashinfer.chain_speculative_sampling(q, torch.tensor([[1, 4]]), p, generator=torch.Generator().manual_seed(0))
+    assert out.tolist() == [[1, 4, 2]] and accepted.tolist() == [2] and emitted.tolist() == [2]
+
+
+def test_hf_speculative_sampling_matches_upstream_test():
+    # transformers' tests/generation/test_utils.py test_speculative_sampling: candidates 1, 4, 5 with
+    # the assistant sure of each; the target sure of 1, 4 and then 8: two matches, then 8 drawn from
+    # max(p - q, 0), which holds token 8 alone.
+    candidate_input_ids = torch.tensor([[8, 0, 3, 9, 8, 1, 4, 5]])
+    candidate_logits = torch.full((1, 3, 10), -float("inf"))
+    candidate_logits[0, [0, 1, 2], [1, 4, 5]] = 10.0
+    new_logits = torch.full((1, 4, 10), -float("inf"))
+    new_logits[0, [0, 1, 2, 3], [1, 4, 8, 8]] = 10.0
+    valid, n_matches = hf._speculative_sampling(candidate_input_ids, candidate_logits, 3, new_logits, False)
+    assert n_matches == 2 and valid.tolist() == [[1, 4, 8]]
+
+
+def test_llamacpp_stops_after_the_first_sample_that_differs_from_the_draft():
+    # common_sampler_sample_and_accept_n's contract: the samples up to and including the first
+    # that differs; greedy rows make the samples the argmaxes.
+    sampler = llamacpp.CommonSampler(seed=0, temperature=0.0)
+    rows = np.log(one_hot([3, 1, 2]).numpy() + 1e-9)
+    assert llamacpp.common_sampler_sample_and_accept_n(sampler, llamacpp.Context(rows), [0, 1, 2], [3, 4]) == [3, 1]
+    sampler = llamacpp.CommonSampler(seed=0, temperature=0.0)
+    assert llamacpp.common_sampler_sample_and_accept_n(sampler, llamacpp.Context(rows), [0, 1, 2], [3, 1]) == [3, 1, 2]
+
+
+def paths_inputs():
+    """Two root-to-leaf paths, root -> 2 -> 3 and root -> 4: candidates [P, D] and the rows along them."""
+    candidates = torch.tensor([[0, 2, 3], [0, 4, -1]])
+    return candidates
+
+
+def test_medusa_uses_its_callers_values_and_takes_the_argmax_next_token():
+    # medusa_generate's values (medusa_model.py:244-249): threshold 0.09, alpha 0.3, fast=True.
+    # Root row (0.05, 0.05, 0.6, 0.1, 0.1, 0.1): H = 1.297, threshold min(0.09, 0.3 exp(-H) = 0.082):
+    # drafts 2 (0.6) and 4 (0.1) pass. At node 2 the row (0.01, 0.01, 0.01, 0.07, 0.01, 0.89):
+    # H = 0.474, threshold min(0.09, 0.187) = 0.09, so draft 3 (0.07) fails; under the keyword
+    # defaults (0.3, 0.09) its threshold is 0.056 and it would pass. Both paths accept one draft,
+    # the likelier (0.6) wins; the next token is node 2's argmax, 5.
+    root = torch.tensor([0.05, 0.05, 0.6, 0.1, 0.1, 0.1])
+    at_2 = torch.tensor([0.01, 0.01, 0.01, 0.07, 0.01, 0.89])
+    logits = torch.log(torch.stack([torch.stack([root, at_2, at_2])] * 2))
+    best, length, token = medusa.medusa_step(logits, paths_inputs())
+    assert (int(best), int(length), int(token)) == (0, 1, 5)
+    assert int(medusa.evaluate_posterior(logits, paths_inputs(), 1.0)[1]) == 2  # the keyword defaults
+
+
+def test_medusa_exact_tv_is_that_of_its_one_block():
+    # On a root with drafted children 0 and 1, and p = (0.5, 0.3, 0.12, 0.05, 0.03) everywhere,
+    # medusa_step accepts 0 (p 0.5 passes, the likelier) and says 0 after it: TV 1 - 0.5 * 0.5.
+    probs = np.array([[0.50, 0.30, 0.12, 0.05, 0.03]] * 3)
+    case = SimpleNamespace(probs=probs, parents=np.array([-1, 0, 0]), tokens=np.array([-1, 0, 1]), nodes=3, vocab=5)
+    assert medusa.exact_tv(case) == pytest.approx(0.75)
+
+
+def test_eagle_greedy_takes_the_longest_matching_path():
+    # evaluate_posterior without a processor: the longest path whose drafts equal the target argmax.
+    root = one_hot([4]).squeeze(0)
+    logits = torch.log(torch.stack([torch.stack([one_hot([2])[0], one_hot([3])[0], root]), torch.stack([root, root, root])]) + 1e-9)
+    best, length, _ = eagle.evaluate_posterior(logits, paths_inputs(), None)
+    assert (int(best), length) == (0, 2)
+
+
+def test_sglang_accepts_drafts_the_target_holds_surely_and_samples_after_them():
+    # At thresholds 1 a child is accepted when u <= p(child): p = 1 accepts it; the final token
+    # comes from the last accepted node's row.
+    parents, tokens = np.array([-1, 0, 1]), np.array([-1, 2, 3])
+    candidates, first, sibling = (torch.tensor(a)[None] for a in tevsuite.adapters.tree_layout(parents, tokens))
+    target = one_hot([2, 3, 5]).unsqueeze(0)
+    predicts, accept_index, count = torch.full((3,), -1), torch.full((1, 3), -1), torch.zeros(1, dtype=torch.int64)
+    sglang.tree_speculative_sampling_target_only(predicts, accept_index, count, candidates, torch.arange(3)[None], first, sibling,
+                                                 torch.rand(1, 3), torch.rand(1), target, torch.zeros_like(target))
+    assert count.tolist() == [2] and accept_index.tolist() == [[0, 1, 2]] and predicts.tolist() == [2, 3, 5]
+
+
+def test_trtllm_accepts_the_longest_path_whose_drafts_match_the_targets():
+    # acceptDraftTokensByIdsWithPaths: node 1 (token 2) matches the root's target 2, node 2 (token
+    # 3) does not match node 1's target 5: accepted length 2 (one draft and the token after it).
+    paths = torch.tensor([[[0, 1, 2]]])
+    output, lengths, best = trtllm.accept_draft_tokens_by_ids_with_paths(torch.tensor([[2, 3]]), torch.tensor([[2, 5, 1]]), paths,
+                                                                          torch.tensor([-1]))
+    assert output.tolist() == [[2, 5, -1]] and lengths.tolist() == [2] and best.tolist() == [0]
+
+
+@pytest.mark.parametrize("module, order", [(sglang, "top_p_full_and_top_k"), (sglang, "min_p_last"), (vllm_forward, "min_p_first")])
+def test_target_rows_are_the_routines_own_processing(module, order):
+    # target_rows (the exact TV's rows) against the routine's call: SGLang's verify_target_probs,
+    # vLLM's compute_probs, on logits with a shift and a scale, top-k 2 and top-p 0.8.
+    logits = 20 + 1.3 * np.log(np.array([[0.5, 0.2, 0.15, 0.1, 0.05]] * 2))
+    case = SimpleNamespace(logits=logits, sampling=dict(temperature=1.3, top_k=2, top_p=0.8, min_p=0.0, order=order))
+    rows = module.target_rows(case)
+    assert np.allclose(rows, [[5 / 7, 2 / 7, 0, 0, 0]] * 2)
+
+
+def test_engine_orders_follow_each_engines_sampler():
+    greedy_with_min_p = dict(temperature=0.0, top_k=3, top_p=0.5, min_p=0.1, order="min_p_first")
+    joint = dict(temperature=1.5, top_k=3, top_p=0.7, min_p=0.0, order="top_p_full_and_top_k")
+    # SGLang: a min-p request in the batch (a greedy one's counts) moves every request to min_p_last.
+    assert sglang.engine_order(joint, [joint]) == "top_p_full_and_top_k"
+    assert sglang.engine_order(joint, [joint, greedy_with_min_p]) == "min_p_last"
+    # vLLM: min_p_first only; EAGLE: no min-p, top-p on the full row.
+    assert vllm_forward.engine_order(joint, [joint]) is None and vllm_forward.engine_order(greedy_with_min_p, []) == "min_p_first"
+    assert eagle.engine_order(joint, [joint]) == "top_p_full_and_top_k"
+    assert eagle.engine_order(dict(joint, min_p=0.05), []) is None
+
+
+@pytest.mark.parametrize("script", sorted(f for f in os.listdir(FINDINGS) if f.endswith(".py") and f != "law.py"))
+def test_each_finding_reproduces(script):
+    run = subprocess.run([sys.executable, os.path.join(FINDINGS, script)], capture_output=True, text=True)
+    assert run.returncode == 0 and "reproduced" in run.stdout, run.stdout + run.stderr
+
+
+def test_reproducers_restate_the_routines():
+    # The numpy restatements in findings/ against the gallery's torch routines on their inputs.
+    import sglang_min_p
+    import sglang_top_p_after_top_k
+    import trtllm_typical
+    import vllm_min_p
+    logits = sglang_top_p_after_top_k.LOGITS
+    case = SimpleNamespace(logits=logits, sampling=dict(sglang_top_p_after_top_k.SAMPLING, min_p=0.0, order="top_p_full_and_top_k"))
+    assert np.allclose(sglang_top_p_after_top_k.verified_rows(logits, 1.0, 2, 0.7), sglang.target_rows(case))
+    case = SimpleNamespace(logits=sglang_min_p.LOGITS, sampling=dict(sglang_min_p.SAMPLING, top_k=0, order="min_p_last"))
+    assert np.allclose(sglang_min_p.verified_rows(sglang_min_p.LOGITS, 1.0, 0.95), sglang.target_rows(case))
+    case = SimpleNamespace(logits=vllm_min_p.LOGITS, sampling=dict(vllm_min_p.SAMPLING, top_k=0, top_p=1.0, order="min_p_first"))
+    assert np.allclose(vllm_min_p.verified_rows(vllm_min_p.LOGITS, 1.0), vllm_forward.target_rows(case))
+    assert np.allclose(trtllm_typical.truncated_rows(trtllm_typical.PROBS), trtllm.target_rows(SimpleNamespace(probs=trtllm_typical.PROBS)))
+    assert offers.used(case.sampling) == {"min_p"}
