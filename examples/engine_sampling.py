@@ -1,8 +1,7 @@
-""
-    "Sampling parameters as an engine applies them, for the example verifiers (standard library).
+"""Sampling parameters as an engine applies them, for the example verifiers (standard library).
 
-    tevsuite 's engine-shaped cases (format_version 3 and 4) give float32 logit rows and a request' s
-        sampling parameters; the canonical law is that of the processed target. The order of operations
+tevsuite's engine-shaped cases (format_version 3 and 4) give float32 logit rows and a request's
+sampling parameters; the canonical law is that of the processed target. The order of operations
 is vLLM's: logits / temperature, softmax, min-p (keep p >= min_p * max p), top-k (keep every
 logit >= the k-th largest), top-p on the survivors renormalized (descending, ties by token id,
 keep while the mass before a token is below top_p), renormalize. "order": "min_p_last" applies
@@ -65,8 +64,7 @@ def top_p_keep(probs, top_p, total):
 
 def process(logits, sampling, bug=None):
     """The distribution an engine samples from after `sampling` ({"temperature", "top_k", "top_p",
-    "min_p", "order"
-}, each optional)."""
+    "min_p", "order"}, each optional)."""
     temperature = sampling.get("temperature", 1.0)
     top_k = sampling.get("top_k", 0)
     top_p = sampling.get("top_p", 1.0)

@@ -1,15 +1,11 @@
-#!/ usr / bin / env python3
+#!/usr/bin/env python3
 """A verifier that drafts from q and verifies with p, speaking tevsuite's model-case protocol.
 
 Reads one model case (format_version 2, or 4: logit rows and the target's and the drafter's
 sampling parameters, processed as an engine does by engine_sampling.py) per line on stdin and,
 for each of its `samples`, drafts a token tree from q under the case's drafting hint, verifies it,
 and writes the emitted block:
-    {
-  "case_id" : "m0", "accepted" : [ t1, ... ], "bonus" : y, "tree" : {
-    "parents" : [...], "tokens" : [...]
-  }
-}
+    {"case_id": "m0", "accepted": [t1, ...], "bonus": y, "tree": {"parents": [...], "tokens": [...]}}
 Standard library only. Run it through the suite with
     tevsuite conformance run --model-cases --verifier-cmd "python3 examples/model_verifier.py"
 
@@ -166,8 +162,7 @@ def one_sample(model, policy, width, rng, bug):
             bonus_row = p if bug == "bonus-from-p" and rejected else target
             if sum(bonus_row) <= 0.0:
                 bonus_row = p  # an unnormalized residual emptied by the bug: the engine falls back to p
-            tree = {
-  "parents" : parents, "tokens" : tokens}
+            tree = {"parents": parents, "tokens": tokens}
             return list(prefix), categorical(bonus_row, rng), tree
         chains = drafts.count(accepted)
         node = children[accepted]
@@ -202,8 +197,7 @@ def main():
         out = []
         for _ in range(case["samples"]):
             accepted, bonus, tree = one_sample(model, policy, width, rng, args.bug)
-            sample = {
-  "case_id" : case["case_id"], "accepted" : accepted, "bonus" : bonus}
+            sample = {"case_id": case["case_id"], "accepted": accepted, "bonus": bonus}
             if not args.no_tree:
                 sample["tree"] = tree
             out.append(json.dumps(sample))

@@ -1,19 +1,14 @@
-#!/ usr / bin / env python3
-""
-    "A tree verifier that speaks tevsuite's conformance protocol: Tree Exit Verification (TEV).
+#!/usr/bin/env python3
+"""A tree verifier that speaks tevsuite's conformance protocol: Tree Exit Verification (TEV).
 
-    Reads one case per line on stdin and writes exactly `samples` sample lines back for it :
-    {"case_id" : "c0", "accepted" : [ t1, t2, ... ], "bonus" : y} For a batch case (
-        format_version 5)each line is one round,
-    a block per request in the batch's order: {
-      "case_id" : "k0",
-      "blocks" : [ {"request" : "c0", "accepted" : [...], "bonus" : y}, ... ]
-    } Engine -
-            shaped cases(format_version 3) give logit rows and
-        sampling parameters :
-    the rows are processed as an engine does(engine_sampling.py) before the tree is
-        verified.A case 's samples are drawn at once with numpy (exits from w, each exit' s bonuses
-            from its residual row); --per-sample, the default where numpy is missing, draws them one at a time with the
+Reads one case per line on stdin and writes exactly `samples` sample lines back for it:
+    {"case_id": "c0", "accepted": [t1, t2, ...], "bonus": y}
+For a batch case (format_version 5) each line is one round, a block per request in the batch's order:
+    {"case_id": "k0", "blocks": [{"request": "c0", "accepted": [...], "bonus": y}, ...]}
+Engine-shaped cases (format_version 3) give logit rows and sampling parameters: the rows are
+processed as an engine does (engine_sampling.py) before the tree is verified.
+A case's samples are drawn at once with numpy (exits from w, each exit's bonuses from its
+residual row); --per-sample, the default where numpy is missing, draws them one at a time with the
 standard library only, the same law. Run it through the suite with
     tevsuite conformance run --verifier-cmd "python3 examples/tev_verifier.py"
 
@@ -85,8 +80,7 @@ class Row:
     def __init__(self, row, vocab):
         self.vocab = vocab
         if isinstance(row, list):
-            self.listed = {
-t: p for t, p in enumerate(row)}
+            self.listed = {t: p for t, p in enumerate(row)}
             self.rest_each = 0.0
         else:
             self.listed = dict(zip(row["tokens"], row["probs"]))
@@ -124,7 +118,7 @@ t: p for t, p in enumerate(row)}
             """A token; `shared`, when given, stands for this draw's first uniform."""
             u = (rng.random() if shared is None else shared) * (total + unlisted_mass)
             if u < total:
-#bisect may step past the end when rounding puts u at the total : clamp.
+                # bisect may step past the end when rounding puts u at the total: clamp.
                 return tokens[min(bisect.bisect_right(cumulative, u), len(tokens) - 1)]
             if bug == "first-unlisted":
                 return first_unlisted
@@ -180,8 +174,8 @@ class Tev:
         children = [[] for _ in range(n)]
         for v in range(1, n):
             children[parents[v]].append(v)
-#Prefix probabilities P(v) and exit weights w(v) = P(v) * rho(v), with rho(v) the target
-#mass at v outside its drafted children, summed directly(not as 1 - sum of children).
+        # Prefix probabilities P(v) and exit weights w(v) = P(v) * rho(v), with rho(v) the target
+        # mass at v outside its drafted children, summed directly (not as 1 - sum of children).
         prefix, order = [0.0] * n, [0]
         prefix[0] = 1.0
         for v in order:
@@ -254,8 +248,8 @@ def exit_uniform(s, rng, bug, state):
         return LAG2[bug](state[generator])
     u = rng.random()
     if bug == "alternating-laws" and rng.random() < 2 * ALTERNATING_TV:
-#With probability 2 * TV the exit comes from one half of w's order, alternately: each
-#block's law is off by TV, and two consecutive blocks average to w.
+        # With probability 2 * TV the exit comes from one half of w's order, alternately: each
+        # block's law is off by TV, and two consecutive blocks average to w.
         return u / 2 if s % 2 == 0 else 0.5 + u / 2
     return u
 
@@ -265,7 +259,7 @@ def exit_uniforms(count, rng, bug):
     if bug == "counter-every-other-call":
         return np.repeat(rng.random((count + 1) // 2), 2)[:count]
     if bug in LAG2:
-#Blocks 4k and 4k + 1 draw; 4k + 2 and 4k + 3 reuse them.
+        # Blocks 4k and 4k + 1 draw; 4k + 2 and 4k + 3 reuse them.
         fresh = rng.random(2 * ((count + 3) // 4)).reshape(-1, 2)
         return np.concatenate([fresh, LAG2[bug](fresh)], axis=1).reshape(-1)[:count]
     u = rng.random(count)

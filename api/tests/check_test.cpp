@@ -394,7 +394,8 @@ TEST(PublicBatchCheck, IndependentRequestsPassAndOneSeedForTheBatchIsCaught) {
     EXPECT_EQ(bug.cases[k].verdict, Verdict::exact_saturated) << bug.cases[k].id;
   for (std::size_t k = 8; k < bug.cases.size(); ++k) {
     EXPECT_EQ(bug.cases[k].verdict, Verdict::not_exact) << bug.cases[k].id;
-    EXPECT_EQ(bug.cases[k].label, "independence within a round and across rounds: dependent (a leak)");
+    EXPECT_EQ(bug.cases[k].label,
+              "independence within a round and across rounds: dependent (a leak)");
   }
   EXPECT_NE(describe(bug).find("first failing pair: k0/c0 x c1: dependent (a leak)"),
             std::string::npos)
