@@ -588,8 +588,10 @@ TEST(BatchJudge, ASlotReadingItsNeighboursPreviousRoundIsCaughtAcrossRoundsAlone
       }
     }
   }
-  print_tvs("slot reads its neighbour's previous round, per neighbouring pair, over the pair bins",
-            tvs);
+  print_tvs(
+      "slot reads its neighbour's block of the round before, per neighbouring pair, over the pair "
+      "bins",
+      tvs);
   EXPECT_EQ(above, tvs.size());
 }
 
