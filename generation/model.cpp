@@ -39,7 +39,8 @@ NgramPair::NgramPair(const NgramSpec& spec) : spec_(spec) {
   }
 }
 
-std::size_t NgramPair::context_index(std::span<const Token> sequence) const {
+std::vector<double> NgramPair::row(const std::vector<double>& table,
+                                   std::span<const Token> sequence) const {
   std::size_t index = 0;
   const auto n = static_cast<std::ptrdiff_t>(sequence.size());
   for (std::ptrdiff_t i = n - spec_.context; i < n; ++i) {
@@ -48,17 +49,17 @@ std::size_t NgramPair::context_index(std::span<const Token> sequence) const {
         i < 0 ? 0 : static_cast<std::size_t>(sequence[static_cast<std::size_t>(i)]) + 1;
     index = index * (static_cast<std::size_t>(spec_.vocab) + 1) + digit;
   }
-  return index;
+  const auto vocab = static_cast<std::ptrdiff_t>(spec_.vocab);
+  const auto first = table.begin() + static_cast<std::ptrdiff_t>(index) * vocab;
+  return {first, first + vocab};
 }
 
-std::span<const double> NgramPair::target_logits(std::span<const Token> sequence) const {
-  return {target_.data() + context_index(sequence) * static_cast<std::size_t>(spec_.vocab),
-          static_cast<std::size_t>(spec_.vocab)};
+std::vector<double> NgramPair::target_logits(std::span<const Token> sequence) const {
+  return row(target_, sequence);
 }
 
-std::span<const double> NgramPair::draft_logits(std::span<const Token> sequence) const {
-  return {draft_.data() + context_index(sequence) * static_cast<std::size_t>(spec_.vocab),
-          static_cast<std::size_t>(spec_.vocab)};
+std::vector<double> NgramPair::draft_logits(std::span<const Token> sequence) const {
+  return row(draft_, sequence);
 }
 
 }  // namespace tev::generation
