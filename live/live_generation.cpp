@@ -129,61 +129,56 @@ std::vector<generation::GenerationCase> live_generation_cases(
   // top-k 2 (3 where penalties must reorder the likeliest tokens): a few branches per draw, so
   // every loop's law is enumerable; temperatures below 1 make the drafter confident enough to
   // draft (loops.hpp: kDraftConfidence), so blocks hold the drafted tokens the faults mishandle.
-  // The penalized requests bias the likeliest word up, so it recurs and its penalties matter.
+  auto named = [](std::string name, Semantics semantics) {
+    Request r;
+    r.name = std::move(name);
+    r.semantics = semantics;
+    return r;
+  };
   auto add = [&](Request r, std::int32_t top_k, double temperature) {
     r.prompt = p;
     r.eos = {end_token};
     r.sampling.top_k = top_k;
     r.sampling.temperature = temperature;
     r.sampling.order = generation::native_order(r.semantics);
+    r.max_new_tokens = 4;
     cases.push_back({std::string(drafter) + "/" + r.name, pair, std::move(r)});
   };
   {
-    Request r;
-    r.name = "stops_vllm";
+    Request r = named("stops_vllm", Semantics::vllm);
     r.stop = {ranked[0]};
     r.logit_bias = {{end_token, 2.0}};  // the end token among the likeliest two, often
     r.min_tokens = 1;
-    r.max_new_tokens = 4;
     add(r, 2, 0.8);
   }
+  // The likeliest word biased up and penalized as it recurs: repetition, frequency, presence.
+  auto penalized = [&](std::string name, Semantics semantics, double repetition, double frequency,
+                       double presence) {
+    Request r = named(std::move(name), semantics);
+    r.repetition_penalty = repetition;
+    r.frequency_penalty = frequency;
+    r.presence_penalty = presence;
+    r.logit_bias = {{ranked[0], 3.0}};
+    return r;
+  };
   {
-    Request r;
-    r.name = "penalties_vllm";
-    r.repetition_penalty = 1.3;
-    r.frequency_penalty = 0.5;
-    r.presence_penalty = 0.3;
-    r.logit_bias = {{ranked[0], 3.0}, {end_token, -3.0}};
-    r.max_new_tokens = 4;
+    Request r = penalized("penalties_vllm", Semantics::vllm, 1.3, 0.5, 0.3);
+    r.logit_bias.push_back({end_token, -3.0});
     add(r, 3, 0.6);
   }
   {
-    Request r;
-    r.name = "grammar_vllm";
-    r.max_new_tokens = 4;
+    Request r = named("grammar_vllm", Semantics::vllm);
     r.grammar = ranked_grammar(target.vocab(), ranked, end_token);
     add(r, 2, 1.0);
   }
   {
-    Request r;
-    r.name = "penalties_hf";
-    r.semantics = Semantics::hf;
-    r.repetition_penalty = 1.5;
-    r.logit_bias = {{ranked[0], 3.0}};
+    Request r = penalized("penalties_hf", Semantics::hf, 1.5, 0.0, 0.0);
     r.min_tokens = 1;
-    r.max_new_tokens = 4;
     add(r, 3, 0.6);
   }
   {
-    Request r;
-    r.name = "penalties_llama_cpp";
-    r.semantics = Semantics::llama_cpp;
+    Request r = penalized("penalties_llama_cpp", Semantics::llama_cpp, 1.3, 0.5, 0.3);
     r.penalty_last_n = 3;
-    r.logit_bias = {{ranked[0], 3.0}};
-    r.repetition_penalty = 1.3;
-    r.frequency_penalty = 0.5;
-    r.presence_penalty = 0.3;
-    r.max_new_tokens = 4;
     add(r, 3, 0.6);
   }
   return cases;

@@ -92,10 +92,12 @@ void print_generation_check(const generation::GenerationCheckOptions& options,
       << options.seed << ", alpha " << num(options.alpha) << " (" << num(result.policy.alpha)
       << " per loop)\n";
   if (!result.models.empty()) out << "Models: " << result.models << "\n";
+  std::size_t id_width = 22;  // the synthetic ids' column; live's "drafter/request" are longer
+  for (const GenerationCase& c : result.cases) id_width = std::max(id_width, c.id.size() + 2);
   for (std::size_t k = 0; k < result.cases.size(); ++k) {
     const GenerationCase& c = result.cases[k];
-    out << "  " << std::left << std::setw(22) << c.id << request_text(c.request) << "; "
-        << result.references[k].law.size() << " sequences\n";
+    out << "  " << std::left << std::setw(static_cast<int>(id_width)) << c.id
+        << request_text(c.request) << "; " << result.references[k].law.size() << " sequences\n";
   }
   out << "\n"
       << std::left << std::setw(38) << "loop" << std::setw(14) << "verdict" << std::setw(11)
