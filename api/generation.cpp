@@ -25,7 +25,7 @@ GenerationRequest public_request(const tg::GenerationCase& c) {
   GenerationRequest out;
   out.id = c.id;
   out.semantics = std::string(tg::semantics_name(r.semantics));
-  out.vocab = c.models.vocab();
+  out.vocab = c.models->vocab();
   out.prompt = r.prompt;
   out.sampling = {r.sampling.temperature, r.sampling.top_k, r.sampling.top_p, r.sampling.min_p,
                   static_cast<FilterOrder>(r.sampling.order)};
@@ -49,7 +49,7 @@ GenerationCase public_case(const tg::GenerationCase& c) {
           std::make_shared<const GenerationCase::Models>(GenerationCase::Models{c})};
 }
 
-std::vector<double> logits_of(const tg::NgramPair& models, bool target,
+std::vector<double> logits_of(const tg::ModelPair& models, bool target,
                               std::span<const std::vector<std::int32_t>> sequences) {
   const auto vocab = static_cast<std::size_t>(models.vocab());
   std::vector<double> out;
@@ -81,12 +81,12 @@ GenerationCase::GenerationCase(GenerationRequest request, std::shared_ptr<const 
 
 std::vector<double> GenerationCase::target_logits(
     std::span<const std::vector<std::int32_t>> sequences) const {
-  return logits_of(models_->internal.models, true, sequences);
+  return logits_of(*models_->internal.models, true, sequences);
 }
 
 std::vector<double> GenerationCase::draft_logits(
     std::span<const std::vector<std::int32_t>> sequences) const {
-  return logits_of(models_->internal.models, false, sequences);
+  return logits_of(*models_->internal.models, false, sequences);
 }
 
 std::vector<double> GenerationCase::target_law(std::span<const std::int32_t> output) const {
@@ -136,7 +136,7 @@ Report check_generation(const GenerationLoop& loop, const GenerationCheckOptions
             std::to_string(first + count - 1) + " (" + std::to_string(count) + " asked)");
       for (std::uint64_t g = 0; g < count; ++g) {
         const std::vector<std::int32_t>& s = answers[g];
-        const std::string why = tg::refused_sequence(c.request, c.models.vocab(), s);
+        const std::string why = tg::refused_sequence(c.request, c.models->vocab(), s);
         if (!why.empty())
           throw std::invalid_argument(where + ", generation " + std::to_string(first + g) + ": " +
                                       tg::sequence_text(s) + ": " + why);
@@ -146,7 +146,7 @@ Report check_generation(const GenerationLoop& loop, const GenerationCheckOptions
         if (cell != tev::stats::kNoCell) continue;
         if (samples.impossible++ == 0)
           samples.first_impossible = "generation " + std::to_string(first + g) + " of " + where +
-                                     ": " + tg::why_impossible(c.request, c.models.vocab(), s);
+                                     ": " + tg::why_impossible(c.request, c.models->vocab(), s);
       }
     }
     evidence.push_back(tg::generation_evidence(cells, samples, policy, cases.size(), k));

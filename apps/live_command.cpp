@@ -8,7 +8,9 @@
 
 #include "apps/commands.hpp"
 #include "live/live_checks.hpp"
+#include "live/live_generation.hpp"
 #include "live/live_sampled.hpp"
+#include "reports/generation_report.hpp"
 #include "reports/live_report.hpp"
 #include "reports/live_sampled_report.hpp"
 #include "reports/results_writer.hpp"
@@ -24,7 +26,51 @@ struct LiveState {
   std::string json_path;
   std::string drafts = "fixed";
   live::LiveSampledOptions sampled;
+  bool generation = false;
+  std::string prompt{live::kDefaultPrompt};
 };
+
+// Flags of live's tree checks that mean nothing to --generation.
+constexpr const char* kTreeOnlyFlags[] = {"--builder",
+                                          "--contexts",
+                                          "--context-length",
+                                          "--budget",
+                                          "--temperature",
+                                          "--chooser-samples",
+                                          "--mutants",
+                                          "--no-enumeration",
+                                          "--rounds",
+                                          "--first-word-samples",
+                                          "--dump",
+                                          "--from",
+                                          "--drafts",
+                                          "--draft-depth",
+                                          "--first-word-depth",
+                                          "--draft-width",
+                                          "--draft-top-k",
+                                          "--draws-per-round"};
+
+int run_live_generation(const LiveState& s, const CLI::App& live_cmd,
+                        const montecarlo::RunContext& context) {
+  for (const char* flag : kTreeOnlyFlags) {
+    if (live_cmd.count(flag) > 0)
+      throw std::invalid_argument(std::string(flag) + " does not apply to --generation");
+  }
+  live::LiveGenerationOptions options;
+  options.models = s.live.models;
+  options.prompt = s.prompt;
+  if (live_cmd.count("--samples") > 0) options.check.samples = s.live.judging.samples;
+  options.check.seed = s.live.judging.seed;
+  options.check.alpha = s.live.judging.alpha;
+  options.check.threads = s.live.judging.threads;
+  if (live_cmd.count("--tv") > 0)
+    options.check.max_detectable_tv = s.live.judging.max_detectable_tv;
+  reports::ResultsWriter json(s.json_path, context);
+  const generation::GenerationCheckResult result = live::run_live_generation(options, std::cerr);
+  reports::print_generation_check(options.check, result, std::cout);
+  json.write(reports::generation_check_json(options.check, result), std::cout);
+  return result.exit_code();
+}
 }  // namespace
 
 Command register_live(CLI::App& app, const montecarlo::RunContext& context) {
@@ -179,8 +225,28 @@ Command register_live(CLI::App& app, const montecarlo::RunContext& context) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
 
+  live_cmd->add_flag(
+      "--generation", s->generation,
+      "instead of the tree checks: the generation-level check (check --generation's loops and "
+      "planted faults) on\n"
+      "the real target and each drafter, with requests read off the target's row after --prompt "
+      "(top-k 2, up to 4\n"
+      "new tokens: every loop's law of emitted sequences enumerated exactly over the full "
+      "vocabulary). Takes --lm,\n"
+      "--model, --tokenizer, --drafter, --samples (generations per loop and request, default "
+      "2000), --seed, --threads,\n"
+      "--alpha, --tv (default 0.05: the policy's; about 40000 generations reach it), --json");
+  live_cmd
+      ->add_option("--prompt", s->prompt,
+                   "--generation: the prompt, words of the model's vocabulary (or the tokenizer's "
+                   "pieces) after its begin token")
+      ->capture_default_str();
+
   return {
       live_cmd, [s, context, live_cmd] {
+        if (s->generation) return run_live_generation(*s, *live_cmd, context);
+        if (live_cmd->count("--prompt") > 0)
+          throw std::invalid_argument("--prompt applies to --generation only");
         if (s->drafts == "sampled") {
           for (const char* flag :
                {"--builder", "--budget", "--samples", "--chooser-samples", "--mutants",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "conformance/json_input.hpp"
@@ -132,16 +133,26 @@ std::int64_t sequence_bound(std::int64_t vocab, std::int64_t tokens, std::int64_
 
 }  // namespace
 
+const tg::NgramPair& ngram_models(const tg::GenerationCase& c) {
+  const auto* pair = dynamic_cast<const tg::NgramPair*>(c.models.get());
+  if (pair == nullptr)
+    throw std::invalid_argument("request '" + c.id +
+                                "' runs on models that are no n-gram pair: a generation case "
+                                "holds its models as tables");
+  return *pair;
+}
+
 std::int64_t held_cells(const GenerationCase& c) {
-  const auto tables = static_cast<std::int64_t>(c.generation.models.target_table().size());
-  return 2 * tables + sequence_bound(c.generation.models.vocab(),
+  const auto tables = static_cast<std::int64_t>(ngram_models(c.generation).target_table().size());
+  return 2 * tables + sequence_bound(c.generation.models->vocab(),
                                      c.generation.request.max_new_tokens, kMaxGenerationSequences);
 }
 
 std::string write_generation_case(const tg::GenerationCase& c, std::uint64_t samples,
                                   std::uint64_t seed) {
   const tg::Request& r = c.request;
-  const auto vocab = static_cast<std::size_t>(c.models.vocab());
+  const tg::NgramPair& models = ngram_models(c);
+  const auto vocab = static_cast<std::size_t>(models.vocab());
   json request = {{"semantics", tg::semantics_name(r.semantics)},
                   {"prompt", r.prompt},
                   {"sampling", sampling_json(r.sampling)},
@@ -173,10 +184,10 @@ std::string write_generation_case(const tg::GenerationCase& c, std::uint64_t sam
               {"label", tg::request_text(r)},
               {"samples", samples},
               {"seed", seed},
-              {"vocab", c.models.vocab()},
-              {"context", c.models.context()},
-              {"target_logits", table_json(c.models.target_table(), vocab)},
-              {"draft_logits", table_json(c.models.draft_table(), vocab)},
+              {"vocab", models.vocab()},
+              {"context", models.context()},
+              {"target_logits", table_json(models.target_table(), vocab)},
+              {"draft_logits", table_json(models.draft_table(), vocab)},
               {"request", request}}
       .dump();
 }
@@ -216,9 +227,10 @@ GenerationCase parse_generation_case(std::string_view line, const std::string& w
   } catch (const std::invalid_argument& e) {
     fail(at, e.what());
   }
-  tg::NgramPair models(static_cast<std::int32_t>(vocab), context,
-                       read_table(field(j, "target_logits", at), rows, vocab, at, "target_logits"),
-                       read_table(field(j, "draft_logits", at), rows, vocab, at, "draft_logits"));
+  auto models = std::make_shared<const tg::NgramPair>(
+      static_cast<std::int32_t>(vocab), context,
+      read_table(field(j, "target_logits", at), rows, vocab, at, "target_logits"),
+      read_table(field(j, "draft_logits", at), rows, vocab, at, "draft_logits"));
   return {
       id, label, samples, seed.get<std::uint64_t>(), {id, std::move(models), std::move(request)}};
 }

@@ -44,10 +44,15 @@ struct GenerationCase {
   generation::GenerationCase generation;
 };
 
+// The n-gram pair a generation case's models are: what a case file holds as tables. Throws
+// std::invalid_argument for models of another kind (a real language model has no tables).
+const generation::NgramPair& ngram_models(const generation::GenerationCase& c);
+
 // Both tables, and the reference law's cells at most, while judged.
 std::int64_t held_cells(const GenerationCase& c);
 
-// Writes a generation case as one JSON line: the request's tables, prompt and parameters.
+// Writes a generation case as one JSON line: the request's tables, prompt and parameters. Its
+// models must be an n-gram pair (ngram_models).
 std::string write_generation_case(const generation::GenerationCase& c, std::uint64_t samples,
                                   std::uint64_t seed);
 

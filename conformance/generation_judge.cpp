@@ -67,7 +67,7 @@ void GenerationCaseJudge::add_sequence(std::span<const Token> sequence, const st
   if (g >= case_->samples)
     fail(at, "more generations than the case's " + std::to_string(case_->samples));
   if (sequence.empty()) fail(at, "an empty sequence (every generation emits at least one token)");
-  const std::string why = tg::refused_sequence(r, case_->generation.models.vocab(), sequence);
+  const std::string why = tg::refused_sequence(r, case_->generation.models->vocab(), sequence);
   if (!why.empty()) fail(at, why + " in " + tg::sequence_text(sequence));
   const std::int64_t cell = cells_.cell(sequence);
   samples_.stream.push_back(cell);
@@ -76,7 +76,7 @@ void GenerationCaseJudge::add_sequence(std::span<const Token> sequence, const st
   if (samples_.impossible++ == 0)
     samples_.first_impossible =
         "generation " + std::to_string(g) + " of request '" + case_->id +
-        "': " + tg::why_impossible(r, case_->generation.models.vocab(), sequence);
+        "': " + tg::why_impossible(r, case_->generation.models->vocab(), sequence);
 }
 
 GenerationReport judge_generations(const std::vector<GenerationCaseJudge>& judges,

@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     while (const auto c = reader.next()) {
       // What the reader accepts is a valid request on its models' vocabulary.
       try {
-        tev::generation::validate(c->generation.request, c->generation.models.vocab());
+        tev::generation::validate(c->generation.request, c->generation.models->vocab());
       } catch (const std::invalid_argument&) {
         __builtin_trap();
       }

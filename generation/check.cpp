@@ -1,13 +1,16 @@
 #include "generation/check.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <ostream>
+#include <stdexcept>
 
 #include "core/choosers.hpp"
+#include "core/format.hpp"
 #include "core/interrupt.hpp"
 #include "core/philox.hpp"
 #include "core/random_streams.hpp"
@@ -16,10 +19,18 @@ namespace tev::generation {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 constexpr std::int32_t kVocab = 5;
 constexpr Token kEos = 4;
 
-NgramPair pair(std::uint32_t seed) { return NgramPair(NgramSpec{kVocab, 2, 1.5, 0.8, seed}); }
+std::shared_ptr<const ModelPair> pair(std::uint32_t seed) {
+  return std::make_shared<const NgramPair>(NgramSpec{kVocab, 2, 1.5, 0.8, seed});
+}
 
 // s0 → {0, 1} → s1 → {2 → s2, 3 → s0}; s2 → {0 → s1, EOS}: EOS only after a 2.
 Grammar alternating_grammar() {
@@ -108,7 +119,7 @@ std::vector<GenerationCase> default_generation_cases(std::optional<Semantics> se
     r.max_new_tokens = 4;
     cases.push_back({r.name, pair(15), r});
   }
-  for (const GenerationCase& c : cases) validate(c.request, c.models.vocab());
+  for (const GenerationCase& c : cases) validate(c.request, c.models->vocab());
   if (semantics)
     std::erase_if(cases,
                   [&](const GenerationCase& c) { return c.request.semantics != *semantics; });
@@ -155,10 +166,17 @@ GenerationSamples sample_generations(const GenerationCase& c, const Loop& loop,
       RowMemo memo;
       out.first_impossible =
           "generation " + std::to_string(g) + " of request '" + c.request.name + "': " +
-          why_impossible(c.request, c.models.vocab(), generate(c, loop, chooser, memo).output);
+          why_impossible(c.request, c.models->vocab(), generate(c, loop, chooser, memo).output);
     }
   }
   return out;
+}
+
+bool GenerationCheckResult::inconclusive() const {
+  return std::all_of(loops.begin(), loops.end(), [](const LoopOutcome& l) {
+    return l.as_expected || (l.judged_exact && !l.caught_by_enumeration &&
+                             l.verdict.verdict == judging::Verdict::inconclusive);
+  });
 }
 
 bool GenerationCheckResult::passed() const {
@@ -168,31 +186,48 @@ bool GenerationCheckResult::passed() const {
 
 GenerationCheckResult run_generation_check(const GenerationCheckOptions& options,
                                            std::ostream& progress) {
+  return run_generation_check(default_generation_cases(options.semantics), options, progress);
+}
+
+GenerationCheckResult run_generation_check(std::vector<GenerationCase> cases,
+                                           const GenerationCheckOptions& options,
+                                           std::ostream& progress) {
+  if (options.semantics)
+    std::erase_if(
+        cases, [&](const GenerationCase& c) { return c.request.semantics != *options.semantics; });
+  if (cases.empty()) throw std::invalid_argument("no generation requests to judge");
+  for (const GenerationCase& c : cases) validate(c.request, c.models->vocab());
   GenerationCheckResult result;
-  result.cases = default_generation_cases(options.semantics);
+  result.cases = std::move(cases);
   const auto loops = generation_loops();
   result.policy.alpha = options.alpha / static_cast<double>(loops.size());
   result.policy.seed = options.seed;
+  result.policy.max_detectable_tv = options.max_detectable_tv;
   validate(result.policy);
   const std::size_t n_cases = result.cases.size();
   std::vector<SequenceCells> cells;
   for (const GenerationCase& c : result.cases) {
+    const auto start = Clock::now();
     result.references.push_back(enumerate_generation(c, plain_loop()));
+    result.reference_seconds.push_back(seconds_since(start));
     cells.emplace_back(result.references.back().law);
   }
   for (std::size_t l = 0; l < loops.size(); ++l) {
-    progress << "generation loop " << loops[l].name << " (" << l + 1 << " of " << loops.size()
-             << ")\n";
+    const auto loop_start = Clock::now();
     LoopOutcome out;
     out.loop = loops[l];
     std::vector<judging::TreeEvidence> evidence;
     for (std::size_t k = 0; k < n_cases; ++k) {
       const GenerationCase& c = result.cases[k];
+      CaseOutcome co;
+      auto start = Clock::now();
       const ExactGeneration exact = enumerate_generation(c, loops[l]);
+      co.enumeration_seconds = seconds_since(start);
+      start = Clock::now();
       const GenerationSamples samples =
           sample_generations(c, loops[l], cells[k], options.samples, options.seed,
                              static_cast<std::uint32_t>(l * n_cases + k), options.threads);
-      CaseOutcome co;
+      co.sampling_seconds = seconds_since(start);
       co.evidence = generation_evidence(cells[k], samples, result.policy, n_cases, k);
       add_exact_generation(co.evidence, cells[k], result.references[k].law, exact.law,
                            result.policy, n_cases);
@@ -208,6 +243,11 @@ GenerationCheckResult run_generation_check(const GenerationCheckOptions& options
       evidence.push_back(co.evidence);
       out.cases.push_back(std::move(co));
     }
+    double enumeration = 0.0;
+    for (const CaseOutcome& co : out.cases) enumeration += co.enumeration_seconds;
+    progress << "generation loop " << loops[l].name << " (" << l + 1 << " of " << loops.size()
+             << "): " << fixed(seconds_since(loop_start), 1) << " s, " << fixed(enumeration, 1)
+             << " s of it exact enumeration\n";
     out.verdict = judging::decide(evidence, result.policy);
     for (std::size_t k = 0; k < n_cases; ++k) {
       const judging::CaseVerdict& v = out.verdict.cases[k];
@@ -218,10 +258,10 @@ GenerationCheckResult run_generation_check(const GenerationCheckOptions& options
         out.sampling_missed = true;
     }
     out.exercised = is_exact_loop(out.loop) || out.max_exact_tv > result.policy.exact_tolerance;
-    const bool judged_exact = is_exact_loop(out.loop) || (options.semantics && !out.exercised);
-    out.as_expected = judged_exact ? out.verdict.verdict == judging::Verdict::exact_saturated
-                                   : out.verdict.verdict == judging::Verdict::not_exact &&
-                                         out.caught_by_enumeration && !out.sampling_missed;
+    out.judged_exact = is_exact_loop(out.loop) || (options.semantics && !out.exercised);
+    out.as_expected = out.judged_exact ? out.verdict.verdict == judging::Verdict::exact_saturated
+                                       : out.verdict.verdict == judging::Verdict::not_exact &&
+                                             out.caught_by_enumeration && !out.sampling_missed;
     result.loops.push_back(std::move(out));
   }
   return result;

@@ -119,7 +119,7 @@ std::span<const double> draft_row(const GenerationCase& c, const GenerationState
     const Request& r = c.request;
     const RowInputs in{output, static_cast<std::int32_t>(output.size()),
                        r.grammar ? r.grammar->state_after(output) : kUnconstrained};
-    return processed_row(r, c.models.draft_logits(joined(r.prompt, output)), in);
+    return processed_row(r, c.models->draft_logits(joined(r.prompt, output)), in);
   });
 }
 
@@ -165,17 +165,17 @@ std::vector<double> computed_target_row(const GenerationCase& c, const Loop& loo
   }
   const std::vector<Token> counted = penalty_output(loop, s, prefix);
   const RowInputs in{counted, static_cast<std::int32_t>(output.size()), grammar_state};
-  return processed_row(r, c.models.target_logits(joined(r.prompt, output)), in);
+  return processed_row(r, c.models->target_logits(joined(r.prompt, output)), in);
 }
 
 }  // namespace
 
 std::vector<double> plain_law(const GenerationCase& c, std::span<const Token> output, bool target) {
   for (Token t : output) {
-    if (t < 0 || t >= c.models.vocab())
+    if (t < 0 || t >= c.models->vocab())
       throw std::invalid_argument("output token " + std::to_string(t) +
                                   " is outside the vocabulary [0, " +
-                                  std::to_string(c.models.vocab()) + ")");
+                                  std::to_string(c.models->vocab()) + ")");
   }
   GenerationState s = initial_state();
   s.output.assign(output.begin(), output.end());
@@ -223,12 +223,15 @@ DraftTree draft_tree(const GenerationCase& c, const GenerationState& s, RowMemo&
     if (depth == kTreeDepth) continue;
     if (!paths[i].empty() && c.request.ends_generation(paths[i].back())) continue;
     const std::span<const double> q = draft_row(c, s, paths[i], memo);
+    const std::int32_t width = depth == 0 ? kTreeWidth : 1;
+    // The `width` likeliest, ties to the lower id: only they are read, and a full sort costs
+    // O(V log V) per node at a real vocabulary.
     std::vector<Token> order(q.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](Token a, Token b) {
-      return q[static_cast<std::size_t>(a)] > q[static_cast<std::size_t>(b)];
+    std::partial_sort(order.begin(), order.begin() + width, order.end(), [&](Token a, Token b) {
+      const double qa = q[static_cast<std::size_t>(a)], qb = q[static_cast<std::size_t>(b)];
+      return qa > qb || (qa == qb && a < b);
     });
-    const std::int32_t width = depth == 0 ? kTreeWidth : 1;
     for (std::int32_t k = 0;
          k < width && q[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] > 0.0; ++k) {
       parents.push_back(static_cast<NodeId>(i));
@@ -238,7 +241,22 @@ DraftTree draft_tree(const GenerationCase& c, const GenerationState& s, RowMemo&
       paths.push_back(std::move(path));
     }
   }
-  return tree_from_parents(parents, tokens, c.models.vocab()).tree;
+  return tree_from_parents(parents, tokens, c.models->vocab()).tree;
+}
+
+const TreeRound& tree_round(const GenerationCase& c, const Loop& loop, const GenerationState& s,
+                            RowMemo& memo) {
+  return memo.tree_round(s.key(), [&] {
+    DraftTree tree = draft_tree(c, s, memo);
+    std::vector<double> probs;  // (N, V)
+    for (NodeId v = 0; v < tree.size(); ++v) {
+      const std::vector<Token> path = tree.path_tokens(v);
+      const auto row = target_row(c, loop, s, path, !tree.is_leaf(v), false, memo);
+      probs.insert(probs.end(), row.begin(), row.end());
+    }
+    TargetRows rows = TargetRows::from_probabilities(probs, tree.size(), tree.vocab);
+    return TreeRound{std::move(tree), std::move(rows)};
+  });
 }
 
 }  // namespace tev::generation

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <unordered_map>
@@ -25,7 +26,7 @@ namespace tev::generation {
 // A request on a pair of models: what one generation runs.
 struct GenerationCase {
   std::string id;
-  NgramPair models;
+  std::shared_ptr<const ModelPair> models;  // shared: cases are copied, real models are large
   Request request;
 };
 
@@ -84,8 +85,15 @@ struct GenerationState {
 
 GenerationState initial_state();
 
-// Rows already computed by one sampler thread for one loop on one case: a row is a function of
-// the state and the block's prefix, and a few hundred states recur over thousands of generations.
+// A tree round's drafted tree and the target rows on its nodes: a function of the state alone.
+struct TreeRound {
+  DraftTree tree;
+  TargetRows rows;
+};
+
+// Rows (and tree rounds) already computed by one sampler thread for one loop on one case: a row is
+// a function of the state and the block's prefix, and a few hundred states recur over thousands of
+// generations.
 class RowMemo {
  public:
   template <class Compute>
@@ -94,12 +102,19 @@ class RowMemo {
     if (it == rows_.end()) it = rows_.emplace(key, compute()).first;
     return it->second;
   }
+  template <class Compute>
+  const TreeRound& tree_round(const std::vector<Token>& key, Compute&& compute) {
+    auto it = trees_.find(key);
+    if (it == trees_.end()) it = trees_.emplace(key, std::make_unique<TreeRound>(compute())).first;
+    return *it->second;
+  }
 
  private:
   struct Hash {
     std::size_t operator()(const std::vector<Token>& key) const;
   };
   std::unordered_map<std::vector<Token>, std::vector<double>, Hash> rows_;
+  std::unordered_map<std::vector<Token>, std::unique_ptr<TreeRound>, Hash> trees_;  // by state
 };
 
 // The processed rows of one round at `prefix` (tokens after the output within the block), as
@@ -123,6 +138,10 @@ void append_block(const GenerationCase& c, const Loop& loop, GenerationState& s,
 // A tree of the drafter's likeliest tokens after the output, its nodes' drafted tokens distinct
 // and of positive drafter mass, nothing drafted after a token that ends generation.
 DraftTree draft_tree(const GenerationCase& c, const GenerationState& s, RowMemo& memo);
+
+// The tree round at the state: draft_tree and the loop's target rows on its nodes, memoized.
+const TreeRound& tree_round(const GenerationCase& c, const Loop& loop, const GenerationState& s,
+                            RowMemo& memo);
 
 namespace detail {
 
@@ -181,16 +200,9 @@ void run_round(const GenerationCase& c, const Loop& loop, GenerationState& s, Ch
       break;
     }
     case Drafting::tree: {
-      const DraftTree tree = draft_tree(c, s, memo);
-      std::vector<double> probs;
-      for (NodeId v = 0; v < tree.size(); ++v) {
-        const std::vector<Token> path = tree.path_tokens(v);
-        const auto row = target_row(c, loop, s, path, !tree.is_leaf(v), false, memo);
-        probs.insert(probs.end(), row.begin(), row.end());
-      }
-      const TargetRows rows = TargetRows::from_probabilities(probs, tree.size(), tree.vocab);
-      const Block b = run_verifier(loop.verifier, tree, rows, chooser);
-      block = tree.path_tokens(b.exit);
+      const TreeRound& round = tree_round(c, loop, s, memo);
+      const Block b = run_verifier(loop.verifier, round.tree, round.rows, chooser);
+      block = round.tree.path_tokens(b.exit);
       block.push_back(b.bonus);
       break;
     }

@@ -73,14 +73,19 @@ std::size_t NgramPair::context_index(std::span<const Token> sequence) const {
   return index;
 }
 
-std::span<const double> NgramPair::target_logits(std::span<const Token> sequence) const {
-  return {target_.data() + context_index(sequence) * static_cast<std::size_t>(spec_.vocab),
-          static_cast<std::size_t>(spec_.vocab)};
+std::vector<double> NgramPair::row(const std::vector<double>& table,
+                                   std::span<const Token> sequence) const {
+  const auto vocab = static_cast<std::ptrdiff_t>(spec_.vocab);
+  const auto first = table.begin() + static_cast<std::ptrdiff_t>(context_index(sequence)) * vocab;
+  return {first, first + vocab};
 }
 
-std::span<const double> NgramPair::draft_logits(std::span<const Token> sequence) const {
-  return {draft_.data() + context_index(sequence) * static_cast<std::size_t>(spec_.vocab),
-          static_cast<std::size_t>(spec_.vocab)};
+std::vector<double> NgramPair::target_logits(std::span<const Token> sequence) const {
+  return row(target_, sequence);
+}
+
+std::vector<double> NgramPair::draft_logits(std::span<const Token> sequence) const {
+  return row(draft_, sequence);
 }
 
 }  // namespace tev::generation

@@ -1,8 +1,9 @@
 #pragma once
-// The prefix-dependent models a generation case runs: a synthetic target and drafter whose logits
-// are a fixed function of the last few tokens of the sequence (prompt ‖ output ‖ drafts), an n-gram
+// The prefix-dependent models a generation case runs: a target and a drafter, each a function from
+// the sequence (prompt ‖ output ‖ drafts) to a raw logit row over one vocabulary. The loops and the
+// enumeration read them through ModelPair alone; NgramPair is the synthetic pair, an n-gram
 // tabulated at construction so that lookups are lock-free and enumeration reads the numbers the
-// Monte Carlo reads.
+// Monte Carlo reads (real language models: live/live_generation.hpp).
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -10,6 +11,17 @@
 #include "core/block.hpp"
 
 namespace tev::generation {
+
+// Rows must be a deterministic function of the sequence and safe to ask from several threads at
+// once: sampling and enumeration must read the same numbers.
+class ModelPair {
+ public:
+  virtual ~ModelPair() = default;
+  virtual std::int32_t vocab() const = 0;
+  // (V) raw logits after `sequence` (−∞ where the model gives a token no mass).
+  virtual std::vector<double> target_logits(std::span<const Token> sequence) const = 0;
+  virtual std::vector<double> draft_logits(std::span<const Token> sequence) const = 0;
+};
 
 struct NgramSpec {
   std::int32_t vocab = 6;
@@ -19,7 +31,7 @@ struct NgramSpec {
   std::uint32_t seed = 1;
 };
 
-class NgramPair {
+class NgramPair final : public ModelPair {
  public:
   explicit NgramPair(const NgramSpec& spec);
   // A pair given by its tables, as a generation case file holds them (spec() then gives only the
@@ -27,7 +39,7 @@ class NgramPair {
   // (V + 1)^context · V or a logit is not finite.
   NgramPair(std::int32_t vocab, std::int32_t context, std::vector<double> target,
             std::vector<double> draft);
-  std::int32_t vocab() const { return spec_.vocab; }
+  std::int32_t vocab() const override { return spec_.vocab; }
   std::int32_t context() const { return spec_.context; }
   const NgramSpec& spec() const { return spec_; }
   // ((V + 1)^context, V) the raw logits after each context, in context_index order.
@@ -35,14 +47,15 @@ class NgramPair {
   std::span<const double> draft_table() const { return draft_; }
   // (V + 1)^context: the rows of each table.
   static std::size_t contexts(std::int32_t vocab, std::int32_t context);
-  // (V) raw logits after `sequence`; only its last `context` tokens matter.
-  std::span<const double> target_logits(std::span<const Token> sequence) const;
-  std::span<const double> draft_logits(std::span<const Token> sequence) const;
+  // Only the sequence's last `context` tokens matter.
+  std::vector<double> target_logits(std::span<const Token> sequence) const override;
+  std::vector<double> draft_logits(std::span<const Token> sequence) const override;
 
  private:
   // The row of the context `sequence` ends in: its last `context` tokens as base-(V + 1) digits,
   // the oldest first; positions before the sequence's start read 0, token t reads t + 1.
   std::size_t context_index(std::span<const Token> sequence) const;
+  std::vector<double> row(const std::vector<double>& table, std::span<const Token> sequence) const;
   NgramSpec spec_;
   std::vector<double> target_;  // ((V + 1)^context, V): context read as base-(V + 1) digits
   std::vector<double> draft_;   // the same layout

@@ -21,7 +21,7 @@ void recurse(const GenerationCase& c, std::vector<Token>& output, double p, Sequ
   context.insert(context.end(), output.begin(), output.end());
   const RowInputs in{output, static_cast<std::int32_t>(output.size()),
                      r.grammar ? r.grammar->state_after(output) : kUnconstrained};
-  const std::vector<double> row = processed_row(r, c.models.target_logits(context), in);
+  const std::vector<double> row = processed_row(r, c.models->target_logits(context), in);
   for (Token t = 0; t < static_cast<Token>(row.size()); ++t) {
     if (!(row[static_cast<std::size_t>(t)] > 0.0)) continue;
     output.push_back(t);
