@@ -7,6 +7,7 @@
 
 #include "core/format.hpp"
 #include "judging/verdicts.hpp"
+#include "reports/optional_field.hpp"
 #include "reports/verdict_json.hpp"
 
 namespace tev::reports {
@@ -158,7 +159,7 @@ nlohmann::json generation_check_json(const generation::GenerationCheckOptions& o
       {"format_version", 1},        {"kind", results_kind_name(ResultsKind::generation_check)},
       {"samples", options.samples}, {"seed", options.seed},
       {"alpha", options.alpha},     {"policy", policy_json(result.policy, result.cases.size())},
-      {"passed", result.passed()}};
+      {"passed", result.passed()},  {"exit_code", result.exit_code()}};
   if (options.semantics) j["semantics"] = generation::semantics_name(*options.semantics);
   if (!result.models.empty()) j["models"] = result.models;
   j["requests"] = nlohmann::json::array();
@@ -231,6 +232,21 @@ Document generation_check_document(const nlohmann::json& results) {
                         ? ", the " + results.at("semantics").get<std::string>() + " requests only"
                         : "") +
                    ".");
+  if (const nlohmann::json* models = optional_field(results, "models"))
+    paragraph(d, "Models (live --generation): " + models->get<std::string>() + ".");
+  if (const nlohmann::json* code = optional_field(results, "exit_code")) {
+    const int exit_code = code->get<int>();
+    paragraph(d, std::string("Verdict: **") +
+                     (exit_code == 0   ? "pass"
+                      : exit_code == 4 ? "inconclusive"
+                                       : "fail") +
+                     "** (exit " + std::to_string(exit_code) + ")" +
+                     (exit_code == 4
+                          ? ": every loop as expected but loops exact by enumeration whose sampled "
+                            "tests fall short of the TV asked (more generations)"
+                          : "") +
+                     ".");
+  }
   Table requests{{"request", "parameters", "sequences"}, {}};
   for (const auto& r : results.at("requests"))
     requests.rows.push_back({r.at("id").get<std::string>(), r.at("request").get<std::string>(),

@@ -602,6 +602,16 @@ VerdictSummary verdict_summary(const json& r, ResultsKind kind) {
       kind == ResultsKind::conformance_batch || kind == ResultsKind::conformance_generation) {
     return {"overall: " + text(r, "overall"), r.at("exit_code").get<int>()};
   }
+  if (kind == ResultsKind::generation_check) {
+    // check --generation and live --generation record their exit code (4: only loops judged
+    // exact are short of generations); files written before it say passed or not.
+    const json* code = optional_field(r, "exit_code");
+    const int exit_code = code != nullptr ? code->get<int>() : r.at("passed").get<bool>() ? 0 : 1;
+    return {exit_code == 0   ? "PASS: every loop as expected"
+            : exit_code == 4 ? "inconclusive: too few generations"
+                             : "FAIL: not every loop as expected",
+            exit_code};
+  }
   const bool passed = r.at("passed").get<bool>();
   // As the commands decide: live (either drafts) exits 4 when its only unexpected verdicts are inconclusive.
   bool inconclusive =

@@ -1,6 +1,7 @@
 #!/bin/sh
 # check --generation at its defaults: exit 0 only when every exact loop is exact and every planted
-# fault is caught; the table names each fault's cause, the JSON renders with `tevsuite report`.
+# fault is caught; the table names each fault's cause, the JSON renders with `tevsuite report`,
+# which exits 0 as the run did.
 # usage: check_generation.sh TEVSUITE DIR
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -11,5 +12,7 @@ has "$dir/generation.txt" "PASS: 15 of 15 loops as expected" "eos_mid_block_emit
   "grammar_not_advanced" "penalties_llama_cpp"
 count_is 11 "$dir/generation.txt" " not exact     "
 exits_with 2 "$tev" check --generation --trees 3
-"$tev" report "$dir/generation.json" --out "$dir/generation" > /dev/null
+has "$dir/generation.json" '"exit_code": 0'
+exits_with 0 "$tev" report "$dir/generation.json" --out "$dir/generation" > "$dir/generation-report.txt"
+has "$dir/generation-report.txt" "PASS: every loop as expected"
 has "$dir/generation/report.md" "# Generation-level exactness" "| eos_mid_block_emits_rest | not exact |"
