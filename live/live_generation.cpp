@@ -7,6 +7,7 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 namespace tev::live {
 
@@ -72,11 +73,19 @@ LanguageModelPair::LanguageModelPair(std::shared_ptr<const models::LanguageModel
       drafter_(std::move(drafter)),
       row_tolerance_(row_tolerance),
       cache_rows_(cache_rows) {
+  if (!target_ || !drafter_)
+    throw std::invalid_argument("a language-model pair needs a target and a drafter");
   if (target_->vocab() != drafter_->vocab())
     throw std::invalid_argument("target and drafter have different vocabularies");
 }
 
 std::vector<double> LanguageModelPair::logits(bool target, std::span<const Token> sequence) const {
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    if (sequence[i] < 0 || sequence[i] >= vocab())
+      throw std::invalid_argument("token " + std::to_string(sequence[i]) + " at position " +
+                                  std::to_string(i) + " is outside the vocabulary [0, " +
+                                  std::to_string(vocab()) + ")");
+  }
   std::vector<Token> key{target ? 1 : 0};
   key.insert(key.end(), sequence.begin(), sequence.end());
   {

@@ -22,6 +22,8 @@ namespace tev::live {
 // after the sequence, normalized (models::normalize_row at `row_tolerance`); −∞ where it has no
 // mass. Penalties therefore act on log-probabilities (≤ 0). Every loop and request on the pair
 // asks for the same few hundred rows, so the last `cache_rows` are kept (shared by all threads).
+// Throws std::invalid_argument on a missing model, on models of two vocabularies and on a sequence
+// holding a token outside the vocabulary; normalize_row's std::runtime_error on a broken row.
 class LanguageModelPair final : public generation::ModelPair {
  public:
   LanguageModelPair(std::shared_ptr<const models::LanguageModel> target,
