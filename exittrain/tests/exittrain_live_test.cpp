@@ -13,12 +13,12 @@
 namespace tev::exittrain {
 namespace {
 
-constexpr std::int32_t kVocab = 12;
+constexpr std::int32_t kLiveVocab = 12;
 const std::vector<Token> kFrequent = {
     3, 7, 0, 9, 5};  // K = 5; words 1, 2, 4, 6, 8, 10, 11 share the other bucket
 
 FrequentWordsDrafter small_drafter() {
-  FrequentWordsDrafter drafter(kVocab, kFrequent, {2, 2, 3}, 0.5, 7);
+  FrequentWordsDrafter drafter(kLiveVocab, kFrequent, {2, 2, 3}, 0.5, 7);
   std::mt19937 rng(11);
   std::normal_distribution<double> normal(0.0, 0.5);
   for (double& w : drafter.parameters()) w += normal(rng);  // biases off zero too
@@ -27,9 +27,9 @@ FrequentWordsDrafter small_drafter() {
 
 double loss_at(const FrequentWordsDrafter& drafter, std::span<const Token> context,
                std::span<const RowTerm> terms) {
-  std::vector<double> logits(static_cast<std::size_t>(drafter.horizon() * kVocab));  // (H, V)
+  std::vector<double> logits(static_cast<std::size_t>(drafter.horizon() * kLiveVocab));  // (H, V)
   drafter.logits(context, logits);
-  return weighted_cross_entropy(logits, kVocab, terms, {});
+  return weighted_cross_entropy(logits, kLiveVocab, terms, {});
 }
 
 // The hand-written backpropagation against central differences of the weighted cross-entropy the
@@ -39,10 +39,10 @@ TEST(FrequentWordsDrafter, GradientMatchesFiniteDifferences) {
   const std::vector<Token> context = {1, 7, 4};  // lag 1 in the other bucket, lag 2 frequent
   const std::vector<RowTerm> terms = {
       {0, 3, 0.7}, {0, 4, 0.2}, {1, 11, 0.5}, {1, 9, 0.3}, {1, 7, 0.1}};
-  std::vector<double> logits(static_cast<std::size_t>(drafter.horizon() * kVocab)),
+  std::vector<double> logits(static_cast<std::size_t>(drafter.horizon() * kLiveVocab)),
       logit_gradient(logits.size(), 0.0);  // (H, V)
   drafter.logits(context, logits);
-  weighted_cross_entropy(logits, kVocab, terms, logit_gradient);
+  weighted_cross_entropy(logits, kLiveVocab, terms, logit_gradient);
   std::vector<double> gradient(drafter.parameters().size(), 0.0);
   drafter.backpropagate(context, logit_gradient, gradient);
 
@@ -61,13 +61,13 @@ TEST(FrequentWordsDrafter, GradientMatchesFiniteDifferences) {
 // evenly, so the row's normalizer is the buckets' normalizer.
 TEST(FrequentWordsDrafter, SpreadsTheOtherBucketEvenly) {
   const FrequentWordsDrafter drafter = small_drafter();
-  std::vector<double> logits(static_cast<std::size_t>(drafter.horizon() * kVocab));  // (H, V)
+  std::vector<double> logits(static_cast<std::size_t>(drafter.horizon() * kLiveVocab));  // (H, V)
   drafter.logits(std::vector<Token>{2, 9}, logits);
   for (std::int32_t h = 0; h < drafter.horizon(); ++h) {
-    const double* row = logits.data() + h * kVocab;
+    const double* row = logits.data() + h * kLiveVocab;
     const double other = row[1];
-    double word_total = 0.0, bucket_total = std::exp(other + std::log(kVocab - 5.0));
-    for (Token w = 0; w < kVocab; ++w) {
+    double word_total = 0.0, bucket_total = std::exp(other + std::log(kLiveVocab - 5.0));
+    for (Token w = 0; w < kLiveVocab; ++w) {
       word_total += std::exp(row[w]);
       const bool frequent = std::find(kFrequent.begin(), kFrequent.end(), w) != kFrequent.end();
       if (frequent) {
@@ -82,12 +82,12 @@ TEST(FrequentWordsDrafter, SpreadsTheOtherBucketEvenly) {
 
 TEST(FrequentWordsDrafter, RejectsBadWordLists) {
   const std::vector<Token> repeated = {3, 3};
-  EXPECT_THROW(FrequentWordsDrafter(kVocab, repeated, {}, 0.1, 1), std::invalid_argument);
+  EXPECT_THROW(FrequentWordsDrafter(kLiveVocab, repeated, {}, 0.1, 1), std::invalid_argument);
   const std::vector<Token> outside = {12};
-  EXPECT_THROW(FrequentWordsDrafter(kVocab, outside, {}, 0.1, 1), std::invalid_argument);
-  std::vector<Token> all(kVocab);
+  EXPECT_THROW(FrequentWordsDrafter(kLiveVocab, outside, {}, 0.1, 1), std::invalid_argument);
+  std::vector<Token> all(kLiveVocab);
   std::iota(all.begin(), all.end(), 0);
-  EXPECT_THROW(FrequentWordsDrafter(kVocab, all, {}, 0.1, 1), std::invalid_argument);
+  EXPECT_THROW(FrequentWordsDrafter(kLiveVocab, all, {}, 0.1, 1), std::invalid_argument);
 }
 
 // Rows that sum to `total` instead of 1, depending on the last token.

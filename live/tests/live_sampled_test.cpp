@@ -16,17 +16,17 @@ namespace tev::live {
 namespace {
 
 // The fixture's models and context with the rows a sampled tree (top 4, depth 2) reads after it.
-struct Sphinx : models::testing_fixture::Sphinx {
+struct SampledSphinx : models::testing_fixture::Sphinx {
   LiveLanguagePair pair{target, drafter, context, 4, 2, 1.0};
 };
 
-Sphinx& sphinx() {
-  static Sphinx s;
+SampledSphinx& sampled_sphinx() {
+  static SampledSphinx s;
   return s;
 }
 
 TEST(LiveLanguagePair, DraftRowsKeepTheDraftersTopKWordsAndLeavesDraftNothing) {
-  Sphinx& s = sphinx();
+  SampledSphinx& s = sampled_sphinx();
   const std::span<const double> q = s.pair.q({});
   std::vector<double> full = s.drafter.next_row(s.context);
   std::vector<Token> order(full.size());
@@ -70,7 +70,7 @@ TEST(LiveLanguagePair, DraftRowsKeepTheDraftersTopKWordsAndLeavesDraftNothing) {
 // the target's next-word row for every q-based verifier (marginal exactness at V = 72,547), and
 // differs for the mutants that act at the root.
 TEST(FirstWordLaw, IsTheTargetsRowForQBasedVerifiersAndNotForRootMutants) {
-  Sphinx& s = sphinx();
+  SampledSphinx& s = sampled_sphinx();
   using Id = drafts::SampledVerifierId;
   const std::span<const double> target = s.pair.p({});
   const drafts::Drafting chain{drafts::DraftPolicy::chain, 1, 2},

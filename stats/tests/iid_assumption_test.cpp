@@ -17,7 +17,7 @@
 namespace tev::stats {
 namespace {
 
-constexpr std::uint32_t kSeed = 20261203;
+constexpr std::uint32_t kIidSeed = 20261203;
 constexpr double kLevel = 1e-4;  // each test's level here; the stated p-values are valid at it
 constexpr std::uint64_t kSamples = 40000;
 
@@ -48,14 +48,14 @@ struct Law {
 
 std::vector<TestLevel> levels() {
   std::vector<TestLevel> out;
-  for (std::uint32_t t = 0; t < kIidTests; ++t) out.push_back({kLevel, kLevel, kSeed, t});
+  for (std::uint32_t t = 0; t < kIidTests; ++t) out.push_back({kLevel, kLevel, kIidSeed, t});
   return out;
 }
 
 // A stream whose sample s has uniform draw(s, rng) and lies in CDF range range(s).
 template <class Draw>
 std::vector<std::int64_t> stream(std::uint32_t id, Draw&& draw) {
-  PhiloxEngine rng(DrawSite{kSeed, Stream::generation, id, 0x11d});
+  PhiloxEngine rng(DrawSite{kIidSeed, Stream::generation, id, 0x11d});
   std::vector<std::int64_t> out;
   for (std::uint64_t s = 0; s < kSamples; ++s) out.push_back(draw(s, rng));
   return out;
@@ -165,7 +165,7 @@ TEST(IidTests, ALag2ReuseAtTheStatedTvIsRejected) {
   // on a million uniforms.
   for (const bool mirrored : {false, true}) {
     std::vector<double> joint(b * b, 0.0);
-    PhiloxEngine rng(DrawSite{kSeed, Stream::generation, 300, 0x11d});
+    PhiloxEngine rng(DrawSite{kIidSeed, Stream::generation, 300, 0x11d});
     for (int k = 0; k < 1000000; ++k) {
       const double u = rng.uniform();
       const std::int32_t
@@ -283,7 +283,7 @@ TEST(IidTests, ThePairTestSeesABonusUniformSharedBetweenTwoStreams) {
     }
     return std::size_t{5};
   };
-  PhiloxEngine rng(DrawSite{kSeed, Stream::generation, 4, 0x11d});
+  PhiloxEngine rng(DrawSite{kIidSeed, Stream::generation, 4, 0x11d});
   std::vector<std::int64_t> first, second, own;
   for (std::uint64_t r = 0; r < kSamples; ++r) {
     const double shared = rng.uniform();
@@ -292,10 +292,10 @@ TEST(IidTests, ThePairTestSeesABonusUniformSharedBetweenTwoStreams) {
     own.push_back(in_group(group_at(rng.uniform()), rng.uniform()));
   }
   const IidTest shared_test =
-      pair_test(first, second, product, {kLevel, kLevel, kSeed, 10}, 0.99, "shared");
+      pair_test(first, second, product, {kLevel, kLevel, kIidSeed, 10}, 0.99, "shared");
   EXPECT_TRUE(rejects(shared_test)) << shared_test.result.p_value;
   const IidTest clean =
-      pair_test(first, own, product, {kLevel, kLevel, kSeed, 11}, 0.99, "independent");
+      pair_test(first, own, product, {kLevel, kLevel, kIidSeed, 11}, 0.99, "independent");
   EXPECT_FALSE(rejects(clean)) << clean.result.p_value;
 }
 
