@@ -41,7 +41,7 @@ FULL = dict(tree=dict(cases=8, **TREE), model=dict(cases=8), batch=dict(batches=
 # verdict, where the routine has one); 40,000 samples a fixed-tree case, 40,000 a model case.
 CI_PLAN = {
     "vllm_rejection_sample": ("model (draft probs)", 2),
-    "vllm_rejection_sampler_forward": ("engine model (draft probs)", 4),
+    "vllm_rejection_sampler_forward": ("engine (target-only)", 2),
     "flashinfer_chain_speculative_sampling": ("model (draft probs)", 2),
     "hf_speculative_sampling": ("model (draft probs)", 1),
     "llamacpp_sample_and_accept_n": ("default (target-only)", 1),

@@ -173,8 +173,10 @@ def test_engine_orders_follow_each_engines_sampler():
     # SGLang: a min-p request in the batch (a greedy one's counts) moves every request to min_p_last.
     assert sglang.engine_order(joint, [joint]) == "top_p_full_and_top_k"
     assert sglang.engine_order(joint, [joint, greedy_with_min_p]) == "min_p_last"
-    # vLLM: min_p_first only; EAGLE: no min-p, top-p on the full row.
+    # vLLM: min_p_first only, and no min-p (a min-p request gets no drafts); a greedy request's
+    # min-p moves nothing. EAGLE: no min-p, top-p on the full row.
     assert vllm_forward.engine_order(joint, [joint]) is None and vllm_forward.engine_order(greedy_with_min_p, []) == "min_p_first"
+    assert vllm_forward.engine_order(dict(joint, top_p=1.0, min_p=0.05), []) is None
     assert eagle.engine_order(joint, [joint]) == "top_p_full_and_top_k"
     assert eagle.engine_order(dict(joint, min_p=0.05), []) is None
 
@@ -190,13 +192,10 @@ def test_reproducers_restate_the_routines():
     import sglang_min_p
     import sglang_top_p_after_top_k
     import trtllm_typical
-    import vllm_min_p
     logits = sglang_top_p_after_top_k.LOGITS
     case = SimpleNamespace(logits=logits, sampling=dict(sglang_top_p_after_top_k.SAMPLING, min_p=0.0, order="top_p_full_and_top_k"))
     assert np.allclose(sglang_top_p_after_top_k.verified_rows(logits, 1.0, 2, 0.7), sglang.target_rows(case))
     case = SimpleNamespace(logits=sglang_min_p.LOGITS, sampling=dict(sglang_min_p.SAMPLING, top_k=0, order="min_p_last"))
     assert np.allclose(sglang_min_p.verified_rows(sglang_min_p.LOGITS, 1.0, 0.95), sglang.target_rows(case))
-    case = SimpleNamespace(logits=vllm_min_p.LOGITS, sampling=dict(vllm_min_p.SAMPLING, top_k=0, top_p=1.0, order="min_p_first"))
-    assert np.allclose(vllm_min_p.verified_rows(vllm_min_p.LOGITS, 1.0), vllm_forward.target_rows(case))
     assert np.allclose(trtllm_typical.truncated_rows(trtllm_typical.PROBS), trtllm.target_rows(SimpleNamespace(probs=trtllm_typical.PROBS)))
-    assert offers.used(case.sampling) == {"min_p"}
+    assert offers.used(dict(temperature=1.0, top_k=0, top_p=1.0, min_p=0.1, order="min_p_first")) == {"min_p"}
