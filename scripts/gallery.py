@@ -49,6 +49,9 @@ CI_PLAN = {
     "eagle_evaluate_posterior": ("default", 1),
     "medusa_evaluate_posterior": ("default", 1),
     "trtllm_accept_draft_tokens_by_ids_with_paths": ("default (typicalAcceptanceSampling)", 1),
+    "vllm_tree_rejection_sampler": ("default", 1),
+    "sglang_verify_tree_greedy": ("default", 1),
+    "medusa_nucleus_posterior": ("default", 1),
 }
 
 
@@ -269,8 +272,10 @@ def write(path, rows, ci):
              "sampler applies to them, which for SGLang depends on the batch (`engine_order`, docs/python.md).", "",
              "**Exact TV**, for each not-exact case where the routine has a drawing form: a routine that is exact against its own "
              "rows (its default run says so) samples the walk over them, whose exact law tevsuite's enumeration (`tevsuite.exact_law`) "
-             "compares with the reference's canonical law; Medusa's law is one block a case, computed by its file's `exact_tv`. "
-             "Tests of independence and model cases have none.", ""]
+             "compares with the reference's canonical law; a routine whose law is not such a walk computes it in its file's "
+             "`exact_tv` (Medusa's typical acceptance: one block a case; its nucleus acceptance: independent draws per path; "
+             "vLLM's tree sampler: the argmax path and a drawn bonus), with the same completion. Tests of independence and model "
+             "cases have none.", ""]
     exact = [n for n, rs in by_routine.items() if all(r["kind"] == "exact" for r in rs)]
     not_exact = [n for n, rs in by_routine.items() if any(r["kind"] == "not exact" for r in rs)]
     other = [n for n in by_routine if n not in exact and n not in not_exact]
