@@ -22,6 +22,7 @@ import eagle_evaluate_posterior as eagle  # noqa: E402
 import flashinfer_chain_speculative_sampling as flashinfer  # noqa: E402
 import hf_speculative_sampling as hf  # noqa: E402
 import llamacpp_sample_and_accept_n as llamacpp  # noqa: E402
+import llamacpp_speculative_example as llamacpp_example  # noqa: E402
 import medusa_evaluate_posterior as medusa  # noqa: E402
 import medusa_nucleus_posterior as medusa_nucleus  # noqa: E402
 import sglang_tree_speculative_sampling_target_only as sglang  # noqa: E402
@@ -100,6 +101,34 @@ def test_llamacpp_stops_after_the_first_sample_that_differs_from_the_draft():
     assert llamacpp.common_sampler_sample_and_accept_n(sampler, llamacpp.Context(rows), [0, 1, 2], [3, 4]) == [3, 1]
     sampler = llamacpp.CommonSampler(seed=0, temperature=0.0)
     assert llamacpp.common_sampler_sample_and_accept_n(sampler, llamacpp.Context(rows), [0, 1, 2], [3, 1]) == [3, 1, 2]
+
+
+def one_draft_pair(p_row, q_row):
+    """A model case of depth 1 with the same target row after every prefix: id, depth, vocab, p, q."""
+    return SimpleNamespace(id="pair", depth=1, vocab=len(p_row), p=lambda prefix: np.asarray(p_row), q=lambda prefix: np.asarray(q_row))
+
+
+def test_llamacpp_example_drafts_the_argmax_of_q():
+    # examples/speculative/speculative.cpp:552: the drafted token is cur_p->data[0], the draft's
+    # most probable candidate. With q = p every draft is accepted (r <= p / q = 1), so the first
+    # emitted token is always p's argmax: TV 1 - 0.5 from p.
+    p = [0.50, 0.30, 0.12, 0.05, 0.03]
+    case = one_draft_pair(p, p)
+    assert llamacpp_example.SingleSequence().chain(case)[0] == [0]
+    accepted, bonus = llamacpp_example.SingleSequence()(case, SimpleNamespace(uniform=lambda: 0.999))
+    assert accepted == [0] and 0 <= bonus < 5
+    assert llamacpp_example.exact_tv(case) == pytest.approx(0.5)
+
+
+def test_llamacpp_example_exact_tv_of_one_rejection():
+    # q = (0.6, 0.2, 0.1, 0.05, 0.05), p = (0.5, 0.3, 0.12, 0.05, 0.03): the draft 0 is kept with
+    # 0.5 / 0.6 = 5/6; else the residual (0, 0.1, 0.02, 0, 0) / 0.12 gives 1 with 5/36 and 2 with
+    # 1/36. First-token TV from p: (1/3 + 0.1611 + 0.0922 + 0.05 + 0.03) / 2 = 1/3; the bonus after
+    # an accepted draft is p's own continuation.
+    case = one_draft_pair([0.50, 0.30, 0.12, 0.05, 0.03], [0.60, 0.20, 0.10, 0.05, 0.05])
+    assert llamacpp_example.exact_tv(case) == pytest.approx(1 / 3)
+    routine, target = llamacpp_example.exact_laws(case)
+    assert routine.sum() == pytest.approx(1.0) and target.sum() == pytest.approx(1.0)
 
 
 def paths_inputs():
@@ -264,6 +293,7 @@ def test_reproducers_restate_the_routines():
     assert np.allclose(sglang_min_p.verified_rows(sglang_min_p.LOGITS, 1.0, 0.95), sglang.target_rows(case))
     assert np.allclose(trtllm_typical.truncated_rows(trtllm_typical.PROBS), trtllm.target_rows(SimpleNamespace(probs=trtllm_typical.PROBS)))
     assert offers.used(dict(temperature=1.0, top_k=0, top_p=1.0, min_p=0.1, order="min_p_first")) == {"min_p"}
+    import llamacpp_argmax_drafts
     import medusa_nucleus as medusa_nucleus_finding
     import sglang_greedy_fallback
     import vllm_tree_argmax
@@ -278,3 +308,5 @@ def test_reproducers_restate_the_routines():
     assert finding_tv(lambda c, d: sglang_greedy_fallback.greedy_round(rows), rows) == pytest.approx(
         offers.walk_tv(shared, sglang_greedy.target_rows(shared), rows))
     assert finding_tv(lambda c, d: medusa_nucleus_finding.nucleus_round(rows, d), rows) == pytest.approx(medusa_nucleus.exact_tv(shared))
+    pair = one_draft_pair(llamacpp_argmax_drafts.P, llamacpp_argmax_drafts.Q)
+    assert llamacpp_argmax_drafts.exact_tv() == pytest.approx(llamacpp_example.exact_tv(pair))
