@@ -41,7 +41,7 @@ FULL = dict(tree=dict(cases=8, **TREE), model=dict(cases=8), batch=dict(batches=
 # verdict, where the routine has one); 40,000 samples a fixed-tree case, 40,000 a model case.
 CI_PLAN = {
     "vllm_rejection_sample": ("model (draft probs)", 2),
-    "vllm_rejection_sampler_forward": ("engine model (draft probs)", 4),
+    "vllm_rejection_sampler_forward": ("engine (target-only)", 2),
     "flashinfer_chain_speculative_sampling": ("model (draft probs)", 2),
     "hf_speculative_sampling": ("model (draft probs)", 1),
     "llamacpp_sample_and_accept_n": ("default (target-only)", 1),
@@ -49,6 +49,10 @@ CI_PLAN = {
     "eagle_evaluate_posterior": ("default", 1),
     "medusa_evaluate_posterior": ("default", 1),
     "trtllm_accept_draft_tokens_by_ids_with_paths": ("default (typicalAcceptanceSampling)", 1),
+    "vllm_tree_rejection_sampler": ("default", 1),
+    "sglang_verify_tree_greedy": ("default", 1),
+    "medusa_nucleus_posterior": ("default", 1),
+    "llamacpp_speculative_example": ("model (one draft sequence)", 1),
 }
 
 
@@ -140,11 +144,15 @@ def offer(module, kind, budget):
 
 def exact_tv(module, run, budget, case_id):
     """(exact TV, how it was computed) of a failing case, or None where the routine has no drawing
-    form of its law on it (a test of independence, a model case)."""
+    form of its law on it (a test of independence, a model case of a routine without exact_tv)."""
     import offers
     kind, engine = shape(run)
-    if " x " in case_id or kind == "model":
+    if " x " in case_id:
         return None
+    if kind == "model":
+        if engine or not hasattr(module, "exact_tv"):
+            return None
+        return model_exact_tvs(module, budget)[case_id], "its block law completed to D + 1 tokens, by its file's exact_tv"
     if engine and hasattr(module, "target_rows"):
         case, order, _ = offer(module, kind, budget)[case_id]
         if order is None:  # a row kept from before the engine's offer was stated
@@ -162,6 +170,27 @@ def exact_tv(module, run, budget, case_id):
         return (offers.walk_tv(case, module.target_rows(case), case.probs),
                 "tevsuite.exact_law of the walk over the rows it draws target tokens from")
     return None
+
+
+MODEL_TVS = {}  # model_exact_tvs' results by routine
+
+
+def model_exact_tvs(module, budget):
+    """{case id: exact TV} of a routine's model cases, computed by its exact_tv while each case is
+    live (a model case cannot be read after the call that received it), in a check of one sample
+    a case."""
+    import numpy as np
+    import tevsuite
+    if module.__name__ not in MODEL_TVS:
+        tvs = {}
+
+        def record(case, n, rng):
+            tvs.setdefault(case.id, module.exact_tv(case))
+            return np.full((n, 1), -1), np.zeros(n, dtype=np.int64)
+
+        tevsuite.check_model(verify_batch=record, **dict(budget["model"], samples=1))
+        MODEL_TVS[module.__name__] = tvs
+    return MODEL_TVS[module.__name__]
 
 
 def exact_kind(report):
@@ -269,8 +298,11 @@ def write(path, rows, ci):
              "sampler applies to them, which for SGLang depends on the batch (`engine_order`, docs/python.md).", "",
              "**Exact TV**, for each not-exact case where the routine has a drawing form: a routine that is exact against its own "
              "rows (its default run says so) samples the walk over them, whose exact law tevsuite's enumeration (`tevsuite.exact_law`) "
-             "compares with the reference's canonical law; Medusa's law is one block a case, computed by its file's `exact_tv`. "
-             "Tests of independence and model cases have none.", ""]
+             "compares with the reference's canonical law; a routine whose law is not such a walk computes it in its file's "
+             "`exact_tv` (Medusa's typical acceptance: one block a case; its nucleus acceptance: independent draws per path; "
+             "vLLM's tree sampler: the argmax path and a drawn bonus; llama.cpp's speculative example on model cases: its block "
+             "law completed with p to D + 1 tokens, as tevsuite completes model cases), with the same completion. Tests of "
+             "independence, and model cases of routines without such a file function, have none.", ""]
     exact = [n for n, rs in by_routine.items() if all(r["kind"] == "exact" for r in rs)]
     not_exact = [n for n, rs in by_routine.items() if any(r["kind"] == "not exact" for r in rs)]
     other = [n for n in by_routine if n not in exact and n not in not_exact]

@@ -86,12 +86,12 @@ def eagle_step(logits, candidates, sampling):
 
 ENGINE = "EAGLE"
 ROUTINE = "evaluate_posterior (utils.py, sampling)"
-SOURCE = "SafeAILab/EAGLE eagle/model/utils.py evaluate_posterior"
+SOURCE = "SafeAILab/EAGLE eagle/model/utils.py:337-415 evaluate_posterior, :38-54 prepare_logits_processor"
 COMMIT = "cb7e0841"
 STATED = "exact by design"
 FILTERS = ("top_k", "top_p")
 ORDERS = ("top_p_full_and_top_k",)
-OFFERS = ("temperature, top-p and top-k, no min-p (eagle/model/utils.py prepare_logits_processor: Hugging Face's "
+OFFERS = ("temperature, top-p and top-k, no min-p (eagle/model/utils.py:38-54 prepare_logits_processor: Hugging Face's "
           "TemperatureLogitsWarper, TopPLogitsWarper, TopKLogitsWarper, in that order): top-p on the full tempered row, "
           "then top-k, keeps what both keep (top_p_full_and_top_k).")
 

@@ -54,7 +54,8 @@ def chain_speculative_sampling(draft_probs, draft_token_ids, target_probs, maybe
 
 ENGINE = "FlashInfer"
 ROUTINE = "chain_speculative_sampling"
-SOURCE = "flashinfer-ai/flashinfer flashinfer/sampling.py chain_speculative_sampling (kernel ChainSpeculativeSampling)"
+SOURCE = ("flashinfer-ai/flashinfer flashinfer/sampling.py:1980-2111 chain_speculative_sampling (kernel "
+          "include/flashinfer/sampling.cuh:1869-2004 ChainSpeculativeSampling)")
 COMMIT = "fb28d724"
 STATED = "exact by design"
 

@@ -85,7 +85,8 @@ def exact_tv(case):
 
 ENGINE = "Medusa"
 ROUTINE = "evaluate_posterior (typical acceptance)"
-SOURCE = "FasterDecoding/Medusa medusa/model/utils.py evaluate_posterior, generate_candidates; medusa/model/medusa_model.py medusa_generate"
+SOURCE = ("FasterDecoding/Medusa medusa/model/utils.py:436-530 evaluate_posterior, :258-307 generate_candidates; "
+          "medusa/model/medusa_model.py:235-249 medusa_generate")
 COMMIT = "e2a5d20c"
 STATED = "not exact by design"
 FINDINGS = ("as medusa_generate calls it (medusa/model/medusa_model.py:244-249 at e2a5d20c: posterior_threshold=0.09, "

@@ -74,3 +74,34 @@ def walk_tv(case, routine_rows, reference):
     walk."""
     own = TreeCase(np.asarray(case.parents), np.asarray(case.tokens), np.asarray(reference, dtype=np.float64))
     return exact_law(walk(np.asarray(routine_rows, dtype=np.float64)), own).tv
+
+
+def completed_tv(case, law, reference):
+    """The exact TV from the canonical law of the reference rows (N, V) of a routine's law of one round
+    given as the mass of each (exit node, next token) (N, V): a next token that is a drafted child
+    of its exit node continues as the reference does below that child (tevsuite's completion)."""
+    reference = np.asarray(reference, dtype=np.float64)
+    parents, tokens, nodes = np.asarray(case.parents), np.asarray(case.tokens), len(case.parents)
+    reach = np.ones(nodes)  # the reference's probability of each node's path
+    for i in range(1, nodes):
+        reach[i] = reach[parents[i]] * reference[parents[i], tokens[i]]
+    exits = reference.copy()  # a node's exit row: its drafted children's tokens continue
+    exits[parents[1:], tokens[1:]] = 0.0
+    canonical = reach[:, None] * exits
+    drafted = np.zeros(reference.shape, dtype=bool)
+    drafted[parents[1:], tokens[1:]] = True
+    completed = np.where(drafted, 0.0, law)
+    for child in range(1, nodes):
+        mass = law[parents[child], tokens[child]]
+        if mass == 0:
+            continue
+        if reach[child] == 0:  # a drafted child of no reference mass: off the canonical law
+            completed[parents[child], tokens[child]] += mass
+            continue
+        below = [child]
+        for m in range(child + 1, nodes):
+            if parents[m] in below:
+                below.append(m)
+        for m in below:
+            completed[m] += mass * reach[m] / reach[child] * exits[m]
+    return 0.5 * float(np.abs(completed - canonical).sum())

@@ -1,12 +1,13 @@
 """SGLang's target-only tree speculative sampling, written from its algorithm.
 
 Engine: SGLang (sgl-project/sglang). Kernel: ``sgl-kernel/csrc/speculative/speculative_sampling.cuh``
-``TreeSpeculativeSamplingTargetOnly`` (Python wrapper ``tree_speculative_sampling_target_only`` in
+``TreeSpeculativeSamplingTargetOnly`` (lines 39-162: the walk 72-97, the final sampling 100-160; Python wrapper ``tree_speculative_sampling_target_only`` in
 ``sgl-kernel/python/sgl_kernel/speculative.py``), commit b227f632. Caller:
-``python/sglang/srt/speculative/eagle_info.py`` ``EagleVerifyInput.verify``, commit 0007d13b:
-target probs = softmax(logits / temperature), then top-k renormalization, then top-p
-renormalization where a request's top-p < 1 (min-p is not applied there); greedy requests arrive
-as top-k 1 (SGLang's sampling parameters normalize temperature 0 so).
+``python/sglang/srt/speculative/eagle_info.py`` ``EagleVerifyInput.verify``, commit 0007d13b (not
+in the copy read; its lines below are those of f1f60ea0): target probs = softmax(logits /
+temperature) (lines 304-306), then top-k renormalization (307-312), then top-p renormalization
+where a request's top-p < 1 (313-319); min-p is not applied there; greedy requests arrive as
+top-k 1 (SGLang's sampling parameters normalize temperature 0 so).
 
 Per request, level by level from the root: the parent's coin u (one per node), the parent's
 target row; walk its children in sibling order summing p(child); accept the first child with
@@ -128,8 +129,9 @@ def target_rows(case):
 
 ENGINE = "SGLang"
 ROUTINE = "tree_speculative_sampling_target_only (+ EagleVerifyInput.verify's processing)"
-SOURCE = ("sgl-project/sglang sgl-kernel/csrc/speculative/speculative_sampling.cuh TreeSpeculativeSamplingTargetOnly; "
-          "python/sglang/srt/speculative/eagle_info.py EagleVerifyInput.verify (0007d13b)")
+SOURCE = ("sgl-project/sglang sgl-kernel/csrc/speculative/speculative_sampling.cuh:39-162 TreeSpeculativeSamplingTargetOnly; "
+          "python/sglang/srt/speculative/eagle_info.py:299-320 EagleVerifyInput.verify (lines of f1f60ea0; the cited 0007d13b "
+          "is not in the copy read)")
 COMMIT = "b227f632"
 STATED = "exact by design (thresholds 1, zeroed scratch)"
 FILTERS = ("top_k", "top_p", "min_p")
@@ -142,15 +144,17 @@ OFFERS = ("temperature, top-k, top-p and min-p. SGLang's sampler on its default 
           "batch puts the sampler in.")
 # the causes of not-exact requests: (upstream place, tracking, reproducer)
 CAUSES = {
-    "top_p_full_and_top_k": ("python/sglang/srt/speculative/eagle_info.py EagleVerifyInput.verify (0007d13b): top_k_renorm_prob "
-                             "then top_p_renorm_prob, top-p on the top-k survivors renormalized, where SGLang's sampler in a "
-                             "batch without min-p takes top-p on the full row", "not reported",
+    "top_p_full_and_top_k": ("python/sglang/srt/speculative/eagle_info.py:307-319 EagleVerifyInput.verify (lines of f1f60ea0; "
+                             "0007d13b not in the copy read): top_k_renorm_prob then top_p_renorm_prob, top-p on the top-k "
+                             "survivors renormalized, where SGLang's sampler in a batch without min-p takes top-p on the full "
+                             "row", "not reported",
                              "examples/gallery/findings/sglang_top_p_after_top_k.py"),
-    "min_p": ("python/sglang/srt/speculative/eagle_info.py EagleVerifyInput.verify (0007d13b): no min-p on the verified rows, "
-              "where SGLang's sampler applies it", "SGLang PR #36173 (min-p is not applied in speculative decoding)",
+    "min_p": ("python/sglang/srt/speculative/eagle_info.py:299-320 EagleVerifyInput.verify (lines of f1f60ea0; 0007d13b not in "
+              "the copy read): softmax, top-k and top-p renormalization, no min-p on the verified rows, where SGLang's "
+              "sampler applies it", "SGLang PR #36173 (min-p is not applied in speculative decoding)",
               "examples/gallery/findings/sglang_min_p.py"),
 }
-FINDINGS = ("the verify path (EagleVerifyInput.verify at 0007d13b) applies temperature, top-k and top-p to the target rows, "
+FINDINGS = ("the verify path (python/sglang/srt/speculative/eagle_info.py:299-320, EagleVerifyInput.verify, lines of f1f60ea0) applies temperature, top-k and top-p to the target rows, "
             "top-p after top-k's renormalization, and no min-p. Against SGLang's own sampler: a request with min-p is "
             "verified against rows without it, and in a batch without min-p a request with top-k and top-p is verified "
             "against another cut than the sampler's (top-p on the full row).")

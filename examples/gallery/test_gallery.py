@@ -22,11 +22,15 @@ import eagle_evaluate_posterior as eagle  # noqa: E402
 import flashinfer_chain_speculative_sampling as flashinfer  # noqa: E402
 import hf_speculative_sampling as hf  # noqa: E402
 import llamacpp_sample_and_accept_n as llamacpp  # noqa: E402
+import llamacpp_speculative_example as llamacpp_example  # noqa: E402
 import medusa_evaluate_posterior as medusa  # noqa: E402
+import medusa_nucleus_posterior as medusa_nucleus  # noqa: E402
 import sglang_tree_speculative_sampling_target_only as sglang  # noqa: E402
+import sglang_verify_tree_greedy as sglang_greedy  # noqa: E402
 import trtllm_accept_draft_tokens_by_ids_with_paths as trtllm  # noqa: E402
 import vllm_rejection_sample as vllm  # noqa: E402
 import vllm_rejection_sampler_forward as vllm_forward  # noqa: E402
+import vllm_tree_rejection_sampler as vllm_tree  # noqa: E402
 
 V = 6
 
@@ -99,6 +103,34 @@ def test_llamacpp_stops_after_the_first_sample_that_differs_from_the_draft():
     assert llamacpp.common_sampler_sample_and_accept_n(sampler, llamacpp.Context(rows), [0, 1, 2], [3, 1]) == [3, 1, 2]
 
 
+def one_draft_pair(p_row, q_row):
+    """A model case of depth 1 with the same target row after every prefix: id, depth, vocab, p, q."""
+    return SimpleNamespace(id="pair", depth=1, vocab=len(p_row), p=lambda prefix: np.asarray(p_row), q=lambda prefix: np.asarray(q_row))
+
+
+def test_llamacpp_example_drafts_the_argmax_of_q():
+    # examples/speculative/speculative.cpp:552: the drafted token is cur_p->data[0], the draft's
+    # most probable candidate. With q = p every draft is accepted (r <= p / q = 1), so the first
+    # emitted token is always p's argmax: TV 1 - 0.5 from p.
+    p = [0.50, 0.30, 0.12, 0.05, 0.03]
+    case = one_draft_pair(p, p)
+    assert llamacpp_example.SingleSequence().chain(case)[0] == [0]
+    accepted, bonus = llamacpp_example.SingleSequence()(case, SimpleNamespace(uniform=lambda: 0.999))
+    assert accepted == [0] and 0 <= bonus < 5
+    assert llamacpp_example.exact_tv(case) == pytest.approx(0.5)
+
+
+def test_llamacpp_example_exact_tv_of_one_rejection():
+    # q = (0.6, 0.2, 0.1, 0.05, 0.05), p = (0.5, 0.3, 0.12, 0.05, 0.03): the draft 0 is kept with
+    # 0.5 / 0.6 = 5/6; else the residual (0, 0.1, 0.02, 0, 0) / 0.12 gives 1 with 5/36 and 2 with
+    # 1/36. First-token TV from p: (1/3 + 0.1611 + 0.0922 + 0.05 + 0.03) / 2 = 1/3; the bonus after
+    # an accepted draft is p's own continuation.
+    case = one_draft_pair([0.50, 0.30, 0.12, 0.05, 0.03], [0.60, 0.20, 0.10, 0.05, 0.05])
+    assert llamacpp_example.exact_tv(case) == pytest.approx(1 / 3)
+    routine, target = llamacpp_example.exact_laws(case)
+    assert routine.sum() == pytest.approx(1.0) and target.sum() == pytest.approx(1.0)
+
+
 def paths_inputs():
     """Two root-to-leaf paths, root -> 2 -> 3 and root -> 4: candidates [P, D] and the rows along them."""
     candidates = torch.tensor([[0, 2, 3], [0, 4, -1]])
@@ -157,6 +189,68 @@ def test_trtllm_accepts_the_longest_path_whose_drafts_match_the_targets():
     assert output.tolist() == [[2, 5, -1]] and lengths.tolist() == [2] and best.tolist() == [0]
 
 
+def two_level_tree():
+    """A root with children 2 (node 1) and 3 (node 2), node 1 with child 4 (node 3): the flattened
+    layout [1, N] (candidates, first child, next sibling) and the root-to-leaf paths [1, P, L]."""
+    parents, tokens = np.array([-1, 0, 0, 1]), np.array([-1, 2, 3, 4])
+    candidates, first, sibling = (torch.tensor(a)[None] for a in tevsuite.adapters.tree_layout(parents, tokens))
+    return parents, tokens, candidates, first, sibling, torch.tensor(tevsuite.adapters.root_paths(parents))[None]
+
+
+def test_vllm_tree_accepts_the_argmax_path_and_draws_the_bonus_there():
+    # rejection_sample (tree_rejection_sampler.py:224-233): a draft is accepted iff it is its
+    # parent's argmax; the bonus comes from the last accepted node's row (:181-188). The root's
+    # argmax is 3 (node 2, a leaf), though 2 (node 1) leads to a deeper path: node 2 is taken, and
+    # the bonus is drawn from node 2's row, one-hot at 5.
+    _, _, candidates, _, _, paths = two_level_tree()
+    probs = torch.tensor([[0, 0, 0.3, 0.7, 0, 0], [0, 0, 0, 0, 1.0, 0], [0, 0, 0, 0, 0, 1.0], [1.0, 0, 0, 0, 0, 0]])[None]
+    nodes, bonus = vllm_tree.tree_rejection_sample(candidates, paths, probs, torch.Generator().manual_seed(0))
+    assert nodes.tolist()[0][:2] == [0, 2] and bonus.tolist() == [5]
+
+
+def test_vllm_tree_is_exact_for_one_hot_rows_and_not_for_sampling_rows():
+    # Greedy requests (one-hot rows) are exact; a sampling request's argmax child is taken surely:
+    # on a root whose argmax child has p 0.5 and whose other child has p 0.3, below which p is
+    # again (0.5, 0.3, 0.12, 0.05, 0.03), the law moves 0.5 of mass: TV 0.5 (law.py's tree).
+    parents, tokens = np.array([-1, 0, 0], dtype=np.int32), np.array([-1, 0, 1], dtype=np.int32)
+    one_hot_rows = np.eye(5)[[0, 3, 4]]
+    assert vllm_tree.exact_tv(tevsuite.TreeCase(parents, tokens, one_hot_rows)) == pytest.approx(0.0, abs=1e-12)
+    rows = np.array([[0.50, 0.30, 0.12, 0.05, 0.03]] * 3)
+    assert vllm_tree.exact_tv(tevsuite.TreeCase(parents, tokens, rows)) == pytest.approx(0.5)
+
+
+def test_sglang_verify_tree_greedy_follows_the_sibling_equal_to_the_target():
+    # VerifyTreeGreedy (eagle_utils.cu:271-313): the root's children in sibling order; the one
+    # equal to the root's target token (3, node 2) is accepted; node 2 has no child, so the token
+    # after it is its own target, 5.
+    _, _, candidates, first, sibling, _ = two_level_tree()
+    target = torch.tensor([[3, 4, 5, 0]])
+    predicts, accept_index, count = torch.full((4,), -1), torch.full((1, 3), -1), torch.zeros(1, dtype=torch.int64)
+    sglang_greedy.verify_tree_greedy(predicts, accept_index, count, candidates, torch.arange(4)[None], first, sibling, target)
+    assert count.tolist() == [1] and accept_index.tolist() == [[0, 2, -1]] and predicts[[0, 2]].tolist() == [3, 5]
+
+
+def test_medusa_nucleus_law_counts_each_path_once():
+    # get_nucleus_posterior_mask draws every (path, position) independently (utils.py:397-400):
+    # on law.py's tree with p = (0.5, 0.3, 0.12, 0.05, 0.03) everywhere, path 0 (token 0) is
+    # accepted with 0.5, else path 1 (token 1) with 0.5 * 0.3, else none (0.35, a root draw after).
+    # The root's draw after none names token 0 or 1 with 0.35 * 0.8, completed below those
+    # children; against the canonical law (0.5, 0.3 and 0.2 at the root) TV is
+    # (0.175 + 0.045 + 0.13) / 2 = 0.175.
+    probs = np.array([[0.50, 0.30, 0.12, 0.05, 0.03]] * 3)
+    case = SimpleNamespace(probs=probs, parents=np.array([-1, 0, 0]), tokens=np.array([-1, 0, 1]), nodes=3, vocab=5)
+    law = medusa_nucleus.exact_law(case, probs)
+    assert law.sum(axis=1) == pytest.approx([0.35, 0.5, 0.15])
+    assert medusa_nucleus.exact_tv(case) == pytest.approx(0.175)
+
+
+def test_medusa_nucleus_cut_keeps_the_token_that_crosses_top_p():
+    # get_nucleus_one_token (utils.py:213-224): sorted cumulative mass > top_p, shifted by one:
+    # with p = (0.5, 0.3, 0.12, 0.08) and top-p 0.7, tokens 0 and 1 are kept (0.5 < 0.7 <= 0.8).
+    rows = medusa_nucleus.nucleus_rows(np.array([[0.5, 0.3, 0.12, 0.08]]), top_p=0.7)
+    assert np.allclose(rows, [[0.625, 0.375, 0, 0]])
+
+
 @pytest.mark.parametrize("module, order", [(sglang, "top_p_full_and_top_k"), (sglang, "min_p_last"), (vllm_forward, "min_p_first")])
 def test_target_rows_are_the_routines_own_processing(module, order):
     # target_rows (the exact TV's rows) against the routine's call: SGLang's verify_target_probs,
@@ -173,8 +267,10 @@ def test_engine_orders_follow_each_engines_sampler():
     # SGLang: a min-p request in the batch (a greedy one's counts) moves every request to min_p_last.
     assert sglang.engine_order(joint, [joint]) == "top_p_full_and_top_k"
     assert sglang.engine_order(joint, [joint, greedy_with_min_p]) == "min_p_last"
-    # vLLM: min_p_first only; EAGLE: no min-p, top-p on the full row.
+    # vLLM: min_p_first only, and no min-p (a min-p request gets no drafts); a greedy request's
+    # min-p moves nothing. EAGLE: no min-p, top-p on the full row.
     assert vllm_forward.engine_order(joint, [joint]) is None and vllm_forward.engine_order(greedy_with_min_p, []) == "min_p_first"
+    assert vllm_forward.engine_order(dict(joint, top_p=1.0, min_p=0.05), []) is None
     assert eagle.engine_order(joint, [joint]) == "top_p_full_and_top_k"
     assert eagle.engine_order(dict(joint, min_p=0.05), []) is None
 
@@ -190,13 +286,27 @@ def test_reproducers_restate_the_routines():
     import sglang_min_p
     import sglang_top_p_after_top_k
     import trtllm_typical
-    import vllm_min_p
     logits = sglang_top_p_after_top_k.LOGITS
     case = SimpleNamespace(logits=logits, sampling=dict(sglang_top_p_after_top_k.SAMPLING, min_p=0.0, order="top_p_full_and_top_k"))
     assert np.allclose(sglang_top_p_after_top_k.verified_rows(logits, 1.0, 2, 0.7), sglang.target_rows(case))
     case = SimpleNamespace(logits=sglang_min_p.LOGITS, sampling=dict(sglang_min_p.SAMPLING, top_k=0, order="min_p_last"))
     assert np.allclose(sglang_min_p.verified_rows(sglang_min_p.LOGITS, 1.0, 0.95), sglang.target_rows(case))
-    case = SimpleNamespace(logits=vllm_min_p.LOGITS, sampling=dict(vllm_min_p.SAMPLING, top_k=0, top_p=1.0, order="min_p_first"))
-    assert np.allclose(vllm_min_p.verified_rows(vllm_min_p.LOGITS, 1.0), vllm_forward.target_rows(case))
     assert np.allclose(trtllm_typical.truncated_rows(trtllm_typical.PROBS), trtllm.target_rows(SimpleNamespace(probs=trtllm_typical.PROBS)))
-    assert offers.used(case.sampling) == {"min_p"}
+    assert offers.used(dict(temperature=1.0, top_k=0, top_p=1.0, min_p=0.1, order="min_p_first")) == {"min_p"}
+    import llamacpp_argmax_drafts
+    import medusa_nucleus as medusa_nucleus_finding
+    import sglang_greedy_fallback
+    import vllm_tree_argmax
+    from law import PARENTS, TOKENS
+    for finding in (vllm_tree_argmax, sglang_greedy_fallback, medusa_nucleus_finding):
+        assert np.allclose(finding.PROBS, [[0.50, 0.30, 0.12, 0.05, 0.03]] * 3)
+    shared = SimpleNamespace(probs=vllm_tree_argmax.PROBS, parents=PARENTS, tokens=TOKENS, nodes=3, vocab=5)
+    tree_case = tevsuite.TreeCase(PARENTS, TOKENS, vllm_tree_argmax.PROBS)
+    from law import exact_tv as finding_tv
+    rows = shared.probs
+    assert finding_tv(lambda c, d: vllm_tree_argmax.vllm_tree_round(rows, d), rows) == pytest.approx(vllm_tree.exact_tv(tree_case))
+    assert finding_tv(lambda c, d: sglang_greedy_fallback.greedy_round(rows), rows) == pytest.approx(
+        offers.walk_tv(shared, sglang_greedy.target_rows(shared), rows))
+    assert finding_tv(lambda c, d: medusa_nucleus_finding.nucleus_round(rows, d), rows) == pytest.approx(medusa_nucleus.exact_tv(shared))
+    pair = one_draft_pair(llamacpp_argmax_drafts.P, llamacpp_argmax_drafts.Q)
+    assert llamacpp_argmax_drafts.exact_tv() == pytest.approx(llamacpp_example.exact_tv(pair))

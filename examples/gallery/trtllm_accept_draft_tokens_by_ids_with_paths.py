@@ -3,7 +3,8 @@ from its algorithm, with two producers of the per-node target tokens.
 
 Engine: TensorRT-LLM (NVIDIA/TensorRT-LLM),
 ``cpp/tensorrt_llm/kernels/speculativeDecoding/common.cu``: ``acceptDraftTokensByIdsWithPaths``
-and ``typicalAcceptanceSampling``, commit 2a9abd95. One target token per tree node is produced
+(the kernel, lines 120-251) and ``typicalAcceptanceSampling`` (346-457, with
+``maskLogitsBasedOnEntropyKernel``, 272-317), commit 2a9abd95. One target token per tree node is produced
 first; then for every path, walk from the root while the draft token at the child equals the
 target token at its parent (and is not the end id); the longest path wins (the first on ties);
 its target tokens are the output, the last one the token after the accepted path.
@@ -80,14 +81,16 @@ def trtllm_typical_paths(candidates, retrive_index, paths, target_logits, genera
 
 ENGINE = "TensorRT-LLM"
 ROUTINE = "acceptDraftTokensByIdsWithPaths"
-SOURCE = "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/speculativeDecoding/common.cu acceptDraftTokensByIdsWithPaths, typicalAcceptanceSampling"
+SOURCE = ("NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/speculativeDecoding/common.cu:120-251 acceptDraftTokensByIdsWithPaths, "
+          ":346-457 typicalAcceptanceSampling")
 COMMIT = "2a9abd95"
 STATED = "exact with one sample per node; not exact with typicalAcceptanceSampling"
 FINDINGS = ("typicalAcceptanceSampling samples each node's target token from p truncated below min(threshold, alpha exp(-H)): "
             "the truncated target, not the target; not exact by design.")
 
-CAUSES = {"design": ("cpp/tensorrt_llm/kernels/speculativeDecoding/common.cu typicalAcceptanceSampling (its line not read at 2a9abd95): "
-                     "each node's target token from p truncated below min(threshold, alpha exp(-H))",
+CAUSES = {"design": ("cpp/tensorrt_llm/kernels/speculativeDecoding/common.cu:346-457 at 2a9abd95 (typicalAcceptanceSampling: softmax "
+                     "with entropy, the mask, softmax again, one sample per node at top-p 1) and :312-316 "
+                     "(maskLogitsBasedOnEntropyKernel: logits with p < min(threshold, alpha exp(-H)) set to -FLT_MAX)",
                      "not exact by design", "examples/gallery/findings/trtllm_typical.py")}
 
 

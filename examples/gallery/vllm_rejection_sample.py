@@ -1,7 +1,7 @@
 """vLLM V1's chain rejection sampler, written from its algorithm.
 
 Engine: vLLM (vllm-project/vllm), ``vllm/v1/sample/rejection_sampler.py``, function
-``rejection_sample`` (with its Triton kernels ``rejection_greedy_sample_kernel``,
+``rejection_sample`` (lines 121-218, with its Triton kernels ``rejection_greedy_sample_kernel``,
 ``rejection_random_sample_kernel`` and ``sample_recovered_tokens_kernel``), commit 0097a7bb.
 Requests are flattened: draft_token_ids [T], cu_num_draft_tokens [B] (inclusive sums); the bonus
 tokens [B, 1] come from vLLM's main sampler. Greedy rows (temperature -1 at this commit) write the
@@ -110,7 +110,7 @@ def vllm_metadata(sampling, vocab):
 
 ENGINE = "vLLM"
 ROUTINE = "rejection_sample (V1)"
-SOURCE = "vllm-project/vllm vllm/v1/sample/rejection_sampler.py rejection_sample"
+SOURCE = "vllm-project/vllm vllm/v1/sample/rejection_sampler.py:121-218 rejection_sample"
 COMMIT = "0097a7bb"
 STATED = "exact by design"
 

@@ -1,13 +1,17 @@
 """vLLM V1's rejection sampler on target logits: its top-k / top-p path, written from its algorithm.
 
 Engine: vLLM (vllm-project/vllm), ``vllm/v1/sample/rejection_sampler.py``,
-``RejectionSampler.forward`` and ``compute_probs`` (with ``apply_top_k_top_p`` of
-``vllm/v1/sample/ops/topk_topp_sampler.py``), commit 0097a7bb. The target logits of the draft
-positions [T, V] are divided by each request's temperature (greedy rows, temperature -1, by 1),
-masked below the k-th largest logit (top-k), masked where the ascending cumulative softmax is at
-most 1 - top_p (top-p, the largest token always kept), softmaxed, and passed to
-``rejection_sample``. Min-p is not applied to the verified rows; the bonus token comes from the
-main sampler, which applies every parameter.
+``RejectionSampler.forward`` (lines 47-103) and ``compute_probs`` (221-280), with
+``apply_top_k_top_p`` of ``vllm/v1/sample/ops/topk_topp_sampler.py``, commit 0097a7bb. The target
+logits of the draft positions [T, V] are divided by each request's temperature (greedy rows,
+temperature -1, by 1; lines 249-257), masked below the k-th largest logit (top-k), masked where the
+ascending cumulative softmax is at most 1 - top_p (top-p, the largest token always kept; lines
+259-277), softmaxed (279), and passed to ``rejection_sample``. Min-p is not applied there, and no
+request with min-p reaches it: vLLM's V1 model runner proposes no draft tokens for a request with
+min-p (``is_spec_decode_supported`` in ``vllm/v1/spec_decode/utils.py``, "Spec decode doesn't
+support min_p sampling", introduced by vLLM PR #13933), so such a request is sampled by the main
+sampler alone, with no error or warning in the code read. Later versions refuse it instead (a 400 from
+``SamplingParams._validate_spec_decode``, described in vLLM issue #42744).
 """
 from types import SimpleNamespace
 
@@ -82,22 +86,22 @@ def target_rows(case):
 
 ENGINE = "vLLM"
 ROUTINE = "RejectionSampler.forward (V1, top-k/top-p)"
-SOURCE = "vllm-project/vllm vllm/v1/sample/rejection_sampler.py RejectionSampler.forward, compute_probs"
+SOURCE = ("vllm-project/vllm vllm/v1/sample/rejection_sampler.py:47-103 RejectionSampler.forward, :221-280 compute_probs; "
+          "vllm/v1/spec_decode/utils.py is_spec_decode_supported (no drafts for min-p requests)")
 COMMIT = "0097a7bb"
-STATED = "exact by design (min-p not applied to verified rows)"
-FILTERS = ("top_k", "top_p", "min_p")
+STATED = "exact by design (requests with min-p are not speculated)"
+FILTERS = ("top_k", "top_p")
 ORDERS = ("min_p_first",)
-OFFERS = ("temperature, top-k, top-p and min-p, in vLLM's sampler's order: min-p, then top-k and top-p on the survivors "
-          "(min_p_first; vllm/v1/sample/sampler.py Sampler.forward, min-p among its argmax-invariant logits processors, then "
-          "vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p). No other order: a request stated in "
-          "top_p_full_and_top_k or min_p_last, where that changes its rows, is not offered.")
-# the cause of not-exact requests: (upstream place, tracking, reproducer)
-CAUSES = {"min_p": ("vllm/v1/sample/rejection_sampler.py compute_probs: temperature, top-k and top-p on the verified rows, no "
-                    "min-p; the bonus token comes from the main sampler, which applies it",
-                    "vLLM issue #42744, PR #42802", "examples/gallery/findings/vllm_min_p.py")}
-FINDINGS = ("compute_probs applies temperature, top-k and top-p to the verified rows, not min-p; the bonus token comes from "
-            "the main sampler, which applies min-p: a request with min-p is verified against a target it is not sampled "
-            "from (tracked upstream: vLLM issue #42744, PR #42802).")
+OFFERS = ("temperature, top-k and top-p, top-p on the top-k survivors as vLLM's sampler takes them (min_p_first; "
+          "vllm/v1/sample/rejection_sampler.py:249-277 at 0097a7bb, vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p). Min-p is "
+          "not offered to the verifier: at 0097a7bb the model runner proposes no draft tokens for a request with min-p "
+          "(vllm/v1/spec_decode/utils.py is_spec_decode_supported: \"Spec decode doesn't support min_p sampling\"; lines 5-8 "
+          "of that file in the versions of that period read, the file at 0097a7bb itself not in the copy read), so vLLM "
+          "samples it without speculation, with no error or warning in the code read; later versions refuse it (HTTP 400, "
+          "SamplingParams._validate_spec_decode, per vLLM issue #42744). A request stated in top_p_full_and_top_k or "
+          "min_p_last, where that changes its rows, is not offered.")
+NOT_RUN = ("engine-shaped model cases: tevsuite's model check takes no engine_order, and one of them (min-p) is a request "
+           "vLLM does not speculate; the model cases without min-p are rejection_sample's rows (its model run).")
 
 
 def engine_order(request, batch):
@@ -105,14 +109,9 @@ def engine_order(request, batch):
     return offers.engine_order(request, "min_p_first", FILTERS, ORDERS)
 
 
-def cause(request, order):
-    return "min_p"
-
-
 def runs():
     from tevsuite import adapters
     check = lambda **o: adapters.check_chain(vllm_forward, layout="flat", target="logits", randomness="global", **o)  # noqa: E731
     engine = dict(engine_inputs=True, engine_order=engine_order)
     return {"engine (target-only)": lambda b: check(draft_probs=False, **engine, **b["tree"]),
-            "engine model (draft probs)": lambda b: check(engine_inputs=True, **b["model"]),
             "engine batch (target-only)": lambda b: check(draft_probs=False, batch_of_requests=True, **engine, **b["batch"])}

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """SGLang (EagleVerifyInput.verify at 0007d13b): the verify path applies no min-p.
 
-python/sglang/srt/speculative/eagle_info.py EagleVerifyInput.verify turns the target logits into
-softmax(logits / T), then top_k_renorm_prob, then top_p_renorm_prob, and hands them to
+python/sglang/srt/speculative/eagle_info.py EagleVerifyInput.verify (lines 299-320 at f1f60ea0;
+0007d13b is not in the copy read) turns the target logits into softmax(logits / T) (304-306),
+then top_k_renorm_prob (307-312), then top_p_renorm_prob (313-319), and hands them to
 tree_speculative_sampling_target_only (exact against them at thresholds 1). SGLang's sampler, in
 a batch with a min-p request, applies top-k, top-p, then min-p (min_p_last). Tracking: SGLang PR
 #36173 says min-p is not applied in speculative decoding.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """SGLang (EagleVerifyInput.verify at 0007d13b): top-p after top-k's renormalization.
 
-The verify path takes top_k_renorm_prob, then top_p_renorm_prob: top-p's cut on the top-k
+The verify path (python/sglang/srt/speculative/eagle_info.py:307-319 at f1f60ea0; 0007d13b is not
+in the copy read) takes top_k_renorm_prob, then top_p_renorm_prob: top-p's cut on the top-k
 survivors renormalized. SGLang's sampler in a batch without a min-p request
 (python/sglang/srt/layers/sampler.py, top_k_top_p_sampling_from_probs) takes top-p's cut on the
 full row, jointly with top-k (top_p_full_and_top_k). With top-k 2 and top-p 0.7 on p = (0.6, 0.25,
