@@ -45,6 +45,10 @@ excluded=(
   'live_sampled_drafts_smoke' 'report_renders_live_sampled' 'SampledLive\.SmallRunIsTheSameForAnyThreadCount'
   # check --drafts sampled at 20,000 samples: the same command runs in report_renders_sampled at 5,000.
   'tevsuite_check_sampled_drafts'
+  # check --generation's whole catalog (three engines' semantics): report_json_generation runs the
+  # same command on HF's, the others' processors and loops run in generation_tests (processors,
+  # selection at llama.cpp's) and in the conformance_generation_* runs.
+  'tevsuite_check_generation'
   # bench power: rates measured for a fixed time and the suite's slowest simulated p-value
   # (1.4 million null replicates); sampling, detectable TVs and simulated p-values run in the checks.
   'bench_power_prints_its_time_split'
@@ -58,12 +62,14 @@ excluded=(
   # instrumented; the same cases, judges and subprocess runner run here in the examples' passing
   # runs (conformance_*example_verifier_passes, conformance_*_check_files), the failing verdict's
   # report in report_renders_conformance and report_renders_conformance_model, the tests of
-  # independence rejecting in IidTests.* and BatchJudge.*. The crash, hang, garbage and bad-answer
-  # runs stay: their handling is C++.
+  # independence rejecting in IidTests.* and BatchJudge.*, a generation engine's failing verdict in
+  # conformance_generation_rejects_eos_mid_block_emits_rest. The crash, hang, garbage and
+  # bad-answer runs stay: their handling is C++.
   'conformance_rejects_(tail|serial)_bug_.*' 'conformance_rejects_full-row-bonus_verifier' 'conformance_engine_rejects_.*'
   'conformance_batch_rejects_(neighbour-rows|position-off-by-one|shared-uniforms|shared-bonus-uniform|slot-rotated)'
   'conformance_model_rejects_(residual-not-renormalized|no-min|bonus-from-p|shared-uniform)_verifier'
   'conformance_engine_model_rejects_.*'
+  'conformance_generation_rejects_(penalties_ignored_on_verified_rows|min_tokens_not_in_verifier)'
 )
 pattern="^($(IFS='|'; echo "${excluded[*]}"))$"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
