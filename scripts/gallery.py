@@ -53,6 +53,7 @@ CI_PLAN = {
     "sglang_verify_tree_greedy": ("default", 1),
     "medusa_nucleus_posterior": ("default", 1),
     "llamacpp_speculative_example": ("model (one draft sequence)", 1),
+    "eagle_batched_evaluate_posterior": ("model (draft probs)", 1),
 }
 
 

@@ -2,6 +2,7 @@
 state (derived below from what they document, not read off the routine), and the reproducers of
 examples/gallery/findings against the routines they restate in numpy."""
 import os
+import random
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -18,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FINDINGS = os.path.join(HERE, "findings")
 sys.path.insert(0, FINDINGS)
 
+import eagle_batched_evaluate_posterior as eagle_batched  # noqa: E402
 import eagle_evaluate_posterior as eagle  # noqa: E402
 import flashinfer_chain_speculative_sampling as flashinfer  # noqa: E402
 import hf_speculative_sampling as hf  # noqa: E402
@@ -166,6 +168,43 @@ def test_eagle_greedy_takes_the_longest_matching_path():
     logits = torch.log(torch.stack([torch.stack([one_hot([2])[0], one_hot([3])[0], root]), torch.stack([root, root, root])]) + 1e-9)
     best, length, _ = eagle.evaluate_posterior(logits, paths_inputs(), None)
     assert (int(best), length) == (0, 2)
+
+
+def test_eagle_batched_stores_each_draws_conditional_probability():
+    # EAGLEModel.sample: q(x_r) / (1 - the earlier draws' mass), 0 where that is 0 / 0 (a token of
+    # zero mass, drawn once the others are): q = (0.5, 0.3, 0.2, 0) drawn in id order.
+    uniforms = iter([0.1, 0.1, 0.1])
+    tokens, stored = eagle_batched.draw_without_replacement([0.5, 0.3, 0.2, 0.0], 4, lambda: next(uniforms))
+    assert tokens == [0, 1, 2, 3] and stored == pytest.approx([0.5, 0.6, 1.0, 0.0])
+
+
+def test_eagle_batched_tree_is_the_tree_structure_in_retrieve_order():
+    # generate_tree_buffers at depth 2: nodes by (length, choice), paths in the order of their node
+    # ids, each node's earlier siblings the draws its rejection zeroes.
+    parents, ranks, paths, siblings = eagle_batched.tree_buffers(2)
+    assert parents[1:5] == [0] * 4 and ranks[5:8] == [0, 1, 2]
+    assert paths == [[0, 1, 5], [0, 1, 6], [0, 1, 7], [0, 2, 8], [0, 2, 9], [0, 3, 10], [0, 3, 11], [0, 4, 12]]
+    assert siblings[7] == [5, 6] and siblings[4] == [1, 2, 3] and siblings[1] == []
+
+
+@pytest.mark.parametrize("target, expected", [([0.0, 0.0, 1.0], (1, 1)),   # the residual holds the second child surely
+                                              ([1.0, 0.0, 0.0], (0, 0))])  # both children rejected: the residual, the root's p
+def test_eagle_batched_rejects_into_the_residual_without_replacement(target, expected):
+    # Recursive rejection sampling without replacement, one request, children 1 and 2 drawn from
+    # q = (0, 0.5, 0.5): child 1 (stored 0.5) is rejected where p(1) = 0, p' = norm(max(p - q, 0));
+    # child 2 (stored 0.5 / (1 - 0.5) = 1) against q'' = q without child 1, norm(0, 0, 1).
+    with np.errstate(divide="ignore"):
+        root = torch.tensor(np.log(target))
+    after = torch.log(torch.tensor([0.2, 0.3, 0.5], dtype=torch.float64))
+    logits = torch.stack([torch.stack([root, after]), torch.stack([root, after])])[None]
+    candidates = torch.tensor([[[0, 1], [0, 2]]])
+    cart = torch.tensor([[[1.0, 0.5], [1.0, 1.0]]])
+    op = [[torch.tensor([[0.0, 0.5, 0.5]])]]
+    random.seed(0)
+    best, length, sample_p = eagle_batched.evaluate_posterior(logits, candidates, lambda ids, scores: scores, cart, op, [[-1, 0], [-1, 0]],
+                                                              torch.tensor([[0, 1, 2]]), [[[], []], [[], torch.tensor([1])]], [False])
+    assert (best[0], length[0]) == expected
+    assert np.allclose(sample_p[0].numpy(), [0.2, 0.3, 0.5] if expected[1] else target)
 
 
 def test_sglang_accepts_drafts_the_target_holds_surely_and_samples_after_them():
