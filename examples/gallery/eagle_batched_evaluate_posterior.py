@@ -2,13 +2,14 @@
 
 Engine: EAGLE (SafeAILab/EAGLE), ``eagle/modeling_eagle.py``, ``evaluate_posterior(logits,
 candidates, logits_processor, cart_candidates_prob, op, p_indices, tree_candidates, b_indices,
-finish_flag)``, commit cb7e0841, as ``EAGLE.generate`` calls it (lines 1629-1736). The tree is the
+finish_flag)``, commit cb7e0841, as ``EAGLE.generate`` calls it (lines 1629-1735). The tree is the
 module's ``tree_structure`` (line 23; ``use_tree_attn=True``, the default), cut to the case's depth.
-Drafting (``EAGLEModel.sample``, lines 842-861, from ``topK_genrate``): each node with children
-draws ``top_k = 5`` tokens from its processed draft row q with ``torch.multinomial(...,
+Drafting (``EAGLEModel.sample``, lines 842-860, from ``topK_genrate``, 863-957): each node with
+children draws ``top_k = 5`` tokens from its processed draft row q with ``torch.multinomial(...,
 replacement=False)``; its children are the first draws (a child [.., r] is draw r), and each keeps
 the draw's conditional probability q(x_r) / (1 - sum of the earlier draws) (0 where that is not
-finite), ``cart_candidates_prob``. Drawing only as many as the tree uses has the first draws' law.
+finite), ``cart_candidates_prob``. Here each node draws only as many as the tree uses (at most 4):
+the first draws' law, and the model cases' V = 4 admits no fifth.
 Verification (lines 1395-1459), per request: level by level, the target row of the first path
 consistent with the accepted prefix, processed and softmaxed (p'); its distinct children in path
 order, one ``random.random()`` each: a child of stored probability q_j <= 0 is skipped, otherwise
@@ -173,8 +174,8 @@ def draft_and_verify(case, rng):
 
 ENGINE = "EAGLE"
 ROUTINE = "evaluate_posterior (modeling_eagle.py, batched)"
-SOURCE = ("SafeAILab/EAGLE eagle/modeling_eagle.py:1352-1459 evaluate_posterior, :842-861 EAGLEModel.sample, "
-          ":1002-1140 generate_tree_buffers, :1629-1736 EAGLE.generate")
+SOURCE = ("SafeAILab/EAGLE eagle/modeling_eagle.py:1352-1459 evaluate_posterior, :842-860 EAGLEModel.sample, :863-957 topK_genrate, "
+          ":1002-1140 generate_tree_buffers, :1629-1735 EAGLE.generate")
 COMMIT = "cb7e0841"
 STATED = "exact by design (recursive rejection sampling without replacement)"
 
