@@ -3,7 +3,11 @@
 Engine: EAGLE (SafeAILab/EAGLE), ``eagle/modeling_eagle.py``, ``evaluate_posterior(logits,
 candidates, logits_processor, cart_candidates_prob, op, p_indices, tree_candidates, b_indices,
 finish_flag)``, commit cb7e0841, as ``EAGLE.generate`` calls it (lines 1629-1735). The tree is the
-module's ``tree_structure`` (line 23; ``use_tree_attn=True``, the default), cut to the case's depth.
+module's ``tree_structure`` (lines 23-25), cut to the case's depth: ``EAGLE(base_model, eagle_path)``
+with ``use_tree_attn=True`` (line 1556; no caller in the repository at cb7e0841 passes another,
+and its docstring recommends the tree for small batches); ``generate`` builds the same
+processor for draft and target from its caller's temperature, top-p and top-k
+(``prepare_logits_processor``, lines 960-972).
 Drafting (``EAGLEModel.sample``, lines 842-860, from ``topK_genrate``, 863-957): each node with
 children draws ``top_k = 5`` tokens from its processed draft row q with ``torch.multinomial(...,
 replacement=False)``; its children are the first draws (a child [.., r] is draw r), and each keeps
@@ -182,6 +186,9 @@ SOURCE = ("SafeAILab/EAGLE eagle/modeling_eagle.py:1352-1459 evaluate_posterior,
           ":1002-1140 generate_tree_buffers, :1629-1735 EAGLE.generate")
 COMMIT = "cb7e0841"
 STATED = "exact by design (recursive rejection sampling without replacement)"
+NOT_RUN = ("engine-shaped model cases: tevsuite's model check takes no engine_order, and one of them (min-p) is a request "
+           "EAGLE's processor cannot make (prepare_logits_processor, eagle/modeling_eagle.py:960-972 at cb7e0841: temperature, "
+           "repetition penalty, top-p, top-k); its model run judges the processed rows.")
 
 
 def runs():
