@@ -12,6 +12,8 @@ never accepted here.
 """
 import torch
 
+import offers
+
 
 def evaluate_posterior(logits, candidates, temperature, posterior_threshold=0.3, posterior_alpha=0.09, top_p=0.8, sampling="typical",
                        fast=True):
@@ -61,26 +63,9 @@ def exact_tv(case):
     with np.errstate(divide="ignore"):
         logits = torch.tensor(np.log(probs)[np.maximum(paths, 0)], dtype=torch.float32)
     best, length, token = medusa_step(logits, candidates)
-    stop = int(paths[int(best), int(length)])
-    nodes = case.nodes
-    reach = np.ones(nodes)  # the target's probability of each node's path
-    for i in range(1, nodes):
-        reach[i] = reach[case.parents[i]] * probs[case.parents[i], case.tokens[i]]
-    exits = probs.copy()  # a node's exit row: its drafted children's tokens continue
-    exits[case.parents[1:], case.tokens[1:]] = 0.0
-    canonical = reach[:, None] * exits
-    law = np.zeros_like(canonical)
-    child = np.nonzero((case.parents == stop) & (case.tokens == int(token)))[0]
-    if child.size == 0:
-        law[stop, int(token)] = 1.0
-    else:  # the completion: the target's law below the child, given the child's path
-        below = [int(child[0])]
-        for i in range(below[0] + 1, nodes):
-            if case.parents[i] in below:
-                below.append(i)
-        for m in below:
-            law[m] = reach[m] / reach[below[0]] * exits[m]
-    return 0.5 * float(np.abs(law - canonical).sum())
+    law = np.zeros_like(probs)
+    law[int(paths[int(best), int(length)]), int(token)] = 1.0
+    return offers.completed_tv(case, law, probs)
 
 
 ENGINE = "Medusa"
