@@ -29,6 +29,8 @@ import random
 import numpy as np
 import torch
 
+import offers
+
 TREE_STRUCTURE = [[0], [1], [2], [3], [0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [2, 0], [2, 1], [3, 0], [0, 0, 0], [0, 0, 1],
                   [0, 0, 2], [0, 1, 0], [0, 1, 1], [0, 2, 0], [0, 2, 1], [1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 2],
                   [0, 0, 0, 0, 0], [0, 0, 0, 0, 1]]  # eagle/modeling_eagle.py:23-25
@@ -87,12 +89,6 @@ def evaluate_posterior(logits, candidates, logits_processor, cart_candidates_pro
     return best_list, length_list, sample_list
 
 
-def inverse_cdf(weights, u):
-    """The token a uniform u in [0, 1) picks from weights (a categorical draw's law)."""
-    cdf = np.cumsum(weights)
-    return int(min(np.searchsorted(cdf, u * cdf[-1], side="right"), len(weights) - 1))
-
-
 def draw_without_replacement(q, k, uniform):
     """torch.multinomial(q, k, replacement=False)'s law from uniforms in [0, 1), and the conditional
     probabilities EAGLEModel.sample stores: q(x_r) / (1 - sum of the earlier draws), clamped to
@@ -104,7 +100,7 @@ def draw_without_replacement(q, k, uniform):
     tokens, stored, drawn_mass = [], [], np.float64(0.0)
     for _ in range(k):
         if left.sum() > 0:
-            x = inverse_cdf(left, uniform())
+            x = offers.inverse_cdf(left, uniform())
         else:
             x = next(t for t in range(len(left)) if t not in tokens)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -177,7 +173,7 @@ def draft_and_verify(case, rng):
     best, length, sample_p = evaluate_posterior(logits, candidates, lambda ids, scores: scores, cart_prob, op, p_indices,
                                                 tree_candidates, b_indices, [False])
     accepted = candidates[0, best[0], 1:length[0] + 1].tolist()
-    return accepted, inverse_cdf(sample_p[0].numpy(), rng.uniform())
+    return accepted, offers.inverse_cdf(sample_p[0].numpy(), rng.uniform())
 
 
 ENGINE = "EAGLE"

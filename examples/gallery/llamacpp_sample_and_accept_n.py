@@ -13,6 +13,8 @@ tempered engine-shaped cases its target is not tevsuite's (temperature first).
 """
 import numpy as np
 
+import offers
+
 
 class CommonSampler:
     """A sampler chain over one (V) logit row with its own seeded generator (llama.cpp's dist
@@ -39,8 +41,7 @@ class CommonSampler:
             probs = np.exp(logits - logits.max())
             logits[probs < self.min_p] = -np.inf  # relative to the largest, whose exp is 1
         weights = np.exp((logits - logits.max()) / self.temperature)
-        cdf = np.cumsum(weights)
-        return int(min(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"), logits.size - 1))
+        return offers.inverse_cdf(weights, self.rng.random())
 
     def accept(self, token):
         self.history.append(token)

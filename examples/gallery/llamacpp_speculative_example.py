@@ -21,6 +21,8 @@ import itertools
 
 import numpy as np
 
+import offers
+
 
 class SingleSequence:
     """The example's verification of one draft sequence on a model case (target p, draft q, depth
@@ -50,14 +52,8 @@ class SingleSequence:
             if rng.uniform() <= p[x] / q[x]:
                 continue
             residual = np.maximum(p - q, 0.0)
-            return drafts[:i], discrete(residual / residual.sum(), rng.uniform())
-        return drafts, discrete(p_rows[-1], rng.uniform())
-
-
-def discrete(weights, u):
-    """The token a uniform u in [0, 1) picks by inverse CDF from weights."""
-    cdf = np.cumsum(weights)
-    return int(min(np.searchsorted(cdf, u * cdf[-1], side="right"), len(weights) - 1))
+            return drafts[:i], offers.inverse_cdf(residual / residual.sum(), rng.uniform())
+        return drafts, offers.inverse_cdf(p_rows[-1], rng.uniform())
 
 
 def exact_laws(case):

@@ -76,6 +76,13 @@ def walk_tv(case, routine_rows, reference):
     return exact_law(walk(np.asarray(routine_rows, dtype=np.float64)), own).tv
 
 
+def inverse_cdf(weights, u):
+    """The token a uniform u in [0, 1) picks by inverse CDF from weights (not necessarily normalized):
+    the draw of a categorical, as the engines' CPU samplers make it."""
+    cdf = np.cumsum(weights)
+    return int(min(np.searchsorted(cdf, u * cdf[-1], side="right"), len(weights) - 1))
+
+
 def completed_tv(case, law, reference):
     """The exact TV from the canonical law of the reference rows (N, V) of a routine's law of one round
     given as the mass of each (exit node, next token) (N, V): a next token that is a drafted child
